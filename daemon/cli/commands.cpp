@@ -1,0 +1,99 @@
+#include "daemon/cli/commands.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "daemon/model/proto_yaml.hpp"
+#include "daemon/model/resolve.hpp"
+#include "sources/local/directory_reader.hpp"
+
+namespace flytecd::cli {
+namespace {
+
+nlohmann::ordered_json diag_json(const model::Diagnostic& d) {
+  nlohmann::ordered_json j;
+  j["severity"] = d.severity == model::Severity::error ? "error" : "warning";
+  j["kind"] = std::string(model::to_string(d.kind));
+  j["file"] = d.where.file;
+  j["line"] = d.where.line;
+  j["column"] = d.where.column;
+  j["path"] = d.path;
+  j["message"] = d.message;
+  if (!d.expected.empty()) j["expected"] = d.expected;
+  if (!d.related.file.empty()) j["related"] = model::to_string(d.related);
+  return j;
+}
+
+Result<model::LoadResult> load_repo(const std::string& dir, const model::Limits& limits,
+                                    const model::Policy& policy) {
+  auto files = sources::local::read_yaml_tree(dir, limits.max_file_bytes);
+  if (!files) return files.error();
+  return model::load_documents(*files, limits, policy);
+}
+
+}  // namespace
+
+int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& err) {
+  auto loaded = load_repo(opt.dir, opt.limits, opt.policy);
+  if (!loaded) {
+    err << "flytecd validate: " << loaded.error().message << "\n";
+    return 1;
+  }
+  const auto& r = *loaded;
+  size_t errors = 0, warnings = 0;
+  for (const auto& d : r.diagnostics) (d.severity == model::Severity::error ? errors : warnings)++;
+  if (opt.output == "json") {
+    nlohmann::ordered_json j;
+    j["valid"] = r.ok();
+    j["files"] = r.documents.file_count;
+    j["documents"] = r.documents.document_count;
+    j["overrides"] = r.documents.overrides.size();
+    j["platformDefaults"] = r.documents.platform_defaults.size();
+    j["projects"] = r.documents.projects.size();
+    j["registrations"] = r.documents.registrations.size();
+    j["errors"] = errors;
+    j["warnings"] = warnings;
+    j["diagnostics"] = nlohmann::ordered_json::array();
+    for (const auto& d : r.diagnostics) j["diagnostics"].push_back(diag_json(d));
+    out << j.dump(2) << "\n";
+  } else {
+    for (const auto& d : r.diagnostics) out << model::format(d) << "\n";
+    out << (r.ok() ? "valid" : "invalid") << ": " << r.documents.file_count << " files, "
+        << r.documents.document_count << " documents (" << r.documents.projects.size()
+        << " projects, " << r.documents.overrides.size() << " overrides, "
+        << r.documents.platform_defaults.size() << " platform defaults, "
+        << r.documents.registrations.size() << " registrations); " << errors << " errors, "
+        << warnings << " warnings\n";
+  }
+  return r.ok() ? 0 : 1;
+}
+
+int run_get_overrides(const GetOverridesOptions& opt, std::ostream& out, std::ostream& err) {
+  if (!opt.workflow.empty() && opt.domain.empty()) {
+    err << "flytecd get overrides: --workflow needs --domain (FlyteAdmin keys workflow overrides "
+           "by project, domain "
+           "and workflow)\n";
+    return 1;
+  }
+  auto loaded = load_repo(opt.repo, opt.limits, opt.policy);
+  if (!loaded) {
+    err << "flytecd get overrides: " << loaded.error().message << "\n";
+    return 1;
+  }
+  if (!loaded->ok()) {
+    for (const auto& d : loaded->diagnostics)
+      if (d.severity == model::Severity::error) err << model::format(d) << "\n";
+    err << "flytecd get overrides: the repository is invalid; run `flytecd validate " << opt.repo
+        << "`\n";
+    return 1;
+  }
+  model::Hierarchy h(loaded->documents);
+  model::Scope at{opt.project, opt.domain, opt.workflow};
+  auto doc = model::collate(at, h.resolve(at));
+  if (opt.output == "json")
+    out << doc.dump(2) << "\n";
+  else
+    out << model::json_to_yaml(doc);
+  return 0;
+}
+
+}  // namespace flytecd::cli

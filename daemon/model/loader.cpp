@@ -1,0 +1,600 @@
+#include "daemon/model/loader.hpp"
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "daemon/model/package_ref.hpp"
+#include "daemon/model/proto_yaml.hpp"
+#include "daemon/model/quantity.hpp"
+
+namespace flytecd::model {
+namespace admin = flyteidl::admin;
+
+namespace {
+
+constexpr const char* k_api_version = "flytecd/v1";
+constexpr const char* k_operator_api_version = "flyte.backend/v1";
+
+bool dns_label(const std::string& s) {
+  static const std::regex k_label(R"(^[a-z0-9]([-a-z0-9]*[a-z0-9])?$)");
+  return s.size() <= 63 && std::regex_match(s, k_label);
+}
+
+// Reads one YAML mapping, remembering which keys were consumed so the rest can be reported
+// as unknown fields.
+class Fields {
+ public:
+  Fields(const std::string& file, const YAML::Node& map, std::string path, Diagnostics& diags)
+      : m_file(file), m_map(map), m_path(std::move(path)), m_diags(diags) {}
+
+  YAML::Node node(const std::string& key) {
+    m_known.insert(key);
+    for (const auto& kv : m_map)
+      if (kv.first.IsScalar() && kv.first.Scalar() == key) return kv.second;
+    return YAML::Node(YAML::NodeType::Undefined);
+  }
+
+  // A scalar string field. Missing + required => missing_field. Wrong type => wrong_type.
+  std::string str(const std::string& key, bool required, const std::string& expected = "a string") {
+    YAML::Node n = node(key);
+    if (!n.IsDefined() || n.IsNull()) {
+      if (required)
+        add(DiagKind::missing_field, location_of(m_file, m_map), key,
+            "required field '" + key + "' is missing", expected);
+      return {};
+    }
+    if (!n.IsScalar()) {
+      add(DiagKind::wrong_type, location_of(m_file, n), key,
+          "found a " + std::string(n.IsMap() ? "mapping" : "list"), expected);
+      return {};
+    }
+    if (required && n.Scalar().empty())
+      add(DiagKind::missing_field, location_of(m_file, n), key, "field '" + key + "' is empty",
+          expected);
+    return n.Scalar();
+  }
+
+  std::map<std::string, std::string> string_map(const std::string& key) {
+    std::map<std::string, std::string> out;
+    YAML::Node n = node(key);
+    if (!n.IsDefined() || n.IsNull()) return out;
+    if (!n.IsMap()) {
+      add(DiagKind::wrong_type, location_of(m_file, n), key, "found a non-mapping",
+          "a mapping of strings");
+      return out;
+    }
+    for (const auto& kv : n) {
+      if (!kv.first.IsScalar() || !kv.second.IsScalar()) {
+        add(DiagKind::wrong_type, location_of(m_file, kv.second),
+            key + "." + (kv.first.IsScalar() ? kv.first.Scalar() : "?"), "found a non-string value",
+            "string keys and values");
+        continue;
+      }
+      out[kv.first.Scalar()] = kv.second.Scalar();
+    }
+    return out;
+  }
+
+  // Every key not read through this object is an unknown field.
+  void reject_unknown(const std::string& allowed) {
+    for (const auto& kv : m_map) {
+      std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+      if (!m_known.count(key))
+        add(DiagKind::unknown_field, location_of(m_file, kv.first), key,
+            "unknown field '" + key + "'", "one of: " + allowed);
+    }
+  }
+
+  void add(DiagKind kind, Location loc, const std::string& key, std::string msg,
+           std::string expected) {
+    m_diags.push_back(Diagnostic{Severity::error,
+                                 kind,
+                                 std::move(loc),
+                                 m_path.empty() ? key : m_path + "." + key,
+                                 std::move(msg),
+                                 std::move(expected),
+                                 {}});
+  }
+
+ private:
+  const std::string& m_file;
+  const YAML::Node& m_map;
+  std::string m_path;
+  Diagnostics& m_diags;
+  std::set<std::string> m_known;
+};
+
+void check_quantities(const std::string& file, const YAML::Node& tra, const std::string& path,
+                      Diagnostics& diags) {
+  if (!tra.IsMap()) return;
+  std::map<std::string, std::pair<long double, YAML::Node>> defaults;
+  for (const char* side : {"defaults", "limits"}) {
+    YAML::Node spec = tra[side];
+    if (!spec || !spec.IsMap()) continue;
+    for (const auto& kv : spec) {
+      if (!kv.second.IsScalar()) continue;
+      std::string field_path = path + "." + side + "." + kv.first.Scalar();
+      auto q = parse_quantity(kv.second.Scalar());
+      if (!q) {
+        diags.push_back(Diagnostic{Severity::error,
+                                   DiagKind::bad_quantity,
+                                   location_of(file, kv.second),
+                                   field_path,
+                                   "'" + kv.second.Scalar() + "' is not a Kubernetes quantity",
+                                   "a quantity like 500m, 2, 1.5Gi, 512Mi",
+                                   {}});
+        continue;
+      }
+      if (q->value < 0) {
+        diags.push_back(Diagnostic{Severity::error,
+                                   DiagKind::bad_quantity,
+                                   location_of(file, kv.second),
+                                   field_path,
+                                   "negative quantity '" + kv.second.Scalar() + "'",
+                                   "a non-negative quantity",
+                                   {}});
+        continue;
+      }
+      // ephemeralStorage and ephemeral_storage name the same field.
+      std::string name =
+          kv.first.Scalar() == "ephemeral_storage" ? "ephemeralStorage" : kv.first.Scalar();
+      if (std::string(side) == "defaults") {
+        defaults[name] = {q->value, kv.second};
+      } else if (auto it = defaults.find(name);
+                 it != defaults.end() && q->value < it->second.first) {
+        diags.push_back(Diagnostic{
+            Severity::error, DiagKind::limits_below_defaults, location_of(file, kv.second),
+            field_path,
+            "limit " + kv.second.Scalar() + " is below the default " + it->second.second.Scalar(),
+            "limits." + kv.first.Scalar() + " >= defaults." + kv.first.Scalar(),
+            location_of(file, it->second.second)});
+      }
+    }
+  }
+}
+
+// Converts an Overrides/PlatformDefaults `spec` into one MatchingAttributes per attribute type.
+struct SpecEntry {
+  AttributeType type;
+  admin::MatchingAttributes value;
+  Location where;
+};
+
+std::vector<SpecEntry> parse_spec(const std::string& file, const YAML::Node& spec, bool platform,
+                                  Diagnostics& diags) {
+  std::vector<SpecEntry> out;
+  const auto* desc = admin::MatchingAttributes::descriptor();
+  for (const auto& kv : spec) {
+    std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+    std::string path = "spec." + key;
+    const google::protobuf::FieldDescriptor* f = desc->FindFieldByName(key);
+    if (!f)
+      for (int i = 0; i < desc->field_count(); ++i)
+        if (desc->field(i)->json_name() == key) f = desc->field(i);
+    if (!f) {
+      std::string names;
+      for (int i = 0; i < desc->field_count(); ++i)
+        names += (i ? ", " : "") + desc->field(i)->json_name();
+      diags.push_back(Diagnostic{
+          Severity::error,
+          DiagKind::unknown_field,
+          location_of(file, kv.first),
+          path,
+          "unknown attribute '" + key + "' (not a field of flyteidl.admin.MatchingAttributes)",
+          "one of: " + names,
+          {}});
+      continue;
+    }
+    auto type = attribute_type_of_field(f->number());
+    if (!type) {
+      diags.push_back(
+          Diagnostic{Severity::error,
+                     DiagKind::unsupported_attribute,
+                     location_of(file, kv.first),
+                     path,
+                     "MatchingAttributes field '" + key + "' has no known MatchableResource type",
+                     "a field FlyteAdmin stores as a matchable resource",
+                     {}});
+      continue;
+    }
+    if (*type == admin::QUALITY_OF_SERVICE_SPECIFICATION && !platform) {
+      diags.push_back(
+          Diagnostic{Severity::error,
+                     DiagKind::unsupported_attribute,
+                     location_of(file, kv.first),
+                     path,
+                     "QUALITY_OF_SERVICE cannot be written through FlyteAdmin's API: every "
+                     "Update*Attributes RPC rejects it "
+                     "(\"Unrecognized matching attributes type\"), although executions read it",
+                     "set QoS tiers in FlyteAdmin's configuration (a PlatformDefaults document) or "
+                     "on the launch plan",
+                     {}});
+      continue;
+    }
+    size_t before = diags.size();
+    auto json = yaml_to_proto_json(kv.second, f->message_type(), file, path, diags);
+    if (*type == admin::TASK_RESOURCE) check_quantities(file, kv.second, path, diags);
+    if (!json || diags.size() != before) continue;
+    nlohmann::json full = nlohmann::json::object();
+    full[f->json_name()] = *json;
+    SpecEntry entry{*type, {}, location_of(file, kv.first)};
+    if (std::string err = json_to_message(full, &entry.value); !err.empty()) {
+      diags.push_back(Diagnostic{Severity::error,
+                                 DiagKind::invalid_value,
+                                 location_of(file, kv.second),
+                                 path,
+                                 "protobuf rejected the value: " + err,
+                                 "a valid " + f->message_type()->full_name(),
+                                 {}});
+      continue;
+    }
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+void check_domain(Fields& fields, const std::string& file, const YAML::Node& doc,
+                  const std::string& domain, const Policy& policy) {
+  if (domain.empty()) return;
+  if (std::find(policy.domains.begin(), policy.domains.end(), domain) == policy.domains.end()) {
+    std::string list;
+    for (const auto& d : policy.domains) list += (list.empty() ? "" : ", ") + d;
+    fields.add(DiagKind::invalid_value, location_of(file, doc["domain"]), "domain",
+               "domain '" + domain + "' is not one of FlyteAdmin's configured domains",
+               "one of: " + list);
+  }
+}
+
+void check_project_id(Fields& fields, const std::string& file, const YAML::Node& node,
+                      const std::string& key, const std::string& id) {
+  if (!id.empty() && !dns_label(id))
+    fields.add(DiagKind::invalid_value, location_of(file, node), key,
+               "project id '" + id + "' is not a DNS-1123 label",
+               "lowercase letters, digits and '-', at most 63 characters");
+}
+
+void parse_overrides(const std::string& file, const YAML::Node& doc, Fields& f,
+                     const Policy& policy, Documents& out, Diagnostics& diags, bool platform) {
+  Scope scope;
+  if (!platform) {
+    scope.project = f.str("project", true, "a project id");
+    check_project_id(f, file, doc["project"], "project", scope.project);
+    scope.workflow = f.str("workflow", false);
+  }
+  scope.domain = f.str("domain", false);
+  check_domain(f, file, doc, scope.domain, policy);
+  if (!scope.workflow.empty() && scope.domain.empty())
+    f.add(DiagKind::workflow_scope_without_domain, location_of(file, doc["workflow"]), "workflow",
+          "workflow '" + scope.workflow + "' is set without a domain",
+          "a domain: FlyteAdmin keys workflow overrides by project, domain and workflow");
+  YAML::Node spec = f.node("spec");
+  f.node("metadata");
+  f.reject_unknown(platform ? "apiVersion, kind, metadata, domain, spec"
+                            : "apiVersion, kind, metadata, project, domain, workflow, spec");
+  if (!spec.IsDefined() || spec.IsNull()) {
+    f.add(DiagKind::missing_field, location_of(file, doc), "spec",
+          "required field 'spec' is missing", "a mapping of MatchingAttributes fields");
+    return;
+  }
+  if (!spec.IsMap() || spec.size() == 0) {
+    f.add(DiagKind::wrong_type, location_of(file, spec), "spec",
+          spec.IsMap() ? "spec is empty" : "spec is not a mapping",
+          "a mapping of MatchingAttributes fields, e.g. taskResourceAttributes");
+    return;
+  }
+  for (auto& entry : parse_spec(file, spec, platform, diags)) {
+    if (platform)
+      out.platform_defaults.push_back(
+          PlatformDefault{scope.domain, entry.type, std::move(entry.value), entry.where});
+    else
+      out.overrides.push_back(Override{scope, entry.type, std::move(entry.value), entry.where});
+  }
+}
+
+// metadata: {name, labels, annotations, namespace}; returns the name.
+std::string parse_metadata(const std::string& file, const YAML::Node& doc, Fields& f,
+                           Diagnostics& diags, bool name_required) {
+  YAML::Node meta = f.node("metadata");
+  if (!meta.IsDefined() || meta.IsNull()) {
+    if (name_required)
+      f.add(DiagKind::missing_field, location_of(file, doc), "metadata",
+            "required field 'metadata.name' is missing", "metadata: {name: <unique name>}");
+    return {};
+  }
+  if (!meta.IsMap()) {
+    f.add(DiagKind::wrong_type, location_of(file, meta), "metadata", "metadata is not a mapping",
+          "metadata: {name: …, labels: …}");
+    return {};
+  }
+  Fields mf(file, meta, "metadata", diags);
+  std::string name = mf.str("name", name_required, "a name unique among documents of this kind");
+  mf.string_map("labels");
+  mf.string_map("annotations");
+  mf.str("namespace", false);
+  mf.reject_unknown("name, namespace, labels, annotations");
+  return name;
+}
+
+void check_version(Fields& f, const std::string& file, const YAML::Node& node,
+                   const std::string& key, const std::string& version) {
+  if (!version.empty() && !url_safe_version(version))
+    f.add(DiagKind::bad_version, location_of(file, node), key,
+          "version '" + version + "' is not URL-safe", "only letters, digits and - _ . ~");
+}
+
+void check_package(Fields& f, const std::string& file, const YAML::Node& node,
+                   const std::string& key, const std::string& package, const Policy& policy) {
+  if (package.empty()) return;
+  std::string error;
+  auto ref = parse_package_ref(package, error);
+  if (!ref) {
+    f.add(DiagKind::bad_package_uri, location_of(file, node), key, error, "");
+    return;
+  }
+  if (policy.require_digest_pins && !ref->pinned())
+    f.add(DiagKind::policy_violation, location_of(file, node), key,
+          "package '" + package + "' is not pinned by digest (policy: require digest pins)",
+          ref->kind == PackageRef::Kind::oci ? "oci://host/repo@sha256:…" : "…#sha256=<hex>");
+}
+
+void parse_registration(const std::string& file, const YAML::Node& doc, Fields& f,
+                        const Policy& policy, Documents& out, Diagnostics& diags) {
+  size_t before = diags.size();
+  Registration r;
+  r.source_kind = "WorkflowRegistration";
+  r.where = location_of(file, doc);
+  r.name = parse_metadata(file, doc, f, diags, true);
+  r.project = f.str("project", true, "a project id");
+  check_project_id(f, file, doc["project"], "project", r.project);
+  r.domain = f.str("domain", true, "a domain");
+  check_domain(f, file, doc, r.domain, policy);
+  r.version = f.str("version", true, "a version such as v1.4.2");
+  check_version(f, file, doc["version"], "version", r.version);
+  r.package =
+      f.str("package", true, "oci://host/repo:tag, oci://host/repo@sha256:…, https://… or a path");
+  check_package(f, file, doc["package"], "package", r.package, policy);
+  std::string activate = f.str("activate", false, "scheduled, all or none");
+  if (activate.empty() || activate == "scheduled")
+    r.activate = Activate::scheduled;
+  else if (activate == "all")
+    r.activate = Activate::all;
+  else if (activate == "none")
+    r.activate = Activate::none;
+  else
+    f.add(DiagKind::invalid_value, location_of(file, doc["activate"]), "activate",
+          "unknown activation '" + activate + "'", "scheduled, all or none");
+  r.service_account = f.str("serviceAccount", false);
+  r.iam_role = f.str("iamRole", false);
+  r.raw_output_prefix = f.str("rawOutputDataPrefix", false);
+  r.destination_dir = f.str("destinationDirectory", false);
+  f.reject_unknown(
+      "apiVersion, kind, metadata, project, domain, version, package, activate, serviceAccount, "
+      "iamRole, "
+      "rawOutputDataPrefix, destinationDirectory");
+  if (diags.size() == before) out.registrations.push_back(std::move(r));
+}
+
+// The existing Kubernetes operator's resource, accepted unchanged.
+void parse_flyte_registration(const std::string& file, const YAML::Node& doc, Fields& f,
+                              const Policy& policy, Documents& out, Diagnostics& diags) {
+  size_t before = diags.size();
+  Registration r;
+  r.source_kind = "FlyteRegistration";
+  r.where = location_of(file, doc);
+  r.name = parse_metadata(file, doc, f, diags, true);
+  f.node("status");  // never written by the operator; ignored
+  YAML::Node spec = f.node("spec");
+  f.reject_unknown("apiVersion, kind, metadata, spec, status");
+  if (!spec.IsDefined() || !spec.IsMap()) {
+    f.add(spec.IsDefined() ? DiagKind::wrong_type : DiagKind::missing_field,
+          location_of(file, spec.IsDefined() ? spec : doc), "spec",
+          "spec is missing or not a mapping",
+          "spec: {workflowProject, workflowDomain, workflowVersion, workflowPackageUri}");
+    return;
+  }
+  Fields sf(file, spec, "spec", diags);
+  r.project = sf.str("workflowProject", true, "a project id");
+  check_project_id(sf, file, spec["workflowProject"], "workflowProject", r.project);
+  r.domain = sf.str("workflowDomain", true, "a domain");
+  if (!r.domain.empty() &&
+      std::find(policy.domains.begin(), policy.domains.end(), r.domain) == policy.domains.end())
+    sf.add(DiagKind::invalid_value, location_of(file, spec["workflowDomain"]), "workflowDomain",
+           "domain '" + r.domain + "' is not one of FlyteAdmin's configured domains",
+           "a configured domain");
+  r.version = sf.str("workflowVersion", true, "a version");
+  check_version(sf, file, spec["workflowVersion"], "workflowVersion", r.version);
+  std::string uri =
+      sf.str("workflowPackageUri", true, "a repository path in the configured registry");
+  sf.reject_unknown("workflowProject, workflowDomain, workflowVersion, workflowPackageUri");
+  if (uri.find("://") != std::string::npos) {
+    r.package = uri;
+    check_package(sf, file, spec["workflowPackageUri"], "workflowPackageUri", uri, policy);
+  } else if (!uri.empty()) {
+    // The operator pulls <registry>/<uri>:<workflowVersion> from its configured registry.
+    r.registry_relative = true;
+    r.package = uri;
+    if (!valid_oci_repository(uri))
+      sf.add(DiagKind::bad_package_uri, location_of(file, spec["workflowPackageUri"]),
+             "workflowPackageUri", "'" + uri + "' is not a valid registry repository path",
+             "lowercase path components like team/workflows");
+    else if (!r.version.empty() && !valid_oci_tag(r.version))
+      sf.add(DiagKind::bad_version, location_of(file, spec["workflowVersion"]), "workflowVersion",
+             "version '" + r.version + "' cannot be used as the OCI tag of the package",
+             "[A-Za-z0-9_][A-Za-z0-9._-]*");
+  }
+  if (diags.size() == before) out.registrations.push_back(std::move(r));
+}
+
+void parse_project(const std::string& file, const YAML::Node& doc, Fields& f, Documents& out,
+                   Diagnostics& diags) {
+  size_t before = diags.size();
+  ProjectDoc p;
+  p.where = location_of(file, doc);
+  parse_metadata(file, doc, f, diags, false);
+  p.id = f.str("id", true, "a project id (DNS-1123 label)");
+  check_project_id(f, file, doc["id"], "id", p.id);
+  p.name = f.str("name", false);
+  if (p.name.empty()) p.name = p.id;
+  p.description = f.str("description", false);
+  p.labels = f.string_map("labels");
+  std::string state = f.str("state", false, "active or archived");
+  if (state == "archived")
+    p.archived = true;
+  else if (!state.empty() && state != "active")
+    f.add(DiagKind::invalid_value, location_of(file, doc["state"]), "state",
+          "unknown state '" + state + "'", "active or archived");
+  f.reject_unknown("apiVersion, kind, metadata, id, name, description, labels, state");
+  if (diags.size() == before) out.projects.push_back(std::move(p));
+}
+
+}  // namespace
+
+size_t parse_file(const SourceFile& file, const Limits& limits, const Policy& policy,
+                  Documents& out, Diagnostics& diags) {
+  if (file.size > limits.max_file_bytes || file.bytes.size() > limits.max_file_bytes) {
+    diags.push_back(
+        Diagnostic{Severity::error,
+                   DiagKind::file_too_large,
+                   Location{file.path, 0, 0},
+                   "",
+                   "file is " + std::to_string(std::max(file.size, file.bytes.size())) + " bytes",
+                   "at most " + std::to_string(limits.max_file_bytes) + " bytes",
+                   {}});
+    return 0;
+  }
+  auto docs = parse_yaml_file(file.path, file.bytes, limits, diags);
+  for (const auto& yd : docs) {
+    const YAML::Node& doc = yd.root;
+    if (!doc.IsMap()) {
+      diags.push_back(Diagnostic{Severity::error,
+                                 DiagKind::not_a_mapping,
+                                 location_of(file.path, doc),
+                                 "",
+                                 "document is not a mapping",
+                                 "a mapping with apiVersion and kind",
+                                 {}});
+      continue;
+    }
+    Fields f(file.path, doc, "", diags);
+    std::string kind =
+        f.str("kind", true,
+              "Overrides, WorkflowRegistration, Project, PlatformDefaults or FlyteRegistration");
+    std::string api = f.str("apiVersion", true, k_api_version);
+    if (kind.empty() || api.empty()) continue;
+    const bool is_operator = kind == "FlyteRegistration";
+    const bool known_kind = is_operator || kind == "Overrides" || kind == "WorkflowRegistration" ||
+                            kind == "Project" || kind == "PlatformDefaults";
+    if (!known_kind) {
+      f.add(DiagKind::unknown_kind, location_of(file.path, doc["kind"]), "kind",
+            "unknown kind '" + kind + "'",
+            "Overrides, WorkflowRegistration, Project, PlatformDefaults or FlyteRegistration");
+      continue;
+    }
+    const char* want_api = is_operator ? k_operator_api_version : k_api_version;
+    if (api != want_api) {
+      f.add(DiagKind::unknown_api_version, location_of(file.path, doc["apiVersion"]), "apiVersion",
+            "unknown apiVersion '" + api + "' for kind " + kind, want_api);
+      continue;
+    }
+    if (kind == "Overrides")
+      parse_overrides(file.path, doc, f, policy, out, diags, false);
+    else if (kind == "PlatformDefaults")
+      parse_overrides(file.path, doc, f, policy, out, diags, true);
+    else if (kind == "WorkflowRegistration")
+      parse_registration(file.path, doc, f, policy, out, diags);
+    else if (kind == "FlyteRegistration")
+      parse_flyte_registration(file.path, doc, f, policy, out, diags);
+    else
+      parse_project(file.path, doc, f, out, diags);
+  }
+  return docs.size();
+}
+
+void check_documents(const Documents& docs, const Limits& limits, Diagnostics& diags) {
+  if (docs.document_count > limits.max_documents)
+    diags.push_back(
+        Diagnostic{Severity::error,
+                   DiagKind::too_many_documents,
+                   Location{"", 0, 0},
+                   "",
+                   "repository holds " + std::to_string(docs.document_count) + " documents",
+                   "at most " + std::to_string(limits.max_documents),
+                   {}});
+
+  std::map<std::pair<Scope, int>, const Override*> scopes;
+  for (const auto& o : docs.overrides) {
+    auto [it, inserted] = scopes.emplace(std::make_pair(o.scope, static_cast<int>(o.type)), &o);
+    if (!inserted)
+      diags.push_back(Diagnostic{
+          Severity::error, DiagKind::duplicate_scope, o.where, "spec." + attribute_json_key(o.type),
+          attribute_type_name(o.type) + " for " + std::string(to_string(o.scope.level())) + " " +
+              to_string(o.scope) + " is defined twice",
+          "one document per (scope, attribute type)", it->second->where});
+  }
+  std::map<std::pair<std::string, int>, const PlatformDefault*> platform;
+  for (const auto& p : docs.platform_defaults) {
+    auto [it, inserted] = platform.emplace(std::make_pair(p.domain, static_cast<int>(p.type)), &p);
+    if (!inserted)
+      diags.push_back(Diagnostic{
+          Severity::error, DiagKind::duplicate_scope, p.where, "spec." + attribute_json_key(p.type),
+          attribute_type_name(p.type) + " platform default for " +
+              (p.domain.empty() ? std::string("all domains") : "domain " + p.domain) +
+              " is defined twice",
+          "one PlatformDefaults entry per (domain, attribute type)", it->second->where});
+  }
+  std::map<std::string, const ProjectDoc*> projects;
+  for (const auto& p : docs.projects) {
+    auto [it, inserted] = projects.emplace(p.id, &p);
+    if (!inserted)
+      diags.push_back(Diagnostic{Severity::error, DiagKind::duplicate_object, p.where, "id",
+                                 "project '" + p.id + "' is declared twice",
+                                 "one Project document per id", it->second->where});
+  }
+  std::map<std::string, const Registration*> regs;
+  for (const auto& r : docs.registrations) {
+    auto [it, inserted] = regs.emplace(r.name, &r);
+    if (!inserted)
+      diags.push_back(Diagnostic{Severity::error, DiagKind::duplicate_object, r.where,
+                                 "metadata.name", "registration '" + r.name + "' is declared twice",
+                                 "unique registration names", it->second->where});
+  }
+  if (!projects.empty()) {
+    auto warn = [&](const std::string& project, const Location& where, const std::string& path) {
+      if (!projects.count(project))
+        diags.push_back(
+            Diagnostic{Severity::warning,
+                       DiagKind::unknown_project,
+                       where,
+                       path,
+                       "project '" + project + "' has no Project document in this repository",
+                       "a Project document, or the project to exist in FlyteAdmin already",
+                       {}});
+    };
+    std::set<std::string> warned;
+    for (const auto& o : docs.overrides)
+      if (warned.insert(o.scope.project).second) warn(o.scope.project, o.where, "project");
+    for (const auto& r : docs.registrations)
+      if (warned.insert(r.project).second) warn(r.project, r.where, "project");
+  }
+}
+
+LoadResult load_documents(const std::vector<SourceFile>& files, const Limits& limits,
+                          const Policy& policy) {
+  LoadResult result;
+  for (const auto& file : files) {
+    result.documents.document_count +=
+        parse_file(file, limits, policy, result.documents, result.diagnostics);
+    ++result.documents.file_count;
+  }
+  check_documents(result.documents, limits, result.diagnostics);
+  std::stable_sort(result.diagnostics.begin(), result.diagnostics.end(),
+                   [](const Diagnostic& a, const Diagnostic& b) {
+                     return std::tie(a.where.file, a.where.line, a.where.column) <
+                            std::tie(b.where.file, b.where.line, b.where.column);
+                   });
+  return result;
+}
+
+}  // namespace flytecd::model

@@ -1,0 +1,46 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "daemon/model/diagnostic.hpp"
+#include "daemon/model/documents.hpp"
+#include "daemon/model/yaml_safe.hpp"
+
+namespace flytecd::model {
+
+// Repository-level rules beyond the schema.
+struct Policy {
+  std::vector<std::string> domains{"development", "staging",
+                                   "production"};  // FlyteAdmin's `domains`
+  bool require_digest_pins = false;                // packages must be pinned by digest
+};
+
+// One file of the revision being loaded. `size` is the on-disk size; `bytes` may be left empty
+// by the reader when the size already exceeds the limit (the file is then rejected unread).
+struct SourceFile {
+  std::string path;  // relative to the repository root, '/' separated
+  std::string bytes;
+  size_t size = 0;
+};
+
+// Parses one file into typed documents, appending to `out`. Pure: no I/O, never throws.
+// Returns the number of YAML documents it held (0 if the file was rejected).
+size_t parse_file(const SourceFile& file, const Limits& limits, const Policy& policy,
+                  Documents& out, Diagnostics& diags);
+
+// Checks across all documents of a revision: duplicates (naming both places), unknown projects,
+// total-document bound. Pure.
+void check_documents(const Documents& docs, const Limits& limits, Diagnostics& diags);
+
+struct LoadResult {
+  Documents documents;
+  Diagnostics diagnostics;
+  bool ok() const { return !has_errors(diagnostics); }
+};
+
+// Loads a whole revision. A revision with any error must be rejected whole by the caller.
+LoadResult load_documents(const std::vector<SourceFile>& files, const Limits& limits,
+                          const Policy& policy);
+
+}  // namespace flytecd::model

@@ -1,0 +1,392 @@
+#include "daemon/model/proto_yaml.hpp"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/util/json_util.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <regex>
+
+#include "daemon/model/yaml_safe.hpp"
+
+namespace flytecd::model {
+namespace pb = google::protobuf;
+
+namespace {
+
+std::string node_kind(const YAML::Node& n) {
+  if (n.IsMap()) return "a mapping";
+  if (n.IsSequence()) return "a list";
+  if (n.IsNull()) return "null";
+  return "the scalar '" + n.Scalar() + "'";
+}
+
+std::string type_name(const pb::FieldDescriptor* f) {
+  switch (f->cpp_type()) {
+    case pb::FieldDescriptor::CPPTYPE_MESSAGE:
+      return "a mapping (" + f->message_type()->full_name() + ")";
+    case pb::FieldDescriptor::CPPTYPE_ENUM: {
+      std::string names;
+      const auto* e = f->enum_type();
+      for (int i = 0; i < e->value_count(); ++i) names += (i ? ", " : "") + e->value(i)->name();
+      return "one of " + names;
+    }
+    case pb::FieldDescriptor::CPPTYPE_BOOL:
+      return "true or false";
+    case pb::FieldDescriptor::CPPTYPE_STRING:
+      return f->type() == pb::FieldDescriptor::TYPE_BYTES ? "base64 text" : "a string";
+    case pb::FieldDescriptor::CPPTYPE_FLOAT:
+    case pb::FieldDescriptor::CPPTYPE_DOUBLE:
+      return "a number";
+    default:
+      return "an integer";
+  }
+}
+
+class Converter {
+ public:
+  Converter(const std::string& file, Diagnostics& diags) : m_file(file), m_diags(diags) {}
+
+  std::optional<nlohmann::json> message(const YAML::Node& node, const pb::Descriptor* d,
+                                        const std::string& path) {
+    const std::string& full = d->full_name();
+    if (full == "google.protobuf.Struct") {
+      if (!node.IsMap() && !node.IsNull())
+        return fail(node, path, DiagKind::wrong_type, node_kind(node), "a mapping");
+      return node.IsNull() ? nlohmann::json::object() : yaml_to_json(node);
+    }
+    if (full == "google.protobuf.Value") return yaml_to_json(node);
+    if (full == "google.protobuf.ListValue") {
+      if (!node.IsSequence())
+        return fail(node, path, DiagKind::wrong_type, node_kind(node), "a list");
+      return yaml_to_json(node);
+    }
+    if (full == "google.protobuf.Duration") {
+      static const std::regex k_dur(R"(^-?[0-9]+(\.[0-9]{1,9})?s$)");
+      if (!node.IsScalar() || !std::regex_match(node.Scalar(), k_dur))
+        return fail(node, path, DiagKind::wrong_type, node_kind(node),
+                    "a duration like \"30s\" or \"1.5s\"");
+      return nlohmann::json(node.Scalar());
+    }
+    if (full == "google.protobuf.Timestamp") {
+      if (!node.IsScalar())
+        return fail(node, path, DiagKind::wrong_type, node_kind(node), "an RFC 3339 timestamp");
+      return nlohmann::json(node.Scalar());
+    }
+    if (d->file()->name() == "google/protobuf/wrappers.proto") {
+      // Wrappers map to their bare value in JSON; accept {value: x} too, as people write it.
+      const pb::FieldDescriptor* vf = d->FindFieldByName("value");
+      if (node.IsMap()) {
+        if (node.size() != 1 || !node["value"])
+          return fail(node, path, DiagKind::wrong_type, node_kind(node),
+                      "a bare value or {value: …}");
+        return scalar(node["value"], vf, path + ".value");
+      }
+      return scalar(node, vf, path);
+    }
+    if (node.IsNull()) return nlohmann::json::object();
+    if (!node.IsMap())
+      return fail(node, path, DiagKind::wrong_type, node_kind(node), "a mapping (" + full + ")");
+
+    nlohmann::json out = nlohmann::json::object();
+    bool ok = true;
+    std::map<int, std::string> oneof_used;
+    for (const auto& kv : node) {
+      if (!kv.first.IsScalar()) {
+        ok = false;
+        fail(kv.first, path, DiagKind::wrong_type, node_kind(kv.first), "a field name");
+        continue;
+      }
+      const std::string key = kv.first.Scalar();
+      const pb::FieldDescriptor* f = find_field(d, key);
+      std::string child_path = path.empty() ? key : path + "." + key;
+      if (!f) {
+        ok = false;
+        std::string names;
+        for (int i = 0; i < d->field_count(); ++i)
+          names += (i ? ", " : "") + d->field(i)->json_name();
+        fail_at(kv.first, child_path, DiagKind::unknown_field,
+                "unknown field '" + key + "' in " + full, "one of: " + names);
+        continue;
+      }
+      if (const auto* oneof = f->real_containing_oneof()) {
+        auto [it, inserted] = oneof_used.emplace(oneof->index(), key);
+        if (!inserted) {
+          ok = false;
+          fail_at(
+              kv.first, child_path, DiagKind::oneof_conflict,
+              "'" + key + "' and '" + it->second + "' are alternatives of '" + oneof->name() + "'",
+              "only one of them");
+          continue;
+        }
+      }
+      auto value = field(kv.second, f, child_path);
+      if (!value) {
+        ok = false;
+        continue;
+      }
+      out[f->json_name()] = std::move(*value);
+    }
+    if (!ok) return std::nullopt;
+    return out;
+  }
+
+ private:
+  static const pb::FieldDescriptor* find_field(const pb::Descriptor* d, const std::string& key) {
+    if (const auto* f = d->FindFieldByName(key)) return f;
+    for (int i = 0; i < d->field_count(); ++i)
+      if (d->field(i)->json_name() == key) return d->field(i);
+    return nullptr;
+  }
+
+  std::optional<nlohmann::json> field(const YAML::Node& node, const pb::FieldDescriptor* f,
+                                      const std::string& path) {
+    if (f->is_map()) {
+      if (node.IsNull()) return nlohmann::json::object();
+      if (!node.IsMap())
+        return fail(node, path, DiagKind::wrong_type, node_kind(node), "a mapping");
+      const auto* value_field = f->message_type()->FindFieldByName("value");
+      nlohmann::json out = nlohmann::json::object();
+      bool ok = true;
+      for (const auto& kv : node) {
+        if (!kv.first.IsScalar()) {
+          ok = false;
+          fail(kv.first, path, DiagKind::wrong_type, node_kind(kv.first), "a scalar key");
+          continue;
+        }
+        auto v = single(kv.second, value_field, path + "." + kv.first.Scalar());
+        if (!v) {
+          ok = false;
+          continue;
+        }
+        out[kv.first.Scalar()] = std::move(*v);
+      }
+      if (!ok) return std::nullopt;
+      return out;
+    }
+    if (f->is_repeated()) {
+      if (node.IsNull()) return nlohmann::json::array();
+      if (!node.IsSequence())
+        return fail(node, path, DiagKind::wrong_type, node_kind(node), "a list");
+      nlohmann::json out = nlohmann::json::array();
+      bool ok = true;
+      size_t i = 0;
+      for (const auto& item : node) {
+        auto v = single(item, f, path + "[" + std::to_string(i++) + "]");
+        if (!v) {
+          ok = false;
+          continue;
+        }
+        out.push_back(std::move(*v));
+      }
+      if (!ok) return std::nullopt;
+      return out;
+    }
+    return single(node, f, path);
+  }
+
+  std::optional<nlohmann::json> single(const YAML::Node& node, const pb::FieldDescriptor* f,
+                                       const std::string& path) {
+    if (f->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE)
+      return message(node, f->message_type(), path);
+    return scalar(node, f, path);
+  }
+
+  std::optional<nlohmann::json> scalar(const YAML::Node& node, const pb::FieldDescriptor* f,
+                                       const std::string& path) {
+    if (!node.IsScalar())
+      return fail(node, path, DiagKind::wrong_type, node_kind(node), type_name(f));
+    const std::string& s = node.Scalar();
+    switch (f->cpp_type()) {
+      case pb::FieldDescriptor::CPPTYPE_STRING:
+        if (f->type() == pb::FieldDescriptor::TYPE_BYTES) {
+          static const std::regex k_b64(R"(^[A-Za-z0-9+/_-]*={0,2}$)");
+          if (!std::regex_match(s, k_b64))
+            return fail(node, path, DiagKind::wrong_type, node_kind(node), "base64 text");
+        }
+        return nlohmann::json(s);
+      case pb::FieldDescriptor::CPPTYPE_BOOL:
+        if (s == "true" || s == "True" || s == "TRUE") return nlohmann::json(true);
+        if (s == "false" || s == "False" || s == "FALSE") return nlohmann::json(false);
+        return fail(node, path, DiagKind::wrong_type, node_kind(node), "true or false");
+      case pb::FieldDescriptor::CPPTYPE_ENUM: {
+        const auto* e = f->enum_type();
+        if (e->FindValueByName(s)) return nlohmann::json(s);
+        char* end = nullptr;
+        errno = 0;
+        long v = std::strtol(s.c_str(), &end, 10);
+        if (!s.empty() && end && *end == '\0' && errno == 0) {
+          if (const auto* ev = e->FindValueByNumber(static_cast<int>(v)); ev && v == ev->number())
+            return nlohmann::json(ev->name());
+        }
+        return fail(node, path, DiagKind::invalid_value, node_kind(node), type_name(f));
+      }
+      case pb::FieldDescriptor::CPPTYPE_FLOAT:
+      case pb::FieldDescriptor::CPPTYPE_DOUBLE: {
+        char* end = nullptr;
+        double v = std::strtod(s.c_str(), &end);
+        if (s.empty() || !end || *end != '\0' || !std::isfinite(v))
+          return fail(node, path, DiagKind::wrong_type, node_kind(node), "a number");
+        return nlohmann::json(v);
+      }
+      case pb::FieldDescriptor::CPPTYPE_INT32:
+      case pb::FieldDescriptor::CPPTYPE_INT64: {
+        char* end = nullptr;
+        errno = 0;
+        long long v = std::strtoll(s.c_str(), &end, 10);
+        bool is32 = f->cpp_type() == pb::FieldDescriptor::CPPTYPE_INT32;
+        if (s.empty() || !end || *end != '\0' || errno == ERANGE ||
+            (is32 && (v < INT32_MIN || v > INT32_MAX)))
+          return fail(node, path, DiagKind::wrong_type, node_kind(node),
+                      is32 ? "an integer (32-bit)" : "an integer (64-bit)");
+        return nlohmann::json(v);
+      }
+      case pb::FieldDescriptor::CPPTYPE_UINT32:
+      case pb::FieldDescriptor::CPPTYPE_UINT64: {
+        char* end = nullptr;
+        errno = 0;
+        unsigned long long v = std::strtoull(s.c_str(), &end, 10);
+        bool is32 = f->cpp_type() == pb::FieldDescriptor::CPPTYPE_UINT32;
+        if (s.empty() || s[0] == '-' || !end || *end != '\0' || errno == ERANGE ||
+            (is32 && v > UINT32_MAX))
+          return fail(node, path, DiagKind::wrong_type, node_kind(node), "a non-negative integer");
+        return nlohmann::json(v);
+      }
+      case pb::FieldDescriptor::CPPTYPE_MESSAGE:
+        break;
+    }
+    return fail(node, path, DiagKind::wrong_type, node_kind(node), type_name(f));
+  }
+
+  std::nullopt_t fail(const YAML::Node& node, const std::string& path, DiagKind kind,
+                      const std::string& found, const std::string& expected) {
+    return fail_at(node, path, kind, "found " + found, expected);
+  }
+  std::nullopt_t fail_at(const YAML::Node& node, const std::string& path, DiagKind kind,
+                         const std::string& msg, const std::string& expected) {
+    m_diags.push_back(
+        Diagnostic{Severity::error, kind, location_of(m_file, node), path, msg, expected, {}});
+    return std::nullopt;
+  }
+
+  const std::string& m_file;
+  Diagnostics& m_diags;
+};
+
+}  // namespace
+
+std::optional<nlohmann::json> yaml_to_proto_json(const YAML::Node& node,
+                                                 const pb::Descriptor* descriptor,
+                                                 const std::string& file, const std::string& path,
+                                                 Diagnostics& diags) {
+  Converter c(file, diags);
+  return c.message(node, descriptor, path);
+}
+
+std::string json_to_message(const nlohmann::json& json, pb::Message* msg) {
+  pb::util::JsonParseOptions opts;
+  opts.ignore_unknown_fields = false;
+  auto status = pb::util::JsonStringToMessage(json.dump(), msg, opts);
+  if (status.ok()) return {};
+  std::string m(status.message());
+  return m.empty() ? "invalid message" : m;
+}
+
+nlohmann::json message_to_json(const pb::Message& msg) {
+  std::string out;
+  pb::util::JsonPrintOptions opts;
+  opts.preserve_proto_field_names = false;
+  auto status = pb::util::MessageToJsonString(msg, &out, opts);
+  if (!status.ok()) return nlohmann::json::object();
+  return nlohmann::json::parse(out, nullptr, false);
+}
+
+std::string canonical_bytes(const pb::Message& msg) {
+  std::string out;
+  pb::io::StringOutputStream stream(&out);
+  pb::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);
+  msg.SerializeToCodedStream(&coded);
+  coded.Trim();
+  return out;
+}
+
+nlohmann::json yaml_to_json(const YAML::Node& node) {
+  if (node.IsMap()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& kv : node) out[kv.first.Scalar()] = yaml_to_json(kv.second);
+    return out;
+  }
+  if (node.IsSequence()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& item : node) out.push_back(yaml_to_json(item));
+    return out;
+  }
+  if (node.IsNull()) return nullptr;
+  const std::string& s = node.Scalar();
+  if (node.Tag() == "!") return s;  // quoted scalar: always a string
+  if (s == "true" || s == "True" || s == "TRUE") return true;
+  if (s == "false" || s == "False" || s == "FALSE") return false;
+  static const std::regex k_int(R"(^[-+]?[0-9]+$)");
+  static const std::regex k_float(R"(^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$)");
+  if (std::regex_match(s, k_int)) {
+    errno = 0;
+    long long v = std::strtoll(s.c_str(), nullptr, 10);
+    if (errno != ERANGE) return v;
+  }
+  if (std::regex_match(s, k_float)) return std::strtod(s.c_str(), nullptr);
+  return s;
+}
+
+namespace {
+void emit(YAML::Emitter& out, const nlohmann::ordered_json& j) {
+  if (j.is_object()) {
+    if (j.empty()) {
+      out << YAML::Flow << YAML::BeginMap << YAML::EndMap;
+      return;
+    }
+    out << YAML::BeginMap;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      out << YAML::Key << it.key() << YAML::Value;
+      emit(out, it.value());
+    }
+    out << YAML::EndMap;
+  } else if (j.is_array()) {
+    if (j.empty()) {
+      out << YAML::Flow << YAML::BeginSeq << YAML::EndSeq;
+      return;
+    }
+    out << YAML::BeginSeq;
+    for (const auto& v : j) emit(out, v);
+    out << YAML::EndSeq;
+  } else if (j.is_string()) {
+    const std::string& s = j.get_ref<const std::string&>();
+    // Quote strings that YAML would otherwise read as another type (e.g. cpu: "1").
+    static const std::regex k_ambiguous(
+        R"(^([-+]?[0-9.]+([eE][-+]?[0-9]+)?|true|false|True|False|TRUE|FALSE|null|Null|NULL|~|yes|no|on|off|y|n|)$)");
+    if (std::regex_match(s, k_ambiguous))
+      out << YAML::DoubleQuoted << s;
+    else
+      out << s;
+  } else if (j.is_boolean()) {
+    out << (j.get<bool>() ? "true" : "false");
+  } else if (j.is_null()) {
+    out << YAML::Null;
+  } else {
+    out << j.dump();
+  }
+}
+}  // namespace
+
+std::string json_to_yaml(const nlohmann::ordered_json& json) {
+  YAML::Emitter out;
+  out.SetIndent(2);
+  emit(out, json);
+  std::string s = out.c_str();
+  if (!s.empty() && s.back() != '\n') s += '\n';
+  return s;
+}
+
+}  // namespace flytecd::model

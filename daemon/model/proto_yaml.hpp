@@ -1,0 +1,40 @@
+#pragma once
+
+#include <google/protobuf/message.h>
+#include <yaml-cpp/yaml.h>
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "daemon/model/diagnostic.hpp"
+
+namespace flytecd::model {
+
+// Converts a YAML value into protobuf's JSON mapping for `descriptor`, driven by protobuf's own
+// descriptors (no hand-written schema): field names are accepted as protobuf's JSON parser
+// accepts them (lowerCamel json_name or the snake_case proto name), unknown fields are rejected
+// by name, scalar kinds are checked (ints, bools, enums by name or number, wrappers, Struct,
+// Duration). Diagnostics carry file:line:col and the field path. Returns nullopt on any error.
+std::optional<nlohmann::json> yaml_to_proto_json(const YAML::Node& node,
+                                                 const google::protobuf::Descriptor* descriptor,
+                                                 const std::string& file, const std::string& path,
+                                                 Diagnostics& diags);
+
+// Parses protobuf JSON into `msg` with protobuf's JSON parser (unknown fields rejected).
+// Returns an empty string on success, else the parser's message.
+std::string json_to_message(const nlohmann::json& json, google::protobuf::Message* msg);
+
+// Protobuf JSON (lowerCamel names, defaults omitted) of a message.
+nlohmann::json message_to_json(const google::protobuf::Message& msg);
+
+// Deterministic serialization, for hashing and equality of messages.
+std::string canonical_bytes(const google::protobuf::Message& msg);
+
+// Converts a plain YAML value to JSON (used for google.protobuf.Struct and free-form maps).
+nlohmann::json yaml_to_json(const YAML::Node& node);
+
+// Emits JSON as block-style YAML (keys in the JSON's order).
+std::string json_to_yaml(const nlohmann::ordered_json& json);
+
+}  // namespace flytecd::model

@@ -1,0 +1,17 @@
+#pragma once
+
+#include <filesystem>
+#include <vector>
+
+#include "daemon/common/result.hpp"
+#include "daemon/model/loader.hpp"
+
+namespace flytecd::sources::local {
+
+// Reads every *.yaml / *.yml under `root` (recursively, skipping dot-directories such as .git),
+// in sorted path order. Files larger than `max_file_bytes` are listed with their size but not
+// read, so the loader can reject them without holding them in memory. Symlinks are not followed.
+Result<std::vector<model::SourceFile>> read_yaml_tree(const std::filesystem::path& root,
+                                                      size_t max_file_bytes);
+
+}  // namespace flytecd::sources::local

@@ -1,0 +1,287 @@
+#include <catch2/catch.hpp>
+
+#include "tests/unit/model/test_util.hpp"
+
+using namespace flytecd;
+using namespace flytecd::model;
+using flytecd::test::file;
+using flytecd::test::find;
+using flytecd::test::load;
+using flytecd::test::load_one;
+
+TEST_CASE("loader: every kind loads into typed documents", "[loader]") {
+  auto r = load_one(R"(apiVersion: flytecd/v1
+kind: Project
+id: flytesnacks
+name: Flyte snacks
+labels: {team: ml}
+---
+apiVersion: flytecd/v1
+kind: Overrides
+project: flytesnacks
+domain: development
+spec:
+  taskResourceAttributes:
+    defaults: {cpu: "1", memory: 500Mi}
+    limits: {cpu: "3", memory: 2Gi, gpu: "4"}
+  execution_queue_attributes:
+    tags: [a, b]
+---
+apiVersion: flytecd/v1
+kind: PlatformDefaults
+spec:
+  qualityOfService: {tier: HIGH}
+---
+apiVersion: flytecd/v1
+kind: WorkflowRegistration
+metadata: {name: core}
+project: flytesnacks
+domain: development
+version: v1.4.2
+package: oci://registry.example.com/flyte/core:v1.4.2
+activate: all
+serviceAccount: runner
+---
+apiVersion: flyte.backend/v1
+kind: FlyteRegistration
+metadata: {name: op, namespace: flyte}
+spec:
+  workflowProject: flytesnacks
+  workflowDomain: staging
+  workflowVersion: v2
+  workflowPackageUri: team/example-workflow
+)");
+  INFO((r.diagnostics.empty() ? "" : format(r.diagnostics[0])));
+  REQUIRE(r.ok());
+  CHECK(r.documents.document_count == 5);
+  REQUIRE(r.documents.projects.size() == 1);
+  CHECK(r.documents.projects[0].labels.at("team") == "ml");
+  REQUIRE(r.documents.overrides.size() == 2);
+  CHECK(r.documents.overrides[0].type == flyteidl::admin::TASK_RESOURCE);
+  CHECK(r.documents.overrides[0].value.task_resource_attributes().limits().gpu() == "4");
+  CHECK(r.documents.overrides[1].value.execution_queue_attributes().tags_size() == 2);
+  REQUIRE(r.documents.platform_defaults.size() == 1);
+  CHECK(r.documents.platform_defaults[0].type == flyteidl::admin::QUALITY_OF_SERVICE_SPECIFICATION);
+  REQUIRE(r.documents.registrations.size() == 2);
+  CHECK(r.documents.registrations[0].activate == Activate::all);
+  CHECK(r.documents.registrations[0].service_account == "runner");
+  CHECK(r.documents.registrations[1].registry_relative);
+  CHECK(r.documents.registrations[1].source_kind == "FlyteRegistration");
+}
+
+TEST_CASE("loader: camelCase and snake_case field names are both accepted", "[loader]") {
+  auto r = load_one(R"(apiVersion: flytecd/v1
+kind: Overrides
+project: p
+spec:
+  workflow_execution_config:
+    max_parallelism: 7
+    securityContext: {run_as: {k8sServiceAccount: sa}}
+    interruptible: true
+)");
+  REQUIRE(r.ok());
+  const auto& wec = r.documents.overrides[0].value.workflow_execution_config();
+  CHECK(wec.max_parallelism() == 7);
+  CHECK(wec.security_context().run_as().k8s_service_account() == "sa");
+  CHECK(wec.interruptible().value());
+}
+
+TEST_CASE("loader: unknown fields are rejected by name with their position", "[loader]") {
+  auto r = load_one(
+      "apiVersion: flytecd/v1\nkind: Overrides\nproject: p\nspec:\n  taskResourceAttributes:\n"
+      "    defaults: {cpu: \"1\", cpus: 2}\n");
+  const auto* d = find(r, DiagKind::unknown_field);
+  REQUIRE(d);
+  CHECK(d->where.line == 6);
+  CHECK(d->path == "spec.taskResourceAttributes.defaults.cpus");
+  CHECK(d->message.find("cpus") != std::string::npos);
+  CHECK(d->expected.find("ephemeralStorage") != std::string::npos);
+  auto top = load_one(
+      "apiVersion: flytecd/v1\nkind: Overrides\nproject: p\nprojekt: q\nspec: "
+      "{executionClusterLabel: {value: x}}\n");
+  REQUIRE(find(top, DiagKind::unknown_field));
+  CHECK(find(top, DiagKind::unknown_field)->where.line == 4);
+  auto attr =
+      load_one("apiVersion: flytecd/v1\nkind: Overrides\nproject: p\nspec:\n  taskResources: {}\n");
+  REQUIRE(find(attr, DiagKind::unknown_field));
+  CHECK(find(attr, DiagKind::unknown_field)->where.line == 5);
+}
+
+TEST_CASE("loader: wrong types say what was expected", "[loader]") {
+  auto r = load_one(R"(apiVersion: flytecd/v1
+kind: Overrides
+project: p
+spec:
+  workflowExecutionConfig:
+    maxParallelism: abc
+    interruptible: maybe
+  executionQueueAttributes:
+    tags: just-a-string
+  pluginOverrides:
+    overrides: [{taskType: spark, pluginId: [a], missingPluginBehavior: SOMETIMES}]
+)");
+  CHECK_FALSE(r.ok());
+  int wrong = 0;
+  for (const auto& d : r.diagnostics)
+    wrong += d.kind == DiagKind::wrong_type || d.kind == DiagKind::invalid_value;
+  CHECK(wrong == 4);
+  const auto* d = find(r, DiagKind::wrong_type);
+  REQUIRE(d);
+  CHECK(d->where.line == 6);
+  CHECK(d->expected.find("integer") != std::string::npos);
+  const auto* e = find(r, DiagKind::invalid_value);
+  REQUIRE(e);
+  CHECK(e->expected.find("USE_DEFAULT") != std::string::npos);
+}
+
+TEST_CASE("loader: enums accept names and numbers", "[loader]") {
+  auto r = load_one(R"(apiVersion: flytecd/v1
+kind: Overrides
+project: p
+spec:
+  pluginOverrides:
+    overrides: [{taskType: spark, pluginId: [a], missingPluginBehavior: 1}]
+)");
+  REQUIRE(r.ok());
+  CHECK(r.documents.overrides[0].value.plugin_overrides().overrides(0).missing_plugin_behavior() ==
+        flyteidl::admin::PluginOverride::USE_DEFAULT);
+}
+
+TEST_CASE("loader: scope rules", "[loader]") {
+  auto no_domain = load_one(
+      "apiVersion: flytecd/v1\nkind: Overrides\nproject: p\nworkflow: wf\n"
+      "spec: {executionClusterLabel: {value: x}}\n");
+  REQUIRE(find(no_domain, DiagKind::workflow_scope_without_domain));
+  CHECK(find(no_domain, DiagKind::workflow_scope_without_domain)->where.line == 4);
+  auto bad_domain = load_one(
+      "apiVersion: flytecd/v1\nkind: Overrides\nproject: p\ndomain: prod\n"
+      "spec: {executionClusterLabel: {value: x}}\n");
+  REQUIRE(find(bad_domain, DiagKind::invalid_value));
+  CHECK(find(bad_domain, DiagKind::invalid_value)->where.line == 4);
+  auto bad_project = load_one(
+      "apiVersion: flytecd/v1\nkind: Overrides\nproject: My_Project\n"
+      "spec: {executionClusterLabel: {value: x}}\n");
+  CHECK(find(bad_project, DiagKind::invalid_value));
+}
+
+TEST_CASE("loader: the same (scope, type) in two files names both places", "[loader]") {
+  std::string doc =
+      "apiVersion: flytecd/v1\nkind: Overrides\nproject: p\ndomain: staging\n"
+      "spec:\n  executionClusterLabel: {value: x}\n";
+  auto r = load({file("a.yaml", doc), file("b/c.yaml", "# comment\n" + doc)});
+  const auto* d = find(r, DiagKind::duplicate_scope);
+  REQUIRE(d);
+  CHECK(d->where.file == "b/c.yaml");
+  CHECK(d->where.line == 7);
+  CHECK(d->related.file == "a.yaml");
+  CHECK(d->related.line == 6);
+  // Different types at one scope are fine.
+  auto ok = load({file("a.yaml", doc),
+                  file("b.yaml",
+                       "apiVersion: flytecd/v1\nkind: Overrides\nproject: p\n"
+                       "domain: staging\nspec: {executionQueueAttributes: {tags: [q]}}\n")});
+  CHECK(ok.ok());
+}
+
+TEST_CASE("loader: quantities and limits >= defaults", "[loader]") {
+  auto r = load_one(R"(apiVersion: flytecd/v1
+kind: Overrides
+project: p
+spec:
+  taskResourceAttributes:
+    defaults: {cpu: "2", memory: 1Gi, gpu: "1x"}
+    limits: {cpu: 1500m, memory: 2Gi}
+)");
+  const auto* q = find(r, DiagKind::bad_quantity);
+  REQUIRE(q);
+  CHECK(q->where.line == 6);
+  CHECK(q->path == "spec.taskResourceAttributes.defaults.gpu");
+  const auto* l = find(r, DiagKind::limits_below_defaults);
+  REQUIRE(l);
+  CHECK(l->where.line == 7);
+  CHECK(l->related.line == 6);
+  int below = 0;
+  for (const auto& d : r.diagnostics) below += d.kind == DiagKind::limits_below_defaults;
+  CHECK(below == 1);  // memory limit 2Gi >= 1Gi is fine
+}
+
+TEST_CASE("loader: QUALITY_OF_SERVICE cannot be an override but can be a platform default",
+          "[loader]") {
+  auto r = load_one(
+      "apiVersion: flytecd/v1\nkind: Overrides\nproject: p\nspec:\n  qualityOfService: {tier: "
+      "HIGH}\n");
+  const auto* d = find(r, DiagKind::unsupported_attribute);
+  REQUIRE(d);
+  CHECK(d->where.line == 5);
+  CHECK(d->message.find("QUALITY_OF_SERVICE") != std::string::npos);
+  CHECK(load_one("apiVersion: flytecd/v1\nkind: PlatformDefaults\nspec:\n  qualityOfService: "
+                 "{tier: HIGH}\n")
+            .ok());
+}
+
+TEST_CASE("loader: registrations check version, package and activation", "[loader]") {
+  auto reg = [](const std::string& version, const std::string& package,
+                const std::string& extra = "") {
+    return load_one(
+        "apiVersion: flytecd/v1\nkind: WorkflowRegistration\nmetadata: {name: r}\nproject: p\n"
+        "domain: development\nversion: " +
+        version + "\npackage: " + package + "\n" + extra);
+  };
+  CHECK(reg("v1", "oci://r.example.com/a/b:v1").ok());
+  CHECK(find(reg("\"\"", "oci://r.example.com/a/b:v1"), DiagKind::missing_field));
+  CHECK(find(reg("v 1", "oci://r.example.com/a/b:v1"), DiagKind::bad_version));
+  CHECK(find(reg("v1/2", "oci://r.example.com/a/b:v1"), DiagKind::bad_version));
+  auto bad_pkg = reg("v1", "http://r.example.com/a.tgz");
+  REQUIRE(find(bad_pkg, DiagKind::bad_package_uri));
+  CHECK(find(bad_pkg, DiagKind::bad_package_uri)->where.line == 7);
+  CHECK(find(reg("v1", "oci://r.example.com/a/b:v1", "activate: sometimes\n"),
+             DiagKind::invalid_value));
+  model::Policy strict;
+  strict.require_digest_pins = true;
+  auto unpinned =
+      load({file("a.yaml",
+                 "apiVersion: flytecd/v1\nkind: WorkflowRegistration\nmetadata: {name: r}\n"
+                 "project: p\ndomain: development\nversion: v1\npackage: oci://h/a:v1\n")},
+           {}, strict);
+  CHECK(find(unpinned, DiagKind::policy_violation));
+}
+
+TEST_CASE("loader: kind and apiVersion problems", "[loader]") {
+  CHECK(find(load_one("apiVersion: flytecd/v2\nkind: Overrides\n"), DiagKind::unknown_api_version));
+  CHECK(find(load_one("apiVersion: flytecd/v1\nkind: Override\n"), DiagKind::unknown_kind));
+  CHECK(find(load_one("apiVersion: flytecd/v1\nproject: p\n"), DiagKind::missing_field));
+  CHECK(find(load_one("- a\n- b\n"), DiagKind::not_a_mapping));
+  CHECK(find(
+      load_one("apiVersion: flytecd/v1\nkind: FlyteRegistration\nmetadata: {name: x}\nspec: {}\n"),
+      DiagKind::unknown_api_version));
+}
+
+TEST_CASE("loader: duplicate projects and registrations", "[loader]") {
+  auto r = load_one(
+      "apiVersion: flytecd/v1\nkind: Project\nid: p\n---\napiVersion: flytecd/v1\nkind: "
+      "Project\nid: p\n");
+  REQUIRE(find(r, DiagKind::duplicate_object));
+  CHECK(find(r, DiagKind::duplicate_object)->where.line == 5);
+}
+
+TEST_CASE("loader: one pass reports errors from every file", "[loader]") {
+  auto r = load({file("a.yaml", "apiVersion: flytecd/v1\nkind: Bogus\n"),
+                 file("b.yaml", "a: [unclosed\n"),
+                 file("c.yaml",
+                      "apiVersion: flytecd/v1\nkind: Overrides\nproject: p\nworkflow: w\nspec: "
+                      "{executionClusterLabel: {value: x}}\n")});
+  CHECK(find(r, DiagKind::unknown_kind));
+  CHECK(find(r, DiagKind::yaml_syntax));
+  CHECK(find(r, DiagKind::workflow_scope_without_domain));
+}
+
+TEST_CASE("loader: total document bound", "[loader]") {
+  model::Limits limits;
+  limits.max_documents = 2;
+  auto r = load({file("a.yaml",
+                      "apiVersion: flytecd/v1\nkind: Project\nid: a\n---\napiVersion: "
+                      "flytecd/v1\nkind: Project\nid: b\n"),
+                 file("b.yaml", "apiVersion: flytecd/v1\nkind: Project\nid: c\n")},
+                limits);
+  CHECK(find(r, DiagKind::too_many_documents));
+}

@@ -1,0 +1,58 @@
+#include <catch2/catch.hpp>
+
+#include "daemon/model/package_ref.hpp"
+
+using namespace flytecd::model;
+
+TEST_CASE("package ref: oci with tag, digest, port", "[package]") {
+  std::string err;
+  auto a = parse_package_ref("oci://registry.example.com/flyte/core-examples:v1.4.2", err);
+  REQUIRE(a);
+  CHECK(a->kind == PackageRef::Kind::oci);
+  CHECK(a->registry == "registry.example.com");
+  CHECK(a->repository == "flyte/core-examples");
+  CHECK(a->tag == "v1.4.2");
+  CHECK_FALSE(a->pinned());
+  std::string d(64, 'a');
+  auto b = parse_package_ref("oci://localhost:5000/x/y@sha256:" + d, err);
+  REQUIRE(b);
+  CHECK(b->registry == "localhost:5000");
+  CHECK(b->digest == "sha256:" + d);
+  CHECK(b->tag.empty());
+  auto c = parse_package_ref("oci://localhost:5000/x/y:t1@sha256:" + d, err);
+  REQUIRE(c);
+  CHECK(c->tag == "t1");
+  CHECK(c->to_string() == "oci://localhost:5000/x/y:t1@sha256:" + d);
+}
+
+TEST_CASE("package ref: https and repository paths", "[package]") {
+  std::string err;
+  auto h =
+      parse_package_ref("https://files.example.com/p/pkg.tgz#sha256=" + std::string(64, 'b'), err);
+  REQUIRE(h);
+  CHECK(h->url == "https://files.example.com/p/pkg.tgz");
+  CHECK(h->pinned());
+  auto p = parse_package_ref("packages/hello.tgz", err);
+  REQUIRE(p);
+  CHECK(p->kind == PackageRef::Kind::path);
+}
+
+TEST_CASE("package ref: malformed addresses say what was expected", "[package]") {
+  for (const char* bad :
+       {"", "oci://", "oci://host", "oci://host/repo", "oci://host/Repo:tag",
+        "oci://host/r@sha256:abc", "http://x/y.tgz", "ftp://x/y.tgz", "/abs/p.tgz", "../up.tgz",
+        "a/../../b.tgz", "pkg.zip", "https://x/y.tgz#md5=abc", "oci://host/repo:bad tag"}) {
+    std::string err;
+    CHECK_FALSE(parse_package_ref(bad, err).has_value());
+    CHECK_FALSE(err.empty());
+  }
+}
+
+TEST_CASE("package ref: versions must be URL-safe", "[package]") {
+  CHECK(url_safe_version("v1.4.2"));
+  CHECK(url_safe_version("2024-01-01_abc~1"));
+  CHECK_FALSE(url_safe_version(""));
+  CHECK_FALSE(url_safe_version("v1 2"));
+  CHECK_FALSE(url_safe_version("v1/2"));
+  CHECK_FALSE(url_safe_version("v1?x"));
+}

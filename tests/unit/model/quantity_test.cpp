@@ -1,0 +1,31 @@
+#include <catch2/catch.hpp>
+
+#include "daemon/model/quantity.hpp"
+
+using flytecd::model::parse_quantity;
+
+TEST_CASE("quantity: Kubernetes suffixes parse to base units", "[quantity]") {
+  CHECK(parse_quantity("1")->value == Approx(1));
+  CHECK(parse_quantity("500m")->value == Approx(0.5));
+  CHECK(parse_quantity("1.5")->value == Approx(1.5));
+  CHECK(parse_quantity("2Gi")->value == Approx(2.0 * 1024 * 1024 * 1024));
+  CHECK(parse_quantity("512Mi")->value == Approx(512.0 * 1024 * 1024));
+  CHECK(parse_quantity("1k")->value == Approx(1000));
+  CHECK(parse_quantity("1e3")->value == Approx(1000));
+  CHECK(parse_quantity("1E-2")->value == Approx(0.01));
+  CHECK(parse_quantity("128974848")->value == Approx(128974848));
+  CHECK(parse_quantity(".5")->value == Approx(0.5));
+  CHECK(parse_quantity("+3")->value == Approx(3));
+}
+
+TEST_CASE("quantity: malformed quantities are rejected", "[quantity]") {
+  for (const char* bad :
+       {"", "2x", "Gi", "1.5.5Gi", "1 Gi", "1gi", "--1", "1e", "abc", "1Kii", "."})
+    CHECK_FALSE(parse_quantity(bad).has_value());
+}
+
+TEST_CASE("quantity: comparisons across suffixes", "[quantity]") {
+  CHECK(parse_quantity("1500m")->value < parse_quantity("2")->value);
+  CHECK(parse_quantity("1Gi")->value > parse_quantity("1G")->value);
+  CHECK(parse_quantity("1024Mi")->value == Approx(parse_quantity("1Gi")->value));
+}
