@@ -255,44 +255,6 @@ void check_project_id(Fields& fields, const std::string& file, const YAML::Node&
                "lowercase letters, digits and '-', at most 63 characters");
 }
 
-void parse_overrides(const std::string& file, const YAML::Node& doc, Fields& f,
-                     const Policy& policy, Documents& out, Diagnostics& diags, bool platform) {
-  Scope scope;
-  if (!platform) {
-    scope.project = f.str("project", true, "a project id");
-    check_project_id(f, file, doc["project"], "project", scope.project);
-    scope.workflow = f.str("workflow", false);
-  }
-  scope.domain = f.str("domain", false);
-  check_domain(f, file, doc, scope.domain, policy);
-  if (!scope.workflow.empty() && scope.domain.empty())
-    f.add(DiagKind::workflow_scope_without_domain, location_of(file, doc["workflow"]), "workflow",
-          "workflow '" + scope.workflow + "' is set without a domain",
-          "a domain: FlyteAdmin keys workflow overrides by project, domain and workflow");
-  YAML::Node spec = f.node("spec");
-  f.node("metadata");
-  f.reject_unknown(platform ? "apiVersion, kind, metadata, domain, spec"
-                            : "apiVersion, kind, metadata, project, domain, workflow, spec");
-  if (!spec.IsDefined() || spec.IsNull()) {
-    f.add(DiagKind::missing_field, location_of(file, doc), "spec",
-          "required field 'spec' is missing", "a mapping of MatchingAttributes fields");
-    return;
-  }
-  if (!spec.IsMap() || spec.size() == 0) {
-    f.add(DiagKind::wrong_type, location_of(file, spec), "spec",
-          spec.IsMap() ? "spec is empty" : "spec is not a mapping",
-          "a mapping of MatchingAttributes fields, e.g. taskResourceAttributes");
-    return;
-  }
-  for (auto& entry : parse_spec(file, spec, platform, diags)) {
-    if (platform)
-      out.platform_defaults.push_back(
-          PlatformDefault{scope.domain, entry.type, std::move(entry.value), entry.where});
-    else
-      out.overrides.push_back(Override{scope, entry.type, std::move(entry.value), entry.where});
-  }
-}
-
 // metadata: {name, labels, annotations, namespace}; returns the name.
 std::string parse_metadata(const std::string& file, const YAML::Node& doc, Fields& f,
                            Diagnostics& diags, bool name_required) {
@@ -315,6 +277,56 @@ std::string parse_metadata(const std::string& file, const YAML::Node& doc, Field
   mf.str("namespace", false);
   mf.reject_unknown("name, namespace, labels, annotations");
   return name;
+}
+
+void parse_overrides(const std::string& file, const YAML::Node& doc, Fields& f,
+                     const Policy& policy, Documents& out, Diagnostics& diags, bool platform) {
+  Scope scope;
+  if (!platform) {
+    scope.project = f.str("project", true, "a project id");
+    check_project_id(f, file, doc["project"], "project", scope.project);
+    scope.workflow = f.str("workflow", false);
+  }
+  scope.domain = f.str("domain", false);
+  check_domain(f, file, doc, scope.domain, policy);
+  if (!scope.workflow.empty() && scope.domain.empty())
+    f.add(DiagKind::workflow_scope_without_domain, location_of(file, doc["workflow"]), "workflow",
+          "workflow '" + scope.workflow + "' is set without a domain",
+          "a domain: FlyteAdmin keys workflow overrides by project, domain and workflow");
+  YAML::Node spec = f.node("spec");
+  parse_metadata(file, doc, f, diags, false);
+  f.reject_unknown(platform ? "apiVersion, kind, metadata, domain, spec"
+                            : "apiVersion, kind, metadata, project, domain, workflow, spec");
+  if (!spec.IsDefined() || spec.IsNull()) {
+    f.add(DiagKind::missing_field, location_of(file, doc), "spec",
+          "required field 'spec' is missing", "a mapping of MatchingAttributes fields");
+    return;
+  }
+  if (!spec.IsMap() || spec.size() == 0) {
+    f.add(DiagKind::wrong_type, location_of(file, spec), "spec",
+          spec.IsMap() ? "spec is empty" : "spec is not a mapping",
+          "a mapping of MatchingAttributes fields, e.g. taskResourceAttributes");
+    return;
+  }
+  for (auto& entry : parse_spec(file, spec, platform, diags)) {
+    if (!scope.workflow.empty() &&
+        (entry.type == admin::CLUSTER_RESOURCE || entry.type == admin::CLUSTER_ASSIGNMENT))
+      diags.push_back(Diagnostic{
+          Severity::warning,
+          DiagKind::unsupported_attribute,
+          entry.where,
+          "spec." + attribute_json_key(entry.type),
+          attribute_type_name(entry.type) +
+              " at workflow scope is stored by FlyteAdmin but never read: it is looked up by "
+              "project and domain only",
+          "this attribute at project or project-domain scope",
+          {}});
+    if (platform)
+      out.platform_defaults.push_back(
+          PlatformDefault{scope.domain, entry.type, std::move(entry.value), entry.where});
+    else
+      out.overrides.push_back(Override{scope, entry.type, std::move(entry.value), entry.where});
+  }
 }
 
 void check_version(Fields& f, const std::string& file, const YAML::Node& node,

@@ -138,6 +138,10 @@ std::optional<PackageRef> parse_package_ref(const std::string& input, std::strin
   auto pin = split_pin(text, error);
   if (!pin) return std::nullopt;
   ref.digest = *pin;
+  if (text.empty()) {
+    error = "'" + input + "' has a pin but no path; expected <path>.tgz#sha256=<hex>";
+    return std::nullopt;
+  }
   if (text.front() == '/') {
     error = "absolute path '" + text + "'; expected a path relative to the repository root";
     return std::nullopt;

@@ -122,6 +122,14 @@ class Converter {
           continue;
         }
       }
+      if (out.contains(f->json_name())) {
+        ok = false;
+        fail_at(kv.first, child_path, DiagKind::duplicate_key,
+                "'" + key + "' sets field '" + f->name() +
+                    "' a second time (camelCase and snake_case name the same field)",
+                "each field once");
+        continue;
+      }
       auto value = field(kv.second, f, child_path);
       if (!value) {
         ok = false;

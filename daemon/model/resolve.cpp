@@ -127,7 +127,10 @@ std::vector<EffectiveAttribute> Hierarchy::resolve(const Scope& at) const {
       if (const Override* o = row(s, type))
         rows.push_back({&o->value, Origin{s.level(), s, o->where}});
     };
-    if (!at.workflow.empty()) add_row(at);
+    // FlyteAdmin reads CLUSTER_RESOURCE and CLUSTER_ASSIGNMENT by project and domain only.
+    const bool project_domain_only =
+        type == admin::CLUSTER_RESOURCE || type == admin::CLUSTER_ASSIGNMENT;
+    if (!at.workflow.empty() && !project_domain_only) add_row(at);
     if (!at.domain.empty()) add_row(Scope{at.project, at.domain, ""});
     add_row(Scope{at.project, "", ""});
     std::vector<Candidate> platform;

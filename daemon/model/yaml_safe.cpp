@@ -69,52 +69,55 @@ Location offset_location(const std::string& file, std::string_view bytes, size_t
   return Location{file, line, col};
 }
 
-// First line (1-based, <= up_to_line) whose indentation contains a tab, or 0.
-int tab_indented_line(std::string_view bytes, int up_to_line) {
-  int line = 1;
-  size_t i = 0;
-  while (i < bytes.size() && line <= up_to_line) {
-    size_t j = i;
-    bool tab = false;
-    while (j < bytes.size() && (bytes[j] == ' ' || bytes[j] == '\t')) {
-      if (bytes[j] == '\t') tab = true;
-      ++j;
-    }
-    bool content = j < bytes.size() && bytes[j] != '\n' && bytes[j] != '#';
-    if (tab && content) return line;
-    size_t nl = bytes.find('\n', i);
-    if (nl == std::string_view::npos) break;
-    i = nl + 1;
-    ++line;
-  }
-  return 0;
-}
-
-// yaml-cpp is lenient in places (it accepts a quoted scalar left open at the end of the
-// stream, for one); libyaml's strict scanner checks the syntax first.
-bool strict_syntax_check(const std::string& file, std::string_view bytes, Diagnostics& diags) {
+// libyaml's strict event parser runs first: yaml-cpp is lenient in places (it accepts a quoted
+// scalar left open at the end of the stream, for one). The same pass bounds nesting depth and the
+// size each document would have once aliases are expanded, reporting the exact event where a bound
+// is crossed, so yaml-cpp only ever sees input within bounds.
+bool strict_pass(const std::string& file, std::string_view bytes, const Limits& limits,
+                 Diagnostics& diags) {
   yaml_parser_t parser;
   if (!yaml_parser_initialize(&parser)) return true;
   yaml_parser_set_input_string(&parser, reinterpret_cast<const unsigned char*>(bytes.data()),
                                bytes.size());
+  auto at = [&](const yaml_mark_t& m) {
+    return Location{file, static_cast<int>(m.line) + 1, static_cast<int>(m.column) + 1};
+  };
+  struct Open {
+    size_t nodes = 0;    // expanded nodes inside this collection so far
+    std::string anchor;  // anchor of the collection, if any
+  };
+  std::vector<Open> stack;
+  std::unordered_map<std::string, size_t> anchor_size;  // expanded size of each anchored node
+  size_t total = 0;
   bool ok = true;
+  auto add = [&](size_t n) {
+    total += n;
+    for (auto& o : stack) o.nodes += n;
+  };
   for (;;) {
-    yaml_event_t event;
-    if (!yaml_parser_parse(&parser, &event)) {
+    yaml_event_t ev;
+    if (!yaml_parser_parse(&parser, &ev)) {
       ok = false;
       std::string msg = parser.problem ? parser.problem : "syntax error";
-      if (parser.context) msg = std::string(parser.context) + ": " + msg;
-      Location loc{file, static_cast<int>(parser.problem_mark.line) + 1,
-                   static_cast<int>(parser.problem_mark.column) + 1};
-      if (int tab_line = tab_indented_line(bytes, loc.line)) {
+      Location loc = at(parser.problem_mark);
+      const size_t off = parser.problem_mark.index;
+      if (off < bytes.size() && bytes[off] == '\t') {
         diags.push_back(Diagnostic{Severity::error,
                                    DiagKind::tab_indentation,
-                                   Location{file, tab_line, 1},
+                                   loc,
                                    "",
-                                   "tab character in indentation",
+                                   "tab character where YAML expects indentation or a token",
                                    "indentation with spaces only",
                                    {}});
       } else {
+        if (parser.context) {
+          Location opened = at(parser.context_mark);
+          msg = std::string(parser.context) + " that starts at line " +
+                std::to_string(opened.line) + ": " + msg;
+          // A construct left open until the end of the file is reported where it opened: the
+          // end-of-stream position would point past the last line.
+          if (off >= bytes.size()) loc = opened;
+        }
         diags.push_back(Diagnostic{Severity::error,
                                    DiagKind::yaml_syntax,
                                    loc,
@@ -125,9 +128,85 @@ bool strict_syntax_check(const std::string& file, std::string_view bytes, Diagno
       }
       break;
     }
-    bool done = event.type == YAML_STREAM_END_EVENT;
-    yaml_event_delete(&event);
-    if (done) break;
+    const yaml_event_type_t type = ev.type;
+    bool stop = false;
+    auto anchor_of = [](const unsigned char* a) {
+      return a ? std::string(reinterpret_cast<const char*>(a)) : std::string();
+    };
+    switch (type) {
+      case YAML_DOCUMENT_START_EVENT:
+        total = 0;
+        stack.clear();
+        anchor_size.clear();
+        break;
+      case YAML_SCALAR_EVENT:
+        add(1);
+        if (ev.data.scalar.anchor) anchor_size[anchor_of(ev.data.scalar.anchor)] = 1;
+        break;
+      case YAML_SEQUENCE_START_EVENT:
+      case YAML_MAPPING_START_EVENT: {
+        add(1);
+        Open o;
+        o.anchor = anchor_of(type == YAML_SEQUENCE_START_EVENT ? ev.data.sequence_start.anchor
+                                                               : ev.data.mapping_start.anchor);
+        stack.push_back(std::move(o));
+        if (static_cast<int>(stack.size()) > limits.max_depth) {
+          diags.push_back(Diagnostic{Severity::error,
+                                     DiagKind::nesting_too_deep,
+                                     at(ev.start_mark),
+                                     "",
+                                     "nesting depth exceeds " + std::to_string(limits.max_depth),
+                                     "at most " + std::to_string(limits.max_depth) + " levels",
+                                     {}});
+          stop = true;
+        }
+        break;
+      }
+      case YAML_SEQUENCE_END_EVENT:
+      case YAML_MAPPING_END_EVENT:
+        if (!stack.empty()) {
+          if (!stack.back().anchor.empty())
+            anchor_size[stack.back().anchor] = stack.back().nodes + 1;
+          stack.pop_back();
+        }
+        break;
+      case YAML_ALIAS_EVENT: {
+        auto it = anchor_size.find(anchor_of(ev.data.alias.anchor));
+        add(it == anchor_size.end() ? 1 : it->second);
+        if (total > limits.max_nodes_per_document) {
+          diags.push_back(Diagnostic{
+              Severity::error,
+              DiagKind::alias_expansion,
+              at(ev.start_mark),
+              "",
+              "YAML alias expansion exceeds " + std::to_string(limits.max_nodes_per_document) +
+                  " nodes (alias bomb?)",
+              "at most " + std::to_string(limits.max_nodes_per_document) + " nodes per document",
+              {}});
+          stop = true;
+        }
+        break;
+      }
+      default:
+        break;
+    }
+    if (!stop && total > limits.max_nodes_per_document && type != YAML_ALIAS_EVENT) {
+      diags.push_back(Diagnostic{
+          Severity::error,
+          DiagKind::invalid_value,
+          at(ev.start_mark),
+          "",
+          "document has more than " + std::to_string(limits.max_nodes_per_document) + " nodes",
+          "at most " + std::to_string(limits.max_nodes_per_document) + " nodes per document",
+          {}});
+      stop = true;
+    }
+    yaml_event_delete(&ev);
+    if (stop) {
+      ok = false;
+      break;
+    }
+    if (type == YAML_STREAM_END_EVENT) break;
   }
   yaml_parser_delete(&parser);
   return ok;
@@ -234,29 +313,18 @@ std::vector<YamlDocument> parse_yaml_file(const std::string& file, std::string_v
                                {}});
     return out;
   }
-  if (!strict_syntax_check(file, bytes, diags)) return out;
+  if (!strict_pass(file, bytes, limits, diags)) return out;
   std::vector<YAML::Node> nodes;
   try {
     nodes = YAML::LoadAll(std::string(bytes));
   } catch (const YAML::Exception& e) {
-    Location loc = location_of(file, e.mark);
-    if (int tab_line = tab_indented_line(bytes, loc.line > 0 ? loc.line : 1 << 30)) {
-      diags.push_back(Diagnostic{Severity::error,
-                                 DiagKind::tab_indentation,
-                                 Location{file, tab_line, 1},
-                                 "",
-                                 "tab character in indentation",
-                                 "indentation with spaces only",
-                                 {}});
-    } else {
-      diags.push_back(Diagnostic{Severity::error,
-                                 DiagKind::yaml_syntax,
-                                 loc,
-                                 "",
-                                 "YAML syntax error: " + e.msg,
-                                 "well-formed YAML",
-                                 {}});
-    }
+    diags.push_back(Diagnostic{Severity::error,
+                               DiagKind::yaml_syntax,
+                               location_of(file, e.mark),
+                               "",
+                               "YAML syntax error: " + e.msg,
+                               "well-formed YAML",
+                               {}});
     return out;
   } catch (const std::exception& e) {
     diags.push_back(Diagnostic{Severity::error,

@@ -1,0 +1,61 @@
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "daemon/common/result.hpp"
+#include "daemon/reconcile/plan.hpp"
+
+struct sqlite3;
+
+namespace flytecd::ledger {
+
+struct HistoryEntry {
+  int64_t id = 0;
+  std::string revision;
+  int64_t started_at = 0;  // unix seconds
+  int64_t finished_at = 0;
+  int steps = 0;
+  std::string outcome;  // "success", "failed", "refused", "running" (a crash leaves "running")
+  std::string detail;
+};
+
+// What flytecd manages and what it did, in SQLite (WAL, synchronous=FULL): every managed object
+// with the hash it last applied and the revision, plus an audit history of reconciles and their
+// steps. Each write is its own transaction, so a crash at any point leaves a consistent file.
+// Thread-safe.
+class Ledger {
+ public:
+  // Opens (creating) the database at `path` (":memory:" for tests).
+  static Result<std::unique_ptr<Ledger>> open(const std::string& path);
+  ~Ledger();
+  Ledger(const Ledger&) = delete;
+  Ledger& operator=(const Ledger&) = delete;
+
+  Result<reconcile::Managed> managed() const;
+  // Records that `key` now holds what `hash` describes (after a successful write).
+  Status record(const std::string& key, const std::string& kind, const std::string& hash,
+                const std::string& revision);
+  Status forget(const std::string& key);
+
+  // Audit history.
+  Result<int64_t> begin_reconcile(const std::string& revision);
+  Status add_step(int64_t reconcile_id, const std::string& action, const std::string& key,
+                  const std::string& outcome, const std::string& message);
+  Status finish_reconcile(int64_t reconcile_id, int steps, const std::string& outcome,
+                          const std::string& detail);
+  Result<std::vector<HistoryEntry>> history(int limit) const;
+
+  // Runs PRAGMA integrity_check; returns "ok" when the file is sound.
+  Result<std::string> integrity_check() const;
+
+ private:
+  explicit Ledger(sqlite3* db) : m_db(db) {}
+  Status exec(const std::string& sql) const;
+  sqlite3* m_db;
+  mutable std::mutex m_mu;
+};
+
+}  // namespace flytecd::ledger

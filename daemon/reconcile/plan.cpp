@@ -1,0 +1,275 @@
+#include "daemon/reconcile/plan.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "daemon/model/proto_yaml.hpp"
+
+namespace flytecd::reconcile {
+namespace admin = flyteidl::admin;
+
+std::string_view to_string(Action a) {
+  switch (a) {
+    case Action::create:
+      return "create";
+    case Action::update:
+      return "update";
+    case Action::replace:
+      return "replace";
+    case Action::remove:
+      return "delete";
+    case Action::adopt:
+      return "adopt";
+  }
+  return "create";
+}
+
+size_t Plan::count(Action a, ObjectKind k) const {
+  return static_cast<size_t>(std::count_if(
+      steps.begin(), steps.end(), [&](const Step& s) { return s.action == a && s.kind == k; }));
+}
+
+namespace {
+
+bool same(const OverrideState& a, const OverrideState& b) {
+  return model::canonical_bytes(a.value) == model::canonical_bytes(b.value);
+}
+
+// PLUGIN_OVERRIDE rows merge on Update: an entry for a task type Git no longer lists survives.
+bool plugin_needs_replace(const OverrideState& desired, const OverrideState& live) {
+  if (desired.type != admin::PLUGIN_OVERRIDE) return false;
+  std::set<std::string> want;
+  for (const auto& o : desired.value.plugin_overrides().overrides()) want.insert(o.task_type());
+  for (const auto& o : live.value.plugin_overrides().overrides())
+    if (!want.count(o.task_type())) return true;
+  return false;
+}
+
+int level_rank(const model::Scope& s) {
+  return s.level() == model::Level::project ? 0 : s.level() == model::Level::project_domain ? 1 : 2;
+}
+
+// FlyteAdmin's Delete at `scope` removes rows of `type` at that scope and every narrower one.
+void cascade_delete(std::map<std::string, OverrideState>& sim, const model::Scope& scope,
+                    model::AttributeType type) {
+  for (auto it = sim.begin(); it != sim.end();) {
+    const auto& s = it->second.scope;
+    bool covered = it->second.type == type && s.project == scope.project &&
+                   (scope.domain.empty() || s.domain == scope.domain) &&
+                   (scope.workflow.empty() || s.workflow == scope.workflow);
+    it = covered ? sim.erase(it) : std::next(it);
+  }
+}
+
+std::string describe(const ProjectState& p) { return p.id; }
+
+void plan_projects(const State& desired, const State& live, const Managed& managed,
+                   const Policy& policy, Plan& out, std::vector<Step>& archives) {
+  std::set<std::string> ids;
+  for (const auto& [id, p] : desired.projects) ids.insert(id);
+  for (const auto& [id, p] : live.projects) ids.insert(id);
+  for (const auto& id : ids) {
+    const std::string key = project_key(id);
+    auto d = desired.projects.find(id);
+    auto l = live.projects.find(id);
+    auto m = managed.find(key);
+    if (m != managed.end()) ++out.managed_count;
+    if (d == desired.projects.end()) {
+      if (m == managed.end()) {
+        out.unmanaged.push_back(key);
+      } else if (!l->second.archived) {
+        if (policy.prune) {
+          archives.push_back(Step{Action::remove,
+                                  ObjectKind::project,
+                                  key,
+                                  l->second,
+                                  {},
+                                  {},
+                                  "removed from Git: archive "
+                                  "(FlyteAdmin cannot delete projects)",
+                                  false});
+        } else {
+          out.orphaned.push_back(key);
+        }
+      }
+      continue;
+    }
+    const ProjectState& want = d->second;
+    if (l == live.projects.end()) {
+      out.steps.push_back(
+          Step{Action::create, ObjectKind::project, key, want, {}, {}, "new in Git", false});
+      continue;
+    }
+    const ProjectState& have = l->second;
+    const std::string want_hash = hash_of(want);
+    if (have == want) {
+      if (m == managed.end() || m->second.hash != want_hash)
+        out.steps.push_back(Step{
+            Action::adopt, ObjectKind::project, key, want, {}, {}, "already as in Git", false});
+      else
+        ++out.in_sync;
+      continue;
+    }
+    bool git_unchanged = m != managed.end() && m->second.hash == want_hash;
+    if (git_unchanged) {
+      out.drift.push_back(DriftItem{ObjectKind::project, key,
+                                    "project " + describe(have) + " changed outside Git",
+                                    policy.self_heal});
+      if (!policy.self_heal) continue;
+    }
+    out.steps.push_back(Step{Action::update,
+                             ObjectKind::project,
+                             key,
+                             want,
+                             {},
+                             {},
+                             git_unchanged ? "drift: changed outside Git" : "changed in Git",
+                             git_unchanged});
+  }
+}
+
+}  // namespace
+
+Plan plan(const State& desired, const State& live, const Managed& managed, const Policy& policy) {
+  Plan out;
+  std::vector<Step> archives;
+  plan_projects(desired, live, managed, policy, out, archives);
+
+  // Overrides, broad scopes first so a cascading delete is seen by the narrower rows after it.
+  std::set<std::string> key_set;
+  for (const auto& [k, v] : desired.overrides) key_set.insert(k);
+  for (const auto& [k, v] : live.overrides) key_set.insert(k);
+  for (const auto& [k, v] : managed)
+    if (k.rfind("override/", 0) == 0) key_set.insert(k);
+  auto scope_of = [&](const std::string& k) -> const OverrideState* {
+    if (auto it = desired.overrides.find(k); it != desired.overrides.end()) return &it->second;
+    if (auto it = live.overrides.find(k); it != live.overrides.end()) return &it->second;
+    return nullptr;
+  };
+  std::vector<std::string> keys(key_set.begin(), key_set.end());
+  std::stable_sort(keys.begin(), keys.end(), [&](const std::string& a, const std::string& b) {
+    const auto* sa = scope_of(a);
+    const auto* sb = scope_of(b);
+    int ra = sa ? level_rank(sa->scope) : 3;
+    int rb = sb ? level_rank(sb->scope) : 3;
+    return ra != rb ? ra < rb : a < b;
+  });
+
+  std::map<std::string, OverrideState> sim = live.overrides;  // live as it will be mid-apply
+  std::vector<Step> removals, writes;
+  for (const auto& key : keys) {
+    auto d = desired.overrides.find(key);
+    auto m = managed.find(key);
+    auto l = sim.find(key);
+    const bool was_live = live.overrides.count(key) > 0;
+    if (m != managed.end()) ++out.managed_count;
+    if (d == desired.overrides.end()) {
+      if (m == managed.end()) {
+        if (was_live) out.unmanaged.push_back(key);
+        continue;
+      }
+      if (l == sim.end()) {
+        // Already gone (deleted by hand, or by a cascade): just forget it.
+        removals.push_back(Step{Action::remove,
+                                ObjectKind::override_attr,
+                                key,
+                                {},
+                                {},
+                                std::nullopt,
+                                "removed from Git (already absent)",
+                                false});
+        continue;
+      }
+      if (!policy.prune) {
+        out.orphaned.push_back(key);
+        continue;
+      }
+      OverrideState gone = l->second;
+      removals.push_back(Step{
+          Action::remove, ObjectKind::override_attr, key, {}, {}, gone, "removed from Git", false});
+      cascade_delete(sim, gone.scope, gone.type);
+      continue;
+    }
+    const OverrideState& want = d->second;
+    const std::string want_hash = hash_of(want);
+    if (l == sim.end()) {
+      std::string reason =
+          was_live
+              ? "re-create after a broader delete removed it (FlyteAdmin cascades deletes)"
+              : (m != managed.end() && m->second.hash == want_hash ? "drift: deleted outside Git"
+                                                                   : "new in Git");
+      bool drift = !was_live && m != managed.end() && m->second.hash == want_hash;
+      if (drift) {
+        out.drift.push_back(
+            DriftItem{ObjectKind::override_attr, key, "deleted outside Git", policy.self_heal});
+        if (!policy.self_heal) continue;
+      }
+      writes.push_back(Step{
+          Action::create, ObjectKind::override_attr, key, {}, want, std::nullopt, reason, drift});
+      continue;
+    }
+    const OverrideState& have = l->second;
+    if (same(want, have)) {
+      if (m == managed.end() || m->second.hash != want_hash)
+        writes.push_back(Step{Action::adopt,
+                              ObjectKind::override_attr,
+                              key,
+                              {},
+                              want,
+                              have,
+                              "already as in Git",
+                              false});
+      else
+        ++out.in_sync;
+      continue;
+    }
+    const bool git_unchanged = m != managed.end() && m->second.hash == want_hash;
+    if (git_unchanged) {
+      out.drift.push_back(
+          DriftItem{ObjectKind::override_attr, key, "changed outside Git", policy.self_heal});
+      if (!policy.self_heal) continue;
+    }
+    std::string reason = git_unchanged        ? "drift: changed outside Git"
+                         : m == managed.end() ? "differs from Git (not yet managed)"
+                                              : "changed in Git";
+    if (plugin_needs_replace(want, have)) {
+      // Delete (cascading) then Update; narrower rows of this type are re-created below.
+      removals.push_back(
+          Step{Action::replace,
+               ObjectKind::override_attr,
+               key,
+               {},
+               want,
+               have,
+               reason + "; plugin overrides merge on update, so delete and re-create",
+               git_unchanged});
+      cascade_delete(sim, have.scope, have.type);
+      continue;
+    }
+    writes.push_back(Step{
+        Action::update, ObjectKind::override_attr, key, {}, want, have, reason, git_unchanged});
+  }
+
+  // Mass-prune guard: count what this plan deletes among managed objects.
+  size_t deletes = archives.size();
+  for (const auto& s : removals)
+    if (s.action == Action::remove && s.live) ++deletes;
+  if (deletes > 0 && !policy.allow_mass_prune) {
+    double share = out.managed_count
+                       ? static_cast<double>(deletes) / static_cast<double>(out.managed_count)
+                       : 1.0;
+    if (deletes >= out.managed_count || share > policy.max_prune_share) {
+      out.refused = true;
+      out.refusal = "refusing to prune " + std::to_string(deletes) + " of " +
+                    std::to_string(out.managed_count) + " managed objects (more than " +
+                    std::to_string(static_cast<int>(policy.max_prune_share * 100)) +
+                    "% or all of them); if this is intended, allow mass pruning explicitly";
+    }
+  }
+  for (auto& s : removals) out.steps.push_back(std::move(s));
+  for (auto& s : writes) out.steps.push_back(std::move(s));
+  for (auto& s : archives) out.steps.push_back(std::move(s));
+  return out;
+}
+
+}  // namespace flytecd::reconcile

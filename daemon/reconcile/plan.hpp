@@ -1,0 +1,81 @@
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "daemon/reconcile/state.hpp"
+
+namespace flytecd::reconcile {
+
+// What flytecd remembers about an object it manages (from the ledger).
+struct ManagedRecord {
+  std::string hash;      // hash of what flytecd last applied
+  std::string revision;  // Git revision it came from
+};
+using Managed = std::map<std::string, ManagedRecord>;  // by object key
+
+struct Policy {
+  bool self_heal = true;          // revert drift (changes made outside Git); off = report only
+  bool prune = true;              // delete managed objects removed from Git
+  double max_prune_share = 0.5;   // refuse plans deleting more than this share of managed objects
+  bool allow_mass_prune = false;  // override the guard
+};
+
+enum class Action {
+  create,   // absent live
+  update,   // live differs
+  replace,  // PLUGIN_OVERRIDE holding entries Git removed: Update merges, so Delete then Update
+  remove,   // Delete*Attributes (or archive, for projects)
+  adopt,    // live already equals desired but the ledger does not know it: record only, no RPC
+};
+std::string_view to_string(Action a);
+
+struct Step {
+  Action action = Action::create;
+  ObjectKind kind = ObjectKind::override_attr;
+  std::string key;
+  std::optional<ProjectState> project;   // desired (create/update) or live (remove)
+  std::optional<OverrideState> desired;  // override steps
+  std::optional<OverrideState> live;     // override steps: live value before the step
+  std::string reason;                    // human-readable why
+  bool drift = false;                    // the step reverts drift
+  // Number of RPCs the step issues (adopt: 0, replace: 2).
+  int rpc_count() const { return action == Action::adopt ? 0 : action == Action::replace ? 2 : 1; }
+};
+
+struct DriftItem {
+  ObjectKind kind;
+  std::string key;
+  std::string detail;
+  bool healed = false;  // a step in this plan reverts it
+};
+
+struct Plan {
+  std::vector<Step>
+      steps;  // in execution order: projects, override removals broad->narrow, writes, archives
+  std::vector<DriftItem> drift;
+  std::vector<std::string> unmanaged;  // live objects flytecd never created (never touched)
+  std::vector<std::string> orphaned;   // managed, removed from Git, kept because prune is off
+  size_t in_sync = 0;
+  size_t managed_count = 0;
+  bool refused = false;
+  std::string refusal;  // why the whole plan is refused (mass-prune guard)
+
+  bool has_changes() const {
+    for (const auto& s : steps)
+      if (s.action != Action::adopt) return true;
+    return false;
+  }
+  size_t count(Action a, ObjectKind k) const;
+};
+
+// The pure heart of flytecd: what to do so `live` becomes `desired`, given what we `managed`.
+// Accounts for FlyteAdmin's quirks: Update replaces the whole (scope, type) message;
+// PLUGIN_OVERRIDE merges by task type (removing entries needs Delete + Update); Delete at a broad
+// scope also deletes narrower rows of that type, which are re-created when Git still wants them.
+// Deterministic; no I/O.
+Plan plan(const State& desired, const State& live, const Managed& managed, const Policy& policy);
+
+}  // namespace flytecd::reconcile

@@ -1,0 +1,43 @@
+#pragma once
+
+#include <chrono>
+#include <mutex>
+#include <string>
+
+#include "daemon/common/result.hpp"
+#include "sinks/flyteadmin/config.hpp"
+
+namespace flytecd::sinks::flyteadmin {
+
+// OAuth2 client-credentials tokens for FlyteAdmin, as flytectl's ClientSecret flow gets them:
+// token URL from config or discovery (/.well-known/oauth-authorization-server), scopes/audience
+// and the gRPC metadata key from /config/v1/flyte_client. Tokens are cached until shortly
+// before expiry. Thread-safe. The client secret never appears in errors or logs.
+class TokenSource {
+ public:
+  explicit TokenSource(AdminConfig cfg);
+
+  // "Bearer <token>" for the authorization metadata; fetches or refreshes as needed.
+  Result<std::string> authorization();
+  // The metadata key to send it in (lower-case; default "flyte-authorization").
+  Result<std::string> metadata_key();
+  // Forget the cached token (after UNAUTHENTICATED).
+  void invalidate();
+  int fetch_count() const { return m_fetches; }
+
+ private:
+  Status discover_locked();
+  AdminConfig m_cfg;
+  std::mutex m_mu;
+  bool m_discovered = false;
+  std::string m_token_url, m_metadata_key, m_audience;
+  std::vector<std::string> m_scopes;
+  std::string m_token;
+  std::chrono::steady_clock::time_point m_expires{};
+  int m_fetches = 0;
+};
+
+// The HTTPS base URL for discovery derived from a gRPC endpoint ("dns:///h:p" -> "https://h:p").
+std::string http_base_from_endpoint(const std::string& endpoint, bool insecure);
+
+}  // namespace flytecd::sinks::flyteadmin
