@@ -5,6 +5,8 @@
 #include <iostream>
 
 #include "daemon/cli/commands.hpp"
+#include "daemon/common/log.hpp"
+#include "sinks/emulator/emulator.hpp"
 
 namespace flytecd::cli {
 
@@ -53,12 +55,110 @@ int run(int argc, char** argv) {
       "  flytecd get overrides -p flytesnacks -d production --workflow core.basics.hello -o json "
       "--repo repo-layout-example/\n");
 
+  std::string log_level = "info";
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+
+  auto add_target_options = [](CLI::App* cmd, TargetOptions& t) {
+    cmd->add_option("--config", t.config_file, "flytecd config file (YAML)");
+    cmd->add_option("--repo", t.repo, "Repository directory (default: config repo, else .)");
+    cmd->add_option("--state-dir", t.state_dir, "Ledger and embedded-emulator directory");
+    cmd->add_option(
+        "--admin-endpoint", t.admin_endpoint,
+        "FlyteAdmin gRPC endpoint, e.g. dns:///flyte.example.com:443 (default: embedded emulator)");
+    cmd->add_option("--flytectl-config", t.flytectl_config,
+                    "Read admin: settings from flytectl's config.yaml");
+    cmd->add_flag("--insecure", t.insecure, "Plaintext gRPC to FlyteAdmin");
+    cmd->add_flag("--no-self-heal", t.no_self_heal, "Report drift, do not revert it");
+    cmd->add_flag("--no-prune", t.no_prune, "Do not delete managed objects removed from Git");
+    cmd->add_flag("--allow-mass-prune", t.allow_mass_prune,
+                  "Allow plans that prune more than max-prune-share");
+    cmd->add_option("--max-prune-share", t.max_prune_share,
+                    "Refuse plans pruning more than this share (0..1)");
+    cmd->add_option("--parallelism", t.parallelism, "Steps in flight at once");
+  };
+
+  TargetOptions aopt;
+  auto* apply = app.add_subcommand(
+      "apply", "Reconcile once: make FlyteAdmin equal to the repository, then exit");
+  add_target_options(apply, aopt);
+  apply->footer(
+      "With no FlyteAdmin endpoint configured, the target is the embedded FlyteAdmin emulator\n"
+      "(persisted in the state directory). Exit codes: 0 converged, 1 failed or refused.\n"
+      "Examples:\n"
+      "  flytecd apply --repo repo-layout-example/\n"
+      "  flytecd apply --config /etc/flytecd/config.yaml --no-prune\n");
+
+  TargetOptions popt;
+  bool live = false;
+  std::string plan_format = "text";
+  auto* plan = app.add_subcommand("plan", "What applying the repository would change");
+  add_target_options(plan, popt);
+  plan->add_flag("--live", live, "Compare the repository with live state (and the ledger)");
+  plan->add_option("-o,--output", plan_format, "text, markdown or json")
+      ->check(CLI::IsMember({"text", "markdown", "json"}));
+  plan->footer(
+      "Exit codes: 0 no changes, 2 changes, 1 error.\n"
+      "Examples:\n"
+      "  flytecd plan --live --repo repo-layout-example/\n"
+      "  flytecd plan --live -o markdown --admin-endpoint dns:///flyte.example.com:443\n");
+
+  TargetOptions iopt;
+  std::string import_dir;
+  auto* import =
+      app.add_subcommand("import", "Write the live projects and overrides as a flytecd repository");
+  add_target_options(import, iopt);
+  import->add_option("--out", import_dir, "Directory to create (must be empty)")->required();
+  import->footer(
+      "Example:\n  flytecd import --admin-endpoint dns:///flyte.example.com:443 --out adopted/\n");
+
+  sinks::emulator::Options eopt;
+  std::vector<std::string> faults;
+  auto* emulator = app.add_subcommand(
+      "emulator",
+      "Run the FlyteAdmin EMULATOR (AdminService over gRPC, SQLite-backed) in the foreground");
+  emulator->add_option("--listen", eopt.listen,
+                       "gRPC listen address (default 127.0.0.1:0 = free port)");
+  emulator->add_option("--db", eopt.db_path, "SQLite database file (default :memory:)");
+  emulator->add_option("--domains", eopt.domains, "Configured domains")->delimiter(',');
+  emulator->add_option(
+      "--fault", faults,
+      "Fault rule, e.g. writes:rate=0.3,code=UNAVAILABLE,latency=200ms (repeatable)");
+  emulator->add_option("--seed", eopt.seed, "Seed for fault injection");
+  emulator->footer(
+      "This is not FlyteAdmin: it follows FlyteAdmin's documented semantics for the RPCs flytecd "
+      "uses.\n"
+      "Example:\n  flytecd emulator --listen 127.0.0.1:8089 --db /tmp/admin.db\n");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 1;
   }
+  log::init(log_level, false);
   if (validate->parsed()) return run_validate(vopt, std::cout, std::cerr);
+  if (apply->parsed()) return run_apply(aopt, std::cout, std::cerr);
+  if (plan->parsed()) {
+    if (!live) {
+      std::cerr << "flytecd plan: comparing Git revisions (--git/--base/--head) is not available "
+                   "in this build; "
+                   "use --live to compare the repository with live state\n";
+      return 1;
+    }
+    return run_plan_live(popt, plan_format, std::cout, std::cerr);
+  }
+  if (import->parsed()) return run_import(iopt, import_dir, std::cout, std::cerr);
+  if (emulator->parsed()) {
+    for (const auto& f : faults) {
+      auto rule = sinks::emulator::parse_fault(f);
+      if (!rule) {
+        std::cerr << "flytecd emulator: --fault " << f << ": " << rule.error().message << "\n";
+        return 1;
+      }
+      eopt.faults.push_back(*rule);
+    }
+    return sinks::emulator::run_standalone(eopt);
+  }
   if (overrides->parsed()) return run_get_overrides(gopt, std::cout, std::cerr);
   return 1;
 }

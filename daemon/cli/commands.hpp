@@ -27,3 +27,38 @@ struct GetOverridesOptions {
 int run_get_overrides(const GetOverridesOptions& opt, std::ostream& out, std::ostream& err);
 
 }  // namespace flytecd::cli
+
+#include "daemon/config/config.hpp"
+
+namespace flytecd::cli {
+
+// Options shared by commands that talk to FlyteAdmin.
+struct TargetOptions {
+  std::string config_file;
+  std::string repo;
+  std::string state_dir;
+  std::string admin_endpoint;
+  std::string flytectl_config;
+  bool insecure = false;
+  bool no_self_heal = false;
+  bool no_prune = false;
+  bool allow_mass_prune = false;
+  double max_prune_share = -1;
+  int parallelism = 0;
+};
+
+// File, then environment, then flags.
+Result<config::Config> resolve_config(const TargetOptions& opt);
+
+// `flytecd apply`: one reconcile; 0 converged, 1 otherwise.
+int run_apply(const TargetOptions& opt, std::ostream& out, std::ostream& err);
+
+// `flytecd plan --live`: 0 no changes, 2 changes, 1 error.
+int run_plan_live(const TargetOptions& opt, const std::string& format, std::ostream& out,
+                  std::ostream& err);
+
+// `flytecd import --out DIR`: writes the live projects and overrides as a repository.
+int run_import(const TargetOptions& opt, const std::string& out_dir, std::ostream& out,
+               std::ostream& err);
+
+}  // namespace flytecd::cli

@@ -241,17 +241,21 @@ Result<std::string> AdminSink::server_version() {
 Result<reconcile::State> AdminSink::observe() {
   using Stub = flyteidl::service::AdminService::Stub;
   reconcile::State st;
-  std::string token;
-  do {
-    admin::ProjectListRequest req;
-    req.set_limit(1000);
-    req.set_token(token);
-    admin::Projects resp;
-    if (auto s = m_impl->call("ListProjects", req, &resp, &Stub::ListProjects); !s)
-      return s.error();
-    for (const auto& p : resp.projects()) st.projects[p.id()] = parse_project(p);
-    token = resp.token();
-  } while (!token.empty());
+  // FlyteAdmin hides archived projects unless asked, so list both states explicitly.
+  for (const char* filter : {"neq(state,1)", "eq(state,1)"}) {
+    std::string token;
+    do {
+      admin::ProjectListRequest req;
+      req.set_limit(1000);
+      req.set_token(token);
+      req.set_filters(filter);
+      admin::Projects resp;
+      if (auto s = m_impl->call("ListProjects", req, &resp, &Stub::ListProjects); !s)
+        return s.error();
+      for (const auto& p : resp.projects()) st.projects[p.id()] = parse_project(p);
+      token = resp.token();
+    } while (!token.empty());
+  }
   for (model::AttributeType type : model::all_attribute_types()) {
     admin::ListMatchableAttributesRequest req;
     req.set_resource_type(type);

@@ -1,0 +1,45 @@
+#include "daemon/cli/target.hpp"
+
+#include <filesystem>
+
+#include "daemon/common/log.hpp"
+
+namespace flytecd::cli {
+
+Result<Target> open_target(const config::Config& cfg) {
+  Target t;
+  std::error_code ec;
+  std::filesystem::create_directories(cfg.state_dir, ec);
+  if (ec)
+    return make_error(ErrorCode::invalid_input,
+                      "state directory " + cfg.state_dir + ": " + ec.message());
+  auto ledger = ledger::Ledger::open(cfg.state_dir + "/ledger.db");
+  if (!ledger) return ledger.error();
+  t.ledger = std::move(*ledger);
+
+  sinks::flyteadmin::AdminConfig admin = cfg.admin;
+  if (admin.endpoint.empty()) {
+    sinks::emulator::Options opts;
+    opts.db_path = cfg.state_dir + "/emulator.db";
+    opts.domains = cfg.documents.domains;
+    auto emu = sinks::emulator::Emulator::start(opts);
+    if (!emu) return emu.error().wrap("embedded emulator");
+    t.emulator = std::move(*emu);
+    admin = sinks::flyteadmin::AdminConfig{};
+    admin.endpoint = t.emulator->address();
+    admin.insecure = true;
+    t.description = "flyteadmin EMULATOR (embedded, " + t.emulator->address() + ", " +
+                    opts.db_path + ") — not a real FlyteAdmin; set admin.endpoint to target one";
+    log::get("flytecd")->warn(
+        "no FlyteAdmin endpoint configured: using the embedded FlyteAdmin emulator at {} ({})",
+        t.emulator->address(), opts.db_path);
+  } else {
+    t.description = "flyteadmin " + log::redact_url(admin.endpoint);
+  }
+  auto sink = sinks::flyteadmin::AdminSink::connect(admin, t.description);
+  if (!sink) return sink.error();
+  t.sink = std::move(*sink);
+  return t;
+}
+
+}  // namespace flytecd::cli

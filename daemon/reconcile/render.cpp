@@ -1,0 +1,150 @@
+#include "daemon/reconcile/render.hpp"
+
+#include "daemon/model/proto_yaml.hpp"
+
+namespace flytecd::reconcile {
+namespace {
+
+const char* sigil(Action a) {
+  switch (a) {
+    case Action::create:
+      return "+";
+    case Action::update:
+      return "~";
+    case Action::replace:
+      return "±";
+    case Action::remove:
+      return "-";
+    case Action::adopt:
+      return "=";
+  }
+  return "?";
+}
+
+std::string object_name(const Step& s) {
+  if (s.kind == ObjectKind::project) return "project " + s.project->id;
+  const OverrideState* o = s.desired ? &*s.desired : s.live ? &*s.live : nullptr;
+  if (!o) return s.key;
+  return "override " + model::to_string(o->scope) + " " + model::attribute_type_name(o->type);
+}
+
+std::string value_json(const std::optional<OverrideState>& o) {
+  if (!o) return "(none)";
+  auto j = model::message_to_json(o->value);
+  return j.dump();
+}
+
+}  // namespace
+
+std::string step_line(const Step& s) {
+  return std::string(sigil(s.action)) + " " + std::string(to_string(s.action)) + " " +
+         object_name(s) + " (" + s.reason + ")";
+}
+
+std::string summary_line(const Plan& p) {
+  auto n = [&](Action a, ObjectKind k) { return std::to_string(p.count(a, k)); };
+  std::string s = "projects: +" + n(Action::create, ObjectKind::project) + " ~" +
+                  n(Action::update, ObjectKind::project) + " archive " +
+                  n(Action::remove, ObjectKind::project);
+  s += " · overrides: +" + n(Action::create, ObjectKind::override_attr) + " ~" +
+       std::to_string(p.count(Action::update, ObjectKind::override_attr) +
+                      p.count(Action::replace, ObjectKind::override_attr)) +
+       " -" + n(Action::remove, ObjectKind::override_attr);
+  size_t adopt = p.count(Action::adopt, ObjectKind::project) +
+                 p.count(Action::adopt, ObjectKind::override_attr);
+  s += " · in sync " + std::to_string(p.in_sync) + " · adopt " + std::to_string(adopt) +
+       " · drift " + std::to_string(p.drift.size()) + " · unmanaged " +
+       std::to_string(p.unmanaged.size());
+  if (!p.orphaned.empty()) s += " · not pruned " + std::to_string(p.orphaned.size());
+  return s;
+}
+
+std::string render_text(const Plan& p, const std::string& target) {
+  std::string out = "target: " + target + "\n";
+  if (p.refused) out += "REFUSED: " + p.refusal + "\n";
+  for (const auto& s : p.steps) {
+    out += step_line(s) + "\n";
+    if (s.action == Action::update || s.action == Action::replace)
+      out +=
+          "    live:    " + value_json(s.live) + "\n    desired: " + value_json(s.desired) + "\n";
+  }
+  for (const auto& d : p.drift)
+    out += std::string("! drift ") + d.key + ": " + d.detail +
+           (d.healed ? " (will be reverted)" : " (self-heal off: reported only)") + "\n";
+  for (const auto& u : p.unmanaged)
+    out += "? unmanaged " + u + " (not in Git, never created by flytecd: left alone)\n";
+  for (const auto& o : p.orphaned)
+    out += "? not pruned " + o + " (removed from Git; prune is off)\n";
+  out += summary_line(p) + "\n";
+  out += p.has_changes() ? "changes pending\n" : "no changes\n";
+  return out;
+}
+
+std::string render_markdown(const Plan& p, const std::string& target, size_t max_chars) {
+  std::string head =
+      "### flytecd plan\n\n**" + summary_line(p) + "**\n\nTarget: `" + target + "`\n\n";
+  if (p.refused) head += "> :no_entry: **Refused:** " + p.refusal + "\n\n";
+  if (!p.has_changes() && p.drift.empty()) head += "No changes.\n";
+  std::string body;
+  if (p.has_changes()) {
+    body += "<details><summary>Steps (" + std::to_string(p.steps.size()) +
+            ")</summary>\n\n| | object | why |\n|---|---|---|\n";
+    for (const auto& s : p.steps)
+      body += std::string("| ") + sigil(s.action) + " " + std::string(to_string(s.action)) +
+              " | `" + object_name(s) + "` | " + s.reason + " |\n";
+    body += "\n</details>\n\n";
+  }
+  if (!p.drift.empty()) {
+    body += "<details><summary>Drift (" + std::to_string(p.drift.size()) + ")</summary>\n\n";
+    for (const auto& d : p.drift) body += "- `" + d.key + "`: " + d.detail + "\n";
+    body += "\n</details>\n\n";
+  }
+  if (!p.unmanaged.empty()) {
+    body += "<details><summary>Unmanaged (" + std::to_string(p.unmanaged.size()) +
+            ", left alone)</summary>\n\n";
+    for (const auto& u : p.unmanaged) body += "- `" + u + "`\n";
+    body += "\n</details>\n";
+  }
+  std::string out = head + body;
+  if (out.size() > max_chars) {
+    const std::string note = "\n\n> :warning: Truncated: the full plan is " +
+                             std::to_string(out.size()) +
+                             " characters; run `flytecd plan` locally for all of it.\n";
+    out.resize(max_chars > note.size() ? max_chars - note.size() : 0);
+    out += note;
+  }
+  return out;
+}
+
+nlohmann::ordered_json render_json(const Plan& p, const std::string& target) {
+  nlohmann::ordered_json j;
+  j["target"] = target;
+  j["changes"] = p.has_changes();
+  j["refused"] = p.refused;
+  if (p.refused) j["refusal"] = p.refusal;
+  j["summary"] = summary_line(p);
+  j["steps"] = nlohmann::ordered_json::array();
+  for (const auto& s : p.steps) {
+    nlohmann::ordered_json o;
+    o["action"] = std::string(to_string(s.action));
+    o["kind"] = std::string(to_string(s.kind));
+    o["key"] = s.key;
+    o["reason"] = s.reason;
+    o["drift"] = s.drift;
+    if (s.desired)
+      o["desired"] = nlohmann::ordered_json::parse(model::message_to_json(s.desired->value).dump());
+    if (s.live)
+      o["live"] = nlohmann::ordered_json::parse(model::message_to_json(s.live->value).dump());
+    j["steps"].push_back(o);
+  }
+  j["drift"] = nlohmann::ordered_json::array();
+  for (const auto& d : p.drift)
+    j["drift"].push_back({{"key", d.key}, {"detail", d.detail}, {"healed", d.healed}});
+  j["unmanaged"] = p.unmanaged;
+  j["notPruned"] = p.orphaned;
+  j["inSync"] = p.in_sync;
+  j["managed"] = p.managed_count;
+  return j;
+}
+
+}  // namespace flytecd::reconcile

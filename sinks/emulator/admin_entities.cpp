@@ -1,0 +1,344 @@
+// Tasks and workflows, plus the Get/List plumbing shared with launch plans (FlyteAdmin
+// task_manager.go, workflow_manager.go, validation/task_validator.go, workflow_validator.go).
+
+#include <map>
+#include <set>
+
+#include "sinks/emulator/admin_common.hpp"
+
+namespace flytecd::sinks::emulator {
+namespace {
+
+using namespace detail;
+
+// validateTaskTemplate (the parts that do not need platform configuration).
+Status validate_task_template(const fc::TaskTemplate& t) {
+  if (t.type().empty()) return missing("type");
+  if (!t.has_metadata()) return missing("metadata");
+  if (t.metadata().has_runtime() && t.metadata().runtime().version().empty()) {
+    return missing("runtime version");
+  }
+  if (!t.has_interface()) return missing("typed interface");
+  if (t.has_container() && t.container().image().empty()) return missing("image");
+  if (t.has_k8s_pod() && !t.k8s_pod().has_pod_spec()) {
+    return invalid(
+        "invalid TaskSpecification, pod tasks should specify their target as a K8sPod with a "
+        "defined pod spec");
+  }
+  return ok_status();
+}
+
+std::string id_key(const fc::Identifier& id) {
+  return id.project() + "\n" + id.domain() + "\n" + id.name() + "\n" + id.version();
+}
+
+// What a workflow needs from the database (compiler.GetRequirements).
+struct Requirements {
+  std::vector<fc::Identifier> tasks;
+  std::vector<fc::Identifier> launch_plans;
+  std::set<std::string> seen;
+  std::map<std::string, const fc::WorkflowTemplate*> sub_workflows;
+  std::set<std::string> visited_sub_workflows;
+  std::optional<std::string> error;
+};
+
+void collect_template(const fc::WorkflowTemplate& t, Requirements& req);
+
+void collect_node(const fc::Node& n, Requirements& req) {
+  if (n.has_task_node() && n.task_node().has_reference_id()) {
+    const auto& id = n.task_node().reference_id();
+    if (req.seen.insert("t" + id_key(id)).second) req.tasks.push_back(id);
+  } else if (n.has_workflow_node()) {
+    const auto& wn = n.workflow_node();
+    if (wn.has_launchplan_ref()) {
+      if (req.seen.insert("l" + id_key(wn.launchplan_ref())).second) {
+        req.launch_plans.push_back(wn.launchplan_ref());
+      }
+    } else if (wn.has_sub_workflow_ref()) {
+      const auto key = id_key(wn.sub_workflow_ref());
+      auto it = req.sub_workflows.find(key);
+      if (it == req.sub_workflows.end()) {
+        if (!req.error) {
+          req.error = "Code: WorkflowReferenceNotFound, Node Id: " + n.id() +
+                      ", Description: Referenced Workflow [" + proto_text(wn.sub_workflow_ref()) +
+                      "] not found.";
+        }
+      } else if (req.visited_sub_workflows.insert(key).second) {
+        collect_template(*it->second, req);
+      }
+    }
+  } else if (n.has_branch_node()) {
+    const auto& ie = n.branch_node().if_else();
+    if (ie.case_().has_then_node()) collect_node(ie.case_().then_node(), req);
+    for (const auto& other : ie.other()) {
+      if (other.has_then_node()) collect_node(other.then_node(), req);
+    }
+    if (ie.has_else_node()) collect_node(ie.else_node(), req);
+  } else if (n.has_array_node() && n.array_node().has_node()) {
+    collect_node(n.array_node().node(), req);
+  }
+}
+
+void collect_template(const fc::WorkflowTemplate& t, Requirements& req) {
+  for (const auto& n : t.nodes()) collect_node(n, req);
+  if (t.has_failure_node()) collect_node(t.failure_node(), req);
+}
+
+// Connections from upstream_node_ids only (the real compiler also derives them from bindings).
+fc::CompiledWorkflow compile_template(const fc::WorkflowTemplate& t) {
+  fc::CompiledWorkflow cw;
+  *cw.mutable_template_() = t;
+  auto* conn = cw.mutable_connections();
+  for (const auto& n : t.nodes()) {
+    for (const auto& up : n.upstream_node_ids()) {
+      (*conn->mutable_upstream())[n.id()].add_ids(up);
+      (*conn->mutable_downstream())[up].add_ids(n.id());
+    }
+  }
+  return cw;
+}
+
+std::optional<std::string> entity_field(const EntityRow& r, const std::string& f) {
+  if (f == "name") return r.key.name;
+  if (f == "version") return r.key.version;
+  if (f == "project") return r.key.project;
+  if (f == "domain") return r.key.domain;
+  if (f == "created_at") return pad_number(r.created_at_ms);
+  if (f == "updated_at") return pad_number(r.updated_at_ms);
+  if (f == "state") return std::to_string(r.state);
+  return std::nullopt;
+}
+
+}  // namespace
+
+Status Admin::create_task(const fa::TaskCreateRequest& req, fa::TaskCreateResponse*) {
+  if (auto st = validate_identifier(req.has_id() ? &req.id() : nullptr, fc::TASK); !st) return st;
+  const EntityKey key = key_of(EntityKind::task, req.id());
+  return in_tx(m_store, true, [&](Tx& tx) -> Status {
+    if (auto st = validate_project_and_domain(tx, m_config, key.project, key.domain); !st)
+      return st;
+    if (!req.has_spec() || !req.spec().has_template_()) return missing("spec");
+    if (auto st = validate_task_template(req.spec().template_()); !st) return st;
+
+    fa::Task task;
+    *task.mutable_id() = identifier_of(key);
+    auto* compiled = task.mutable_closure()->mutable_compiled_task();
+    *compiled->mutable_template_() = req.spec().template_();
+    *compiled->mutable_template_()->mutable_id() = req.id();  // setDefaults
+    task.set_short_description(req.spec().description().short_description());
+    const std::string digest = digest_of(*compiled);
+
+    auto existing = tx.get_entity(key);
+    if (!existing) return existing.error();
+    if (existing->has_value()) {
+      if ((*existing)->digest == digest) {
+        return make_error(ErrorCode::already_exists,
+                          "task with identical structure already exists");
+      }
+      fa::Task old;
+      if (!parse_blob(&old, (*existing)->blob)) return internal("emulator: corrupt task row");
+      return invalid(key.name +
+                     " task with different structure already exists. (Please register a new "
+                     "version of the task):\n" +
+                     structure_diff(old.closure().compiled_task(), *compiled));
+    }
+    const int64_t now = now_ms();
+    set_timestamp(task.mutable_closure()->mutable_created_at(), now);
+    return tx.insert_entity(EntityRow{key, serialize(task), digest, 0, now, now, 0});
+  });
+}
+
+Status Admin::create_workflow(const fa::WorkflowCreateRequest& req, fa::WorkflowCreateResponse*,
+                              google::protobuf::Any* detail) {
+  if (auto st = validate_identifier(req.has_id() ? &req.id() : nullptr, fc::WORKFLOW); !st) {
+    return st;
+  }
+  const EntityKey key = key_of(EntityKind::workflow, req.id());
+  return in_tx(m_store, true, [&](Tx& tx) -> Status {
+    if (auto st = validate_project_and_domain(tx, m_config, key.project, key.domain); !st)
+      return st;
+    if (!req.has_spec() || !req.spec().has_template_()) return missing("spec");
+
+    fc::WorkflowTemplate primary = req.spec().template_();
+    *primary.mutable_id() = req.id();  // setDefaults
+    const std::string compile_err =
+        "failed to compile workflow for [" + proto_text(req.id()) + "] with err: ";
+    Requirements needs;
+    for (const auto& sub : req.spec().sub_workflows()) needs.sub_workflows[id_key(sub.id())] = &sub;
+    collect_template(primary, needs);
+    if (needs.error) return invalid(compile_err + *needs.error);
+
+    fc::CompiledWorkflowClosure closure;
+    *closure.mutable_primary() = compile_template(primary);
+    for (const auto& sub : req.spec().sub_workflows()) {
+      *closure.add_sub_workflows() = compile_template(sub);
+    }
+    for (const auto& task_id : needs.tasks) {
+      const EntityKey tk = key_of(EntityKind::task, task_id);
+      auto row = tx.get_entity(tk);
+      if (!row) return row.error();
+      if (!row->has_value()) return invalid(compile_err + missing_entity(tk).message);
+      fa::Task task;
+      if (!parse_blob(&task, (*row)->blob)) return internal("emulator: corrupt task row");
+      *closure.add_tasks() = task.closure().compiled_task();
+    }
+    for (const auto& lp_id : needs.launch_plans) {
+      const EntityKey lk = key_of(EntityKind::launch_plan, lp_id);
+      auto row = tx.get_entity(lk);
+      if (!row) return row.error();
+      if (!row->has_value()) return invalid(compile_err + missing_entity(lk).message);
+    }
+    const int nodes = primary.nodes_size();
+    if (nodes > m_config.max_workflow_nodes) {
+      return invalid("number of nodes in workflow [" + proto_text(req.id()) + "] exceeds limit (" +
+                     std::to_string(nodes) + " > " + std::to_string(m_config.max_workflow_nodes) +
+                     ")");
+    }
+    const std::string digest = digest_of(closure);
+
+    auto existing = tx.get_entity(key);
+    if (!existing) return existing.error();
+    if (existing->has_value()) {
+      fa::CreateWorkflowFailureReason reason;
+      if ((*existing)->digest == digest) {
+        *reason.mutable_exists_identical_structure()->mutable_id() = req.id();
+        if (detail) detail->PackFrom(reason);
+        return make_error(ErrorCode::already_exists,
+                          "workflow with identical structure already exists");
+      }
+      fa::Workflow old;
+      if (!parse_blob(&old, (*existing)->blob)) return internal("emulator: corrupt workflow row");
+      *reason.mutable_exists_different_structure()->mutable_id() = req.id();
+      if (detail) detail->PackFrom(reason);
+      return invalid(key.name +
+                     " workflow with different structure already exists. (Please register a new "
+                     "version of the workflow):\n" +
+                     structure_diff(old.closure().compiled_workflow(), closure));
+    }
+    fa::Workflow wf;
+    *wf.mutable_id() = identifier_of(key);
+    *wf.mutable_closure()->mutable_compiled_workflow() = std::move(closure);
+    const int64_t now = now_ms();
+    set_timestamp(wf.mutable_closure()->mutable_created_at(), now);
+    wf.set_short_description(req.spec().description().short_description());
+    return tx.insert_entity(EntityRow{key, serialize(wf), digest, 0, now, now, 0});
+  });
+}
+
+Status Admin::get_entity(EntityKind kind, const fa::ObjectGetRequest& req, std::string* blob) {
+  // FlyteAdmin only logs identifier validation errors on Get; the lookup decides.
+  const EntityKey key = key_of(kind, req.id());
+  return in_tx(m_store, false, [&](Tx& tx) -> Status {
+    auto row = tx.get_entity(key);
+    if (!row) return row.error();
+    if (!row->has_value()) return missing_entity(key);
+    *blob = std::move((*row)->blob);
+    return ok_status();
+  });
+}
+
+Status Admin::get_task(const fa::ObjectGetRequest& req, fa::Task* out) {
+  std::string blob;
+  if (auto st = get_entity(EntityKind::task, req, &blob); !st) return st;
+  return parse_blob(out, blob) ? ok_status() : Status(internal("emulator: corrupt task row"));
+}
+
+Status Admin::get_workflow(const fa::ObjectGetRequest& req, fa::Workflow* out) {
+  std::string blob;
+  if (auto st = get_entity(EntityKind::workflow, req, &blob); !st) return st;
+  return parse_blob(out, blob) ? ok_status() : Status(internal("emulator: corrupt workflow row"));
+}
+
+Result<std::vector<EntityRow>> Admin::list_entity_rows(EntityKind kind,
+                                                       const fa::ResourceListRequest& req,
+                                                       std::string* token) {
+  // validation.ValidateResourceListRequest
+  if (!req.has_id()) return missing("id");
+  if (req.id().project().empty()) return missing("project");
+  if (req.id().domain().empty()) return missing("domain");
+  if (req.limit() == 0) return invalid_value("limit");
+  std::vector<EntityRow> rows;
+  auto st = in_tx(m_store, false, [&](Tx& tx) -> Status {
+    auto all = tx.list_entities(kind, req.id().project(), req.id().domain(), req.id().name());
+    if (!all) return all.error();
+    rows = std::move(*all);
+    return ok_status();
+  });
+  if (!st) return st.error();
+  auto next = apply_list(rows, req.filters(), req.has_sort_by() ? &req.sort_by() : nullptr,
+                         req.limit(), req.token(), entity_field);
+  if (!next) return next.error();
+  *token = *next;
+  return rows;
+}
+
+Status Admin::list_tasks(const fa::ResourceListRequest& req, fa::TaskList* out) {
+  auto rows = list_entity_rows(EntityKind::task, req, out->mutable_token());
+  if (!rows) return rows.error();
+  for (const auto& r : *rows) {
+    if (!parse_blob(out->add_tasks(), r.blob)) return internal("emulator: corrupt task row");
+  }
+  return ok_status();
+}
+
+Status Admin::list_workflows(const fa::ResourceListRequest& req, fa::WorkflowList* out) {
+  auto rows = list_entity_rows(EntityKind::workflow, req, out->mutable_token());
+  if (!rows) return rows.error();
+  for (const auto& r : *rows) {
+    if (!parse_blob(out->add_workflows(), r.blob))
+      return internal("emulator: corrupt workflow row");
+  }
+  return ok_status();
+}
+
+Status Admin::list_entity_ids(EntityKind kind, const fa::NamedEntityIdentifierListRequest& req,
+                              fa::NamedEntityIdentifierList* out) {
+  // validation.ValidateNamedEntityIdentifierListRequest
+  if (req.project().empty()) return missing("project");
+  if (req.domain().empty()) return missing("domain");
+  if (req.limit() == 0) return invalid_value("limit");
+  std::vector<EntityRow> rows;
+  auto st = in_tx(m_store, false, [&](Tx& tx) -> Status {
+    auto all = tx.list_entities(kind, req.project(), req.domain(), "");
+    if (!all) return all.error();
+    rows = std::move(*all);
+    return ok_status();
+  });
+  if (!st) return st;
+  auto filtered = apply_list(rows, req.filters(), nullptr, 0, "", entity_field);
+  if (!filtered) return filtered.error();
+  // One entry per name (first version wins the position), then sort and page those.
+  std::vector<EntityRow> names;
+  std::set<std::string> seen;
+  for (auto& r : rows) {
+    if (seen.insert(r.key.name).second) names.push_back(std::move(r));
+  }
+  auto token = apply_list(names, "", req.has_sort_by() ? &req.sort_by() : nullptr, req.limit(),
+                          req.token(), entity_field);
+  if (!token) return token.error();
+  for (const auto& r : names) {
+    auto* e = out->add_entities();
+    e->set_project(r.key.project);
+    e->set_domain(r.key.domain);
+    e->set_name(r.key.name);
+  }
+  out->set_token(*token);
+  return ok_status();
+}
+
+Status Admin::list_task_ids(const fa::NamedEntityIdentifierListRequest& req,
+                            fa::NamedEntityIdentifierList* out) {
+  return list_entity_ids(EntityKind::task, req, out);
+}
+
+Status Admin::list_workflow_ids(const fa::NamedEntityIdentifierListRequest& req,
+                                fa::NamedEntityIdentifierList* out) {
+  return list_entity_ids(EntityKind::workflow, req, out);
+}
+
+Status Admin::list_launch_plan_ids(const fa::NamedEntityIdentifierListRequest& req,
+                                   fa::NamedEntityIdentifierList* out) {
+  return list_entity_ids(EntityKind::launch_plan, req, out);
+}
+
+}  // namespace flytecd::sinks::emulator

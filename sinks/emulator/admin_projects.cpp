@@ -1,0 +1,200 @@
+// Projects and GetVersion (FlyteAdmin project_manager.go, validation/project_validator.go).
+
+#include <regex>
+
+#include "sinks/emulator/admin_common.hpp"
+
+#ifndef FLYTECD_VERSION
+#define FLYTECD_VERSION "unknown"
+#endif
+
+namespace flytecd::sinks::emulator {
+namespace {
+
+using namespace detail;
+
+constexpr size_t k_max_name_length = 64;
+constexpr size_t k_max_description_length = 300;
+constexpr size_t k_max_labels = 16;
+
+// k8s.io/apimachinery validation.IsDNS1123Label, with its messages.
+std::vector<std::string> dns1123_label_errors(const std::string& value) {
+  static const std::regex k_label("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+  std::vector<std::string> errs;
+  if (value.size() > 63) errs.push_back("must be no more than 63 characters");
+  if (!std::regex_match(value, k_label)) {
+    errs.push_back(
+        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+        "and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', "
+        "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')");
+  }
+  return errs;
+}
+
+std::string go_list(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? " " : "") + items[i];
+  return out + "]";
+}
+
+// validation.validateLabels: at most 16, keys are qualified names, values label values.
+Status validate_labels(const fa::Project& p) {
+  if (!p.has_labels()) return ok_status();
+  const auto& values = p.labels().values();
+  if (values.size() > k_max_labels) {
+    return invalid("labels map cannot exceed " + std::to_string(k_max_labels) + " entries");
+  }
+  static const std::regex k_name("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
+  static const std::regex k_prefix(
+      "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+  for (const auto& [key, value] : values) {
+    std::string name = key;
+    bool ok = true;
+    if (const auto slash = key.find('/'); slash != std::string::npos) {
+      const std::string prefix = key.substr(0, slash);
+      name = key.substr(slash + 1);
+      ok = !prefix.empty() && prefix.size() <= 253 && std::regex_match(prefix, k_prefix);
+    }
+    ok = ok && !name.empty() && name.size() <= 63 && std::regex_match(name, k_name);
+    if (!ok) {
+      return invalid("invalid label key [" + key +
+                     "]: [name part must consist of alphanumeric characters, '-', '_' or '.', and "
+                     "must start and end with an alphanumeric character]");
+    }
+    if (value.size() > 63 || (!value.empty() && !std::regex_match(value, k_name))) {
+      return invalid("invalid label value [" + value +
+                     "]: [a valid label must be an empty string or consist of alphanumeric "
+                     "characters, '-', '_' or '.', and must start and end with an alphanumeric "
+                     "character]");
+    }
+  }
+  return ok_status();
+}
+
+// validation.ValidateProject.
+Status validate_project(const fa::Project& p) {
+  if (p.id().empty()) return missing("project_id");
+  if (auto st = validate_labels(p); !st) return st;
+  if (auto errs = dns1123_label_errors(p.id()); !errs.empty()) {
+    return invalid("invalid project id [" + p.id() + "]: " + go_list(errs));
+  }
+  if (p.name().size() > k_max_name_length) {
+    return invalid("project_name cannot exceed " + std::to_string(k_max_name_length) +
+                   " characters");
+  }
+  if (p.description().size() > k_max_description_length) {
+    return invalid("project_description cannot exceed " + std::to_string(k_max_description_length) +
+                   " characters");
+  }
+  if (p.domains_size() > 0) {
+    return invalid(
+        "Domains are currently only set system wide. Please retry without domains included in "
+        "your request.");
+  }
+  return ok_status();
+}
+
+Error project_not_found(const std::string& id) {
+  return not_found("project [" + id + "] not found");
+}
+
+}  // namespace
+
+Admin::Admin(Store& store, AdminConfig config)
+    : m_store(store), m_config(std::move(config)), m_rng(m_config.seed ^ 0x9e3779b97f4a7c15ull) {}
+
+Status Admin::register_project(const fa::ProjectRegisterRequest& req,
+                               fa::ProjectRegisterResponse*) {
+  if (!req.has_project()) return missing("project");
+  if (req.project().name().empty()) return missing("project_name");
+  if (auto st = validate_project(req.project()); !st) return st;
+  return in_tx(m_store, true, [&](Tx& tx) -> Status {
+    fa::Project stored = req.project();
+    stored.clear_domains();
+    auto st = tx.insert_project(ProjectRow{stored.id(), serialize(stored), stored.state(), 0});
+    if (!st && st.error().code == ErrorCode::already_exists) {
+      return make_error(ErrorCode::already_exists,
+                        "value with matching already exists (duplicate key value violates unique "
+                        "constraint \"projects_pkey\")");
+    }
+    return st;
+  });
+}
+
+Status Admin::update_project(const fa::Project& req, fa::ProjectUpdateResponse*) {
+  return in_tx(m_store, true, [&](Tx& tx) -> Status {
+    auto row = tx.get_project(req.id());
+    if (!row) return row.error();
+    if (!row->has_value()) return project_not_found(req.id());
+    if (auto st = validate_project(req); !st) return st;
+    fa::Project stored;
+    if (!parse_blob(&stored, (*row)->blob)) return internal("emulator: corrupt project row");
+    // FlyteAdmin writes the model with GORM Updates(struct): empty name/description and unset
+    // labels keep their stored values; the state is always written.
+    if (!req.name().empty()) stored.set_name(req.name());
+    if (!req.description().empty()) stored.set_description(req.description());
+    if (req.has_labels()) *stored.mutable_labels() = req.labels();
+    stored.set_state(req.state());
+    return tx.update_project(ProjectRow{stored.id(), serialize(stored), stored.state(), 0});
+  });
+}
+
+Status Admin::get_project(const fa::ProjectGetRequest& req, fa::Project* out) {
+  if (req.id().empty()) return missing("project_id");
+  return in_tx(m_store, false, [&](Tx& tx) -> Status {
+    auto row = tx.get_project(req.id());
+    if (!row) return row.error();
+    if (!row->has_value()) return project_not_found(req.id());
+    if (!parse_blob(out, (*row)->blob)) return internal("emulator: corrupt project row");
+    for (const auto& d : m_config.domains) {
+      auto* domain = out->add_domains();
+      domain->set_id(d);
+      domain->set_name(d);
+    }
+    return ok_status();
+  });
+}
+
+Status Admin::list_projects(const fa::ProjectListRequest& req, fa::Projects* out) {
+  return in_tx(m_store, false, [&](Tx& tx) -> Status {
+    auto rows = tx.list_projects();
+    if (!rows) return rows.error();
+    std::string filters = req.filters();
+    // FlyteAdmin hides archived projects unless the caller filters explicitly.
+    if (filters.empty()) filters = "neq(state," + std::to_string(fa::Project::ARCHIVED) + ")";
+    auto token = apply_list(
+        *rows, filters, req.has_sort_by() ? &req.sort_by() : nullptr, req.limit(), req.token(),
+        [](const ProjectRow& r, const std::string& f) -> std::optional<std::string> {
+          if (f == "state") return std::to_string(r.state);
+          if (f == "identifier" || f == "id") return r.id;
+          if (f == "created_at") return pad_number(r.seq);
+          if (f == "name" || f == "description") {
+            fa::Project p;
+            p.ParseFromString(r.blob);
+            return f == "name" ? p.name() : p.description();
+          }
+          return std::nullopt;
+        });
+    if (!token) return token.error();
+    for (const auto& r : *rows) {
+      auto* p = out->add_projects();
+      if (!parse_blob(p, r.blob)) return internal("emulator: corrupt project row");
+      for (const auto& d : m_config.domains) {
+        auto* domain = p->add_domains();
+        domain->set_id(d);
+        domain->set_name(d);
+      }
+    }
+    out->set_token(*token);
+    return ok_status();
+  });
+}
+
+Status Admin::get_version(const fa::GetVersionRequest&, fa::GetVersionResponse* out) {
+  auto* v = out->mutable_control_plane_version();
+  v->set_build("flytecd-emulator");
+  v->set_version(FLYTECD_VERSION);
+  return ok_status();
+}
+
+}  // namespace flytecd::sinks::emulator

@@ -1,0 +1,150 @@
+#include "sinks/emulator/encoding.hpp"
+
+#include <openssl/evp.h>
+
+#include <array>
+#include <cctype>
+#include <cstdint>
+
+namespace flytecd::sinks::emulator {
+namespace {
+
+std::string digest(const EVP_MD* md, std::string_view data) {
+  std::array<unsigned char, EVP_MAX_MD_SIZE> out{};
+  unsigned int len = 0;
+  EVP_Digest(data.data(), data.size(), out.data(), &len, md, nullptr);
+  return std::string(reinterpret_cast<const char*>(out.data()), len);
+}
+
+constexpr std::string_view k_b64 =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+constexpr std::string_view k_b32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+constexpr std::string_view k_hex = "0123456789abcdef";
+
+int b64_value(char c) {
+  const auto pos = k_b64.find(c);
+  return pos == std::string_view::npos ? -1 : static_cast<int>(pos);
+}
+
+bool unreserved(unsigned char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '.' || c == '_' || c == '~';
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+std::string md5_raw(std::string_view data) { return digest(EVP_md5(), data); }
+
+std::string sha256_hex(std::string_view data) { return hex(digest(EVP_sha256(), data)); }
+
+std::string hex(std::string_view bytes) {
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) {
+    out.push_back(k_hex[c >> 4]);
+    out.push_back(k_hex[c & 0xF]);
+  }
+  return out;
+}
+
+std::string base64_encode(std::string_view bytes) {
+  std::string out;
+  size_t i = 0;
+  for (; i + 3 <= bytes.size(); i += 3) {
+    const uint32_t v = (uint32_t{static_cast<unsigned char>(bytes[i])} << 16) |
+                       (uint32_t{static_cast<unsigned char>(bytes[i + 1])} << 8) |
+                       uint32_t{static_cast<unsigned char>(bytes[i + 2])};
+    for (int s = 18; s >= 0; s -= 6) out.push_back(k_b64[(v >> s) & 0x3F]);
+  }
+  const size_t rest = bytes.size() - i;
+  if (rest > 0) {
+    uint32_t v = uint32_t{static_cast<unsigned char>(bytes[i])} << 16;
+    if (rest == 2) v |= uint32_t{static_cast<unsigned char>(bytes[i + 1])} << 8;
+    out.push_back(k_b64[(v >> 18) & 0x3F]);
+    out.push_back(k_b64[(v >> 12) & 0x3F]);
+    out.push_back(rest == 2 ? k_b64[(v >> 6) & 0x3F] : '=');
+    out.push_back('=');
+  }
+  return out;
+}
+
+std::optional<std::string> base64_decode(std::string_view text) {
+  if (text.size() % 4 != 0) return std::nullopt;
+  std::string out;
+  for (size_t i = 0; i < text.size(); i += 4) {
+    uint32_t v = 0;
+    int pad = 0;
+    for (size_t j = 0; j < 4; ++j) {
+      const char c = text[i + j];
+      if (c == '=' && i + 4 == text.size() && j >= 2) {
+        ++pad;
+        v <<= 6;
+        continue;
+      }
+      const int d = b64_value(c);
+      if (d < 0 || pad > 0) return std::nullopt;
+      v = (v << 6) | static_cast<uint32_t>(d);
+    }
+    out.push_back(static_cast<char>((v >> 16) & 0xFF));
+    if (pad < 2) out.push_back(static_cast<char>((v >> 8) & 0xFF));
+    if (pad < 1) out.push_back(static_cast<char>(v & 0xFF));
+  }
+  return out;
+}
+
+std::string base32_encode(std::string_view bytes) {
+  std::string out;
+  uint64_t buffer = 0;
+  int bits = 0;
+  for (unsigned char c : bytes) {
+    buffer = (buffer << 8) | c;
+    bits += 8;
+    while (bits >= 5) {
+      out.push_back(k_b32[(buffer >> (bits - 5)) & 0x1F]);
+      bits -= 5;
+    }
+  }
+  if (bits > 0) out.push_back(k_b32[(buffer << (5 - bits)) & 0x1F]);
+  while (out.size() % 8 != 0) out.push_back('=');
+  return out;
+}
+
+std::string percent_encode(std::string_view segment) {
+  std::string out;
+  for (unsigned char c : segment) {
+    if (unreserved(c)) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(static_cast<char>(std::toupper(k_hex[c >> 4])));
+      out.push_back(static_cast<char>(std::toupper(k_hex[c & 0xF])));
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> percent_decode(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      out.push_back(text[i]);
+      continue;
+    }
+    if (i + 2 >= text.size()) return std::nullopt;
+    const int hi = hex_value(text[i + 1]);
+    const int lo = hex_value(text[i + 2]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out.push_back(static_cast<char>(hi * 16 + lo));
+    i += 2;
+  }
+  return out;
+}
+
+}  // namespace flytecd::sinks::emulator

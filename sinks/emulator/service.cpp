@@ -1,0 +1,261 @@
+#include "sinks/emulator/service.hpp"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <grpcpp/grpcpp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "flytecd_service.grpc.pb.h"
+
+namespace flytecd::sinks::emulator {
+namespace {
+
+// FlyteAdmin's transformer cuts longer messages (and then drops the details).
+constexpr size_t k_max_message_bytes = 32000;
+
+grpc::StatusCode grpc_code(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::invalid_input:
+      return grpc::StatusCode::INVALID_ARGUMENT;
+    case ErrorCode::not_found:
+      return grpc::StatusCode::NOT_FOUND;
+    case ErrorCode::already_exists:
+      return grpc::StatusCode::ALREADY_EXISTS;
+    case ErrorCode::conflict:
+      return grpc::StatusCode::ABORTED;
+    case ErrorCode::unauthenticated:
+      return grpc::StatusCode::UNAUTHENTICATED;
+    case ErrorCode::permission_denied:
+      return grpc::StatusCode::PERMISSION_DENIED;
+    case ErrorCode::unavailable:
+      return grpc::StatusCode::UNAVAILABLE;
+    case ErrorCode::timeout:
+      return grpc::StatusCode::DEADLINE_EXCEEDED;
+    case ErrorCode::resource_exhausted:
+      return grpc::StatusCode::RESOURCE_EXHAUSTED;
+    case ErrorCode::internal:
+      return grpc::StatusCode::INTERNAL;
+  }
+  return grpc::StatusCode::INTERNAL;
+}
+
+// Serialized google.rpc.Status{code, message, details: [detail]}, written by hand because the
+// google.rpc protos are not part of this build. It is what grpc-go puts in
+// grpc-status-details-bin and what status.FromError(...).Details() decodes.
+std::string rpc_status_details(int code, const std::string& message,
+                               const google::protobuf::Any& detail) {
+  std::string out;
+  {
+    google::protobuf::io::StringOutputStream raw(&out);
+    google::protobuf::io::CodedOutputStream coded(&raw);
+    coded.WriteTag(1 << 3);
+    coded.WriteVarint32SignExtended(code);
+    coded.WriteTag((2 << 3) | 2);
+    coded.WriteVarint32(static_cast<uint32_t>(message.size()));
+    coded.WriteString(message);
+    const std::string any = detail.SerializeAsString();
+    coded.WriteTag((3 << 3) | 2);
+    coded.WriteVarint32(static_cast<uint32_t>(any.size()));
+    coded.WriteString(any);
+  }
+  return out;
+}
+
+// Counts calls, applies faults and converts results. Shared by both services.
+class CallGate {
+ public:
+  CallGate(FaultInjector& faults, std::shared_ptr<spdlog::logger> log)
+      : m_faults(faults), m_log(std::move(log)) {}
+
+  template <typename Body>
+  grpc::Status run(grpc::ServerContext* ctx, const char* method, Body&& body,
+                   const google::protobuf::Any* detail = nullptr) {
+    {
+      std::lock_guard<std::mutex> lock(m_mu);
+      ++m_calls[method];
+    }
+    const FaultDecision fault = m_faults.decide(method);
+    if (fault.latency_ms > 0) delay(ctx, fault.latency_ms);
+    if (fault.fail_code && !fault.drop_response) return injected(method, fault);
+    const Status st = body();
+    if (fault.fail_code) return injected(method, fault);  // executed, but the reply is "lost"
+    if (st) {
+      log()->debug("{} -> OK", method);
+      return grpc::Status::OK;
+    }
+    std::string message = st.error().message;
+    const bool cut = message.size() > k_max_message_bytes;
+    if (cut) message.resize(k_max_message_bytes);
+    const auto code = grpc_code(st.error().code);
+    log()->debug("{} -> {}: {}", method, static_cast<int>(code), message);
+    if (detail != nullptr && !detail->type_url().empty() && !cut) {
+      return grpc::Status(code, message,
+                          rpc_status_details(static_cast<int>(code), message, *detail));
+    }
+    return grpc::Status(code, message);
+  }
+
+  void set_log(std::shared_ptr<spdlog::logger> log) {
+    std::lock_guard<std::mutex> lock(m_mu);
+    m_log = std::move(log);
+  }
+
+  uint64_t calls(const std::string& method) const {
+    std::lock_guard<std::mutex> lock(m_mu);
+    auto it = m_calls.find(method);
+    return it == m_calls.end() ? 0 : it->second;
+  }
+
+ private:
+  // Sleeps, but stops early when the call is cancelled (client gone or server shutting down),
+  // so that a long injected latency never holds up shutdown. The call then still executes,
+  // like a slow server that finishes work its client gave up on.
+  static void delay(grpc::ServerContext* ctx, int ms) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    while (std::chrono::steady_clock::now() < until && !ctx->IsCancelled()) {
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+          std::chrono::milliseconds(10), until - std::chrono::steady_clock::now()));
+    }
+  }
+
+  std::shared_ptr<spdlog::logger> log() const {
+    std::lock_guard<std::mutex> lock(m_mu);
+    return m_log;
+  }
+
+  grpc::Status injected(const char* method, const FaultDecision& fault) {
+    const auto code = static_cast<grpc::StatusCode>(*fault.fail_code);
+    log()->info("{}: injected fault (rule \"{}\", code {}{})", method, fault.rule, *fault.fail_code,
+                fault.drop_response ? ", after executing the call" : "");
+    return grpc::Status(code, std::string("emulator: injected fault for ") + method);
+  }
+
+  FaultInjector& m_faults;
+  std::shared_ptr<spdlog::logger> m_log;
+  mutable std::mutex m_mu;
+  std::map<std::string, uint64_t, std::less<>> m_calls;
+};
+
+using grpc::ServerContext;
+using GStatus = grpc::Status;
+
+class AdminServiceImpl final : public fs::AdminService::Service {
+ public:
+  AdminServiceImpl(Admin& admin, CallGate& gate) : m_admin(admin), m_gate(gate) {}
+
+#define FLYTECD_EMULATOR_RPC(Method, Request, Response, call)                       \
+  GStatus Method(ServerContext* ctx, const Request* req, Response* resp) override { \
+    return m_gate.run(ctx, #Method, [&] { return m_admin.call(*req, resp); });      \
+  }
+
+  FLYTECD_EMULATOR_RPC(CreateTask, fa::TaskCreateRequest, fa::TaskCreateResponse, create_task)
+  FLYTECD_EMULATOR_RPC(GetTask, fa::ObjectGetRequest, fa::Task, get_task)
+  FLYTECD_EMULATOR_RPC(ListTaskIds, fa::NamedEntityIdentifierListRequest,
+                       fa::NamedEntityIdentifierList, list_task_ids)
+  FLYTECD_EMULATOR_RPC(ListTasks, fa::ResourceListRequest, fa::TaskList, list_tasks)
+  FLYTECD_EMULATOR_RPC(GetWorkflow, fa::ObjectGetRequest, fa::Workflow, get_workflow)
+  FLYTECD_EMULATOR_RPC(ListWorkflowIds, fa::NamedEntityIdentifierListRequest,
+                       fa::NamedEntityIdentifierList, list_workflow_ids)
+  FLYTECD_EMULATOR_RPC(ListWorkflows, fa::ResourceListRequest, fa::WorkflowList, list_workflows)
+  FLYTECD_EMULATOR_RPC(CreateLaunchPlan, fa::LaunchPlanCreateRequest, fa::LaunchPlanCreateResponse,
+                       create_launch_plan)
+  FLYTECD_EMULATOR_RPC(GetLaunchPlan, fa::ObjectGetRequest, fa::LaunchPlan, get_launch_plan)
+  FLYTECD_EMULATOR_RPC(GetActiveLaunchPlan, fa::ActiveLaunchPlanRequest, fa::LaunchPlan,
+                       get_active_launch_plan)
+  FLYTECD_EMULATOR_RPC(ListActiveLaunchPlans, fa::ActiveLaunchPlanListRequest, fa::LaunchPlanList,
+                       list_active_launch_plans)
+  FLYTECD_EMULATOR_RPC(ListLaunchPlanIds, fa::NamedEntityIdentifierListRequest,
+                       fa::NamedEntityIdentifierList, list_launch_plan_ids)
+  FLYTECD_EMULATOR_RPC(ListLaunchPlans, fa::ResourceListRequest, fa::LaunchPlanList,
+                       list_launch_plans)
+  FLYTECD_EMULATOR_RPC(UpdateLaunchPlan, fa::LaunchPlanUpdateRequest, fa::LaunchPlanUpdateResponse,
+                       update_launch_plan)
+  FLYTECD_EMULATOR_RPC(RegisterProject, fa::ProjectRegisterRequest, fa::ProjectRegisterResponse,
+                       register_project)
+  FLYTECD_EMULATOR_RPC(UpdateProject, fa::Project, fa::ProjectUpdateResponse, update_project)
+  FLYTECD_EMULATOR_RPC(GetProject, fa::ProjectGetRequest, fa::Project, get_project)
+  FLYTECD_EMULATOR_RPC(ListProjects, fa::ProjectListRequest, fa::Projects, list_projects)
+  FLYTECD_EMULATOR_RPC(UpdateProjectDomainAttributes, fa::ProjectDomainAttributesUpdateRequest,
+                       fa::ProjectDomainAttributesUpdateResponse, update_project_domain_attributes)
+  FLYTECD_EMULATOR_RPC(GetProjectDomainAttributes, fa::ProjectDomainAttributesGetRequest,
+                       fa::ProjectDomainAttributesGetResponse, get_project_domain_attributes)
+  FLYTECD_EMULATOR_RPC(DeleteProjectDomainAttributes, fa::ProjectDomainAttributesDeleteRequest,
+                       fa::ProjectDomainAttributesDeleteResponse, delete_project_domain_attributes)
+  FLYTECD_EMULATOR_RPC(UpdateProjectAttributes, fa::ProjectAttributesUpdateRequest,
+                       fa::ProjectAttributesUpdateResponse, update_project_attributes)
+  FLYTECD_EMULATOR_RPC(GetProjectAttributes, fa::ProjectAttributesGetRequest,
+                       fa::ProjectAttributesGetResponse, get_project_attributes)
+  FLYTECD_EMULATOR_RPC(DeleteProjectAttributes, fa::ProjectAttributesDeleteRequest,
+                       fa::ProjectAttributesDeleteResponse, delete_project_attributes)
+  FLYTECD_EMULATOR_RPC(UpdateWorkflowAttributes, fa::WorkflowAttributesUpdateRequest,
+                       fa::WorkflowAttributesUpdateResponse, update_workflow_attributes)
+  FLYTECD_EMULATOR_RPC(GetWorkflowAttributes, fa::WorkflowAttributesGetRequest,
+                       fa::WorkflowAttributesGetResponse, get_workflow_attributes)
+  FLYTECD_EMULATOR_RPC(DeleteWorkflowAttributes, fa::WorkflowAttributesDeleteRequest,
+                       fa::WorkflowAttributesDeleteResponse, delete_workflow_attributes)
+  FLYTECD_EMULATOR_RPC(ListMatchableAttributes, fa::ListMatchableAttributesRequest,
+                       fa::ListMatchableAttributesResponse, list_matchable_attributes)
+  FLYTECD_EMULATOR_RPC(GetVersion, fa::GetVersionRequest, fa::GetVersionResponse, get_version)
+
+#undef FLYTECD_EMULATOR_RPC
+
+  GStatus CreateWorkflow(ServerContext* ctx, const fa::WorkflowCreateRequest* req,
+                         fa::WorkflowCreateResponse* resp) override {
+    google::protobuf::Any detail;
+    return m_gate.run(
+        ctx, "CreateWorkflow", [&] { return m_admin.create_workflow(*req, resp, &detail); },
+        &detail);
+  }
+
+ private:
+  Admin& m_admin;
+  CallGate& m_gate;
+};
+
+class DataProxyServiceImpl final : public fs::DataProxyService::Service {
+ public:
+  DataProxyServiceImpl(Admin& admin, CallGate& gate) : m_admin(admin), m_gate(gate) {}
+
+  GStatus CreateUploadLocation(ServerContext* ctx, const fs::CreateUploadLocationRequest* req,
+                               fs::CreateUploadLocationResponse* resp) override {
+    return m_gate.run(ctx, "CreateUploadLocation",
+                      [&] { return m_admin.create_upload_location(*req, resp); });
+  }
+
+ private:
+  Admin& m_admin;
+  CallGate& m_gate;
+};
+
+}  // namespace
+
+struct RpcFrontend::Impl {
+  Impl(Admin& admin, FaultInjector& faults, std::shared_ptr<spdlog::logger> log)
+      : gate(faults, std::move(log)), admin_service(admin, gate), data_proxy(admin, gate) {}
+  CallGate gate;
+  AdminServiceImpl admin_service;
+  DataProxyServiceImpl data_proxy;
+};
+
+RpcFrontend::RpcFrontend(Admin& admin, FaultInjector& faults, std::shared_ptr<spdlog::logger> log)
+    : m_impl(std::make_unique<Impl>(admin, faults, std::move(log))) {}
+
+RpcFrontend::~RpcFrontend() = default;
+
+void RpcFrontend::register_with(grpc::ServerBuilder& builder) {
+  builder.RegisterService(&m_impl->admin_service);
+  builder.RegisterService(&m_impl->data_proxy);
+}
+
+void RpcFrontend::set_log(std::shared_ptr<spdlog::logger> log) {
+  m_impl->gate.set_log(std::move(log));
+}
+
+uint64_t RpcFrontend::calls(const std::string& method) const { return m_impl->gate.calls(method); }
+
+}  // namespace flytecd::sinks::emulator

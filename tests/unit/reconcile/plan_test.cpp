@@ -1,0 +1,220 @@
+#include <catch2/catch.hpp>
+
+#include "daemon/reconcile/plan.hpp"
+
+using namespace flytecd;
+using namespace flytecd::reconcile;
+namespace admin = flyteidl::admin;
+
+namespace {
+OverrideState label(const std::string& p, const std::string& d, const std::string& w,
+                    const std::string& value) {
+  OverrideState o;
+  o.scope = model::Scope{p, d, w};
+  o.type = admin::EXECUTION_CLUSTER_LABEL;
+  o.value.mutable_execution_cluster_label()->set_value(value);
+  return o;
+}
+OverrideState plugins(const std::string& p, std::vector<std::string> task_types) {
+  OverrideState o;
+  o.scope = model::Scope{p, "", ""};
+  o.type = admin::PLUGIN_OVERRIDE;
+  for (const auto& t : task_types) {
+    auto* po = o.value.mutable_plugin_overrides()->add_overrides();
+    po->set_task_type(t);
+    po->add_plugin_id("x");
+  }
+  return o;
+}
+void put(State& s, const OverrideState& o) { s.overrides[override_key(o.scope, o.type)] = o; }
+void own(Managed& m, const OverrideState& o) {
+  m[override_key(o.scope, o.type)] = ManagedRecord{hash_of(o), "r1"};
+}
+const Step* find(const Plan& p, const std::string& key) {
+  for (const auto& s : p.steps)
+    if (s.key == key) return &s;
+  return nullptr;
+}
+}  // namespace
+
+TEST_CASE("plan: new objects are created, projects first", "[plan]") {
+  State desired, live;
+  desired.projects["p"] = ProjectState{"p", "P", "", {}, false};
+  put(desired, label("p", "", "", "c1"));
+  auto plan_ = plan(desired, live, {}, Policy{});
+  REQUIRE(plan_.steps.size() == 2);
+  CHECK(plan_.steps[0].kind == ObjectKind::project);
+  CHECK(plan_.steps[0].action == Action::create);
+  CHECK(plan_.steps[1].action == Action::create);
+  CHECK(plan_.has_changes());
+}
+
+TEST_CASE(
+    "plan: unchanged managed objects need nothing; equal unmanaged ones are adopted without RPCs",
+    "[plan]") {
+  State desired, live;
+  auto o = label("p", "development", "", "c1");
+  put(desired, o);
+  put(live, o);
+  auto adopt = plan(desired, live, {}, Policy{});
+  REQUIRE(adopt.steps.size() == 1);
+  CHECK(adopt.steps[0].action == Action::adopt);
+  CHECK(adopt.steps[0].rpc_count() == 0);
+  CHECK_FALSE(adopt.has_changes());
+  Managed m;
+  own(m, o);
+  auto none = plan(desired, live, m, Policy{});
+  CHECK(none.steps.empty());
+  CHECK(none.in_sync == 1);
+}
+
+TEST_CASE("plan: drift is reported always and reverted only with self-heal", "[plan]") {
+  State desired, live;
+  auto want = label("p", "development", "", "c1");
+  put(desired, want);
+  put(live, label("p", "development", "", "changed-by-hand"));
+  Managed m;
+  own(m, want);
+  Policy heal;
+  auto healed = plan(desired, live, m, heal);
+  REQUIRE(healed.drift.size() == 1);
+  CHECK(healed.drift[0].healed);
+  REQUIRE(healed.steps.size() == 1);
+  CHECK(healed.steps[0].action == Action::update);
+  CHECK(healed.steps[0].drift);
+  Policy report_only;
+  report_only.self_heal = false;
+  auto reported = plan(desired, live, m, report_only);
+  REQUIRE(reported.drift.size() == 1);
+  CHECK_FALSE(reported.drift[0].healed);
+  CHECK(reported.steps.empty());
+}
+
+TEST_CASE("plan: a Git change is applied even with self-heal off", "[plan]") {
+  State desired, live;
+  auto old_value = label("p", "development", "", "old");
+  put(live, old_value);
+  Managed m;
+  own(m, old_value);
+  put(desired, label("p", "development", "", "new"));
+  Policy p;
+  p.self_heal = false;
+  auto out = plan(desired, live, m, p);
+  REQUIRE(out.steps.size() == 1);
+  CHECK(out.steps[0].action == Action::update);
+  CHECK(out.drift.empty());
+}
+
+TEST_CASE("plan: unmanaged live rows are listed and never touched", "[plan]") {
+  State desired, live;
+  put(live, label("other", "", "", "theirs"));
+  auto out = plan(desired, live, {}, Policy{});
+  CHECK(out.steps.empty());
+  REQUIRE(out.unmanaged.size() == 1);
+}
+
+TEST_CASE("plan: override removed from Git is deleted only when we own it", "[plan]") {
+  State desired, live;
+  auto mine = label("p", "development", "", "c1");
+  auto keep = label("p", "staging", "", "c2");
+  put(live, mine);
+  put(live, keep);
+  put(desired, keep);
+  Managed m;
+  own(m, mine);
+  own(m, keep);
+  auto out = plan(desired, live, m, Policy{});
+  REQUIRE(out.steps.size() == 1);
+  CHECK(out.steps[0].action == Action::remove);
+  CHECK(out.steps[0].key == override_key(mine.scope, mine.type));
+  Policy no_prune;
+  no_prune.prune = false;
+  auto kept = plan(desired, live, m, no_prune);
+  CHECK(kept.steps.empty());
+  CHECK(kept.orphaned.size() == 1);
+}
+
+TEST_CASE("plan: the mass-prune guard refuses deleting too much or everything", "[plan]") {
+  State desired, live;
+  Managed m;
+  for (int i = 0; i < 4; ++i) {
+    auto o = label("p", "development", "wf" + std::to_string(i), "c");
+    put(live, o);
+    own(m, o);
+  }
+  auto all = plan(desired, live, m, Policy{});
+  CHECK(all.refused);
+  CHECK(all.refusal.find("4 of 4") != std::string::npos);
+  put(desired, label("p", "development", "wf0", "c"));
+  put(desired, label("p", "development", "wf1", "c"));
+  auto half = plan(desired, live, m, Policy{});
+  CHECK_FALSE(half.refused);  // 2 of 4 = 50% is not more than 50%
+  Policy strict;
+  strict.max_prune_share = 0.25;
+  CHECK(plan(desired, live, m, strict).refused);
+  strict.allow_mass_prune = true;
+  CHECK_FALSE(plan(desired, live, m, strict).refused);
+}
+
+TEST_CASE("plan: deleting a broad row re-creates the narrower rows FlyteAdmin cascades away",
+          "[plan]") {
+  State desired, live;
+  auto broad = label("p", "", "", "project-wide");
+  auto narrow = label("p", "development", "wf", "wf-specific");
+  auto other_type = plugins("p", {"spark"});
+  put(live, broad);
+  put(live, narrow);
+  put(live, other_type);
+  put(desired, narrow);
+  put(desired, other_type);
+  Managed m;
+  own(m, broad);
+  own(m, narrow);
+  own(m, other_type);
+  auto out = plan(desired, live, m, Policy{});
+  REQUIRE(out.steps.size() == 2);
+  CHECK(out.steps[0].action == Action::remove);
+  CHECK(out.steps[0].key == override_key(broad.scope, broad.type));
+  CHECK(out.steps[1].action == Action::create);
+  CHECK(out.steps[1].key == override_key(narrow.scope, narrow.type));
+  CHECK(out.steps[1].reason.find("cascade") != std::string::npos);
+  CHECK(find(out, override_key(other_type.scope, other_type.type)) ==
+        nullptr);  // other types are untouched
+}
+
+TEST_CASE("plan: plugin overrides Git dropped need delete + update, since Update merges",
+          "[plan]") {
+  State desired, live;
+  auto have = plugins("p", {"spark", "ray"});
+  auto want = plugins("p", {"spark"});
+  put(live, have);
+  put(desired, want);
+  Managed m;
+  own(m, have);
+  auto out = plan(desired, live, m, Policy{});
+  REQUIRE(out.steps.size() == 1);
+  CHECK(out.steps[0].action == Action::replace);
+  CHECK(out.steps[0].rpc_count() == 2);
+  // Adding a task type only needs the (merging) update.
+  State grow;
+  put(grow, plugins("p", {"spark", "ray", "dask"}));
+  auto add = plan(grow, live, m, Policy{});
+  REQUIRE(add.steps.size() == 1);
+  CHECK(add.steps[0].action == Action::update);
+}
+
+TEST_CASE("plan: projects removed from Git are archived when owned, never deleted", "[plan]") {
+  State desired, live;
+  live.projects["old"] = ProjectState{"old", "Old", "", {}, false};
+  live.projects["theirs"] = ProjectState{"theirs", "T", "", {}, false};
+  desired.projects["keep"] = ProjectState{"keep", "K", "", {}, false};
+  live.projects["keep"] = desired.projects["keep"];
+  Managed m;
+  m[project_key("old")] = ManagedRecord{hash_of(live.projects["old"]), "r"};
+  m[project_key("keep")] = ManagedRecord{hash_of(live.projects["keep"]), "r"};
+  auto out = plan(desired, live, m, Policy{});
+  REQUIRE(out.steps.size() == 1);
+  CHECK(out.steps[0].action == Action::remove);
+  CHECK(out.steps[0].project->id == "old");
+  CHECK(out.unmanaged == std::vector<std::string>{project_key("theirs")});
+}
