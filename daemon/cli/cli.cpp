@@ -130,6 +130,8 @@ int run(int argc, char** argv) {
       "uses.\n"
       "Example:\n  flytecd emulator --listen 127.0.0.1:8089 --db /tmp/admin.db\n");
 
+  // Global options (--log-level) may also follow the subcommand.
+  for (auto* sub : app.get_subcommands({})) sub->fallthrough();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -251,9 +251,10 @@ Plan plan(const State& desired, const State& live, const Managed& managed, const
   }
 
   // Mass-prune guard: count what this plan deletes among managed objects.
+  // Rows a cascade takes with it count too: they are gone from FlyteAdmin all the same.
   size_t deletes = archives.size();
   for (const auto& s : removals)
-    if (s.action == Action::remove && s.live) ++deletes;
+    if (s.action == Action::remove && live.overrides.count(s.key)) ++deletes;
   if (deletes > 0 && !policy.allow_mass_prune) {
     double share = out.managed_count
                        ? static_cast<double>(deletes) / static_cast<double>(out.managed_count)
