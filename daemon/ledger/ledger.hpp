@@ -22,7 +22,7 @@ struct HistoryEntry {
   std::string detail;
 };
 
-// What flytecd manages and what it did, in SQLite (WAL, synchronous=FULL): every managed object
+// What flytecd manages and what it did, in SQLite (WAL, synchronous=NORMAL): every managed object
 // with the hash it last applied and the revision, plus an audit history of reconciles and their
 // steps. Each write is its own transaction, so a crash at any point leaves a consistent file.
 // Thread-safe.

@@ -1,0 +1,46 @@
+#include "daemon/model/incremental.hpp"
+
+#include <algorithm>
+
+namespace flytecd::model {
+
+LoadResult IncrementalLoader::load(const std::vector<SourceFile>& files,
+                                   const std::vector<std::string>& blob_ids) {
+  std::map<std::string, Parsed> next;
+  LoadResult result;
+  m_parsed_last = 0;
+  for (size_t i = 0; i < files.size(); ++i) {
+    const std::string key =
+        files[i].path + '\0' + (i < blob_ids.size() ? blob_ids[i] : std::string());
+    auto it = m_cache.find(key);
+    Parsed parsed;
+    if (it != m_cache.end() && i < blob_ids.size() && !blob_ids[i].empty()) {
+      parsed = std::move(it->second);
+    } else {
+      parsed.count = parse_file(files[i], m_limits, m_policy, parsed.docs, parsed.diags);
+      ++m_parsed_last;
+    }
+    auto& d = result.documents;
+    d.overrides.insert(d.overrides.end(), parsed.docs.overrides.begin(),
+                       parsed.docs.overrides.end());
+    d.platform_defaults.insert(d.platform_defaults.end(), parsed.docs.platform_defaults.begin(),
+                               parsed.docs.platform_defaults.end());
+    d.projects.insert(d.projects.end(), parsed.docs.projects.begin(), parsed.docs.projects.end());
+    d.registrations.insert(d.registrations.end(), parsed.docs.registrations.begin(),
+                           parsed.docs.registrations.end());
+    d.document_count += parsed.count;
+    ++d.file_count;
+    result.diagnostics.insert(result.diagnostics.end(), parsed.diags.begin(), parsed.diags.end());
+    next.emplace(key, std::move(parsed));
+  }
+  m_cache = std::move(next);
+  check_documents(result.documents, m_limits, result.diagnostics);
+  std::stable_sort(result.diagnostics.begin(), result.diagnostics.end(),
+                   [](const Diagnostic& a, const Diagnostic& b) {
+                     return std::tie(a.where.file, a.where.line, a.where.column) <
+                            std::tie(b.where.file, b.where.line, b.where.column);
+                   });
+  return result;
+}
+
+}  // namespace flytecd::model

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "daemon/model/loader.hpp"
+
+namespace flytecd::model {
+
+// Loads revisions, re-parsing only files whose content id changed since the previous load
+// (the cross-document checks always run over the whole revision). Not thread-safe.
+class IncrementalLoader {
+ public:
+  IncrementalLoader(Limits limits, Policy policy) : m_limits(limits), m_policy(std::move(policy)) {}
+
+  // `blob_ids` is parallel to `files`. Returns the same result load_documents would.
+  LoadResult load(const std::vector<SourceFile>& files, const std::vector<std::string>& blob_ids);
+
+  size_t parsed_last() const { return m_parsed_last; }  // files parsed by the last load()
+
+ private:
+  struct Parsed {
+    Documents docs;
+    Diagnostics diags;
+    size_t count = 0;
+  };
+  Limits m_limits;
+  Policy m_policy;
+  std::map<std::string, Parsed> m_cache;  // key: path + '\0' + blob id (locations name the path)
+  size_t m_parsed_last = 0;
+};
+
+}  // namespace flytecd::model

@@ -1,0 +1,40 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "daemon/common/result.hpp"
+#include "daemon/model/loader.hpp"
+
+namespace flytecd::sources {
+
+// The documents of one immutable revision.
+struct Snapshot {
+  std::string revision;                  // Git commit id, or "dir:<content hash>"
+  std::string subject;                   // commit subject (may be empty)
+  std::vector<model::SourceFile> files;  // *.yaml|*.yml, sorted by path
+  std::vector<std::string> blob_ids;  // parallel to files: content ids (re-parse only changed ones)
+};
+
+// Where desired state comes from. Implementations: a Git remote (libgit2), a local directory.
+// Not thread-safe: the reconcile thread owns it.
+class Source {
+ public:
+  virtual ~Source() = default;
+  // Cheap check of the current revision (a remote ref lookup for Git). Errors: unavailable,
+  // unauthenticated, not_found.
+  virtual Result<std::string> head() = 0;
+  // The snapshot at the current head (fetching if needed). Errors as head(), plus invalid_input
+  // when the revision is refused (e.g. bad commit signature).
+  virtual Result<Snapshot> sync() = 0;
+  // Redacted description for logs and status ("git https://host/org/repo@main:path").
+  virtual std::string describe() const = 0;
+};
+
+// Parses source specs: a local directory path -> directory source; anything else is a Git URL
+// (handled by the Git factory in daemon wiring).
+std::unique_ptr<Source> make_directory_source(const std::string& dir, size_t max_file_bytes);
+
+}  // namespace flytecd::sources
