@@ -95,13 +95,34 @@ int run(int argc, char** argv) {
   auto* plan = app.add_subcommand("plan", "What applying the repository would change");
   add_target_options(plan, popt);
   plan->add_flag("--live", live, "Compare the repository with live state (and the ledger)");
+  ReviewOptions ropt;
+  plan->add_option("--git", ropt.git,
+                   "Git repository (URL or local path) holding --base and --head");
+  plan->add_option("--base", ropt.base, "Base revision (branch, tag, commit)");
+  plan->add_option("--head", ropt.head, "Head revision (the change under review)");
+  plan->add_option("--path", ropt.path, "Sub-path of the documents inside the repository");
   plan->add_option("-o,--output", plan_format, "text, markdown or json")
       ->check(CLI::IsMember({"text", "markdown", "json"}));
   plan->footer(
       "Exit codes: 0 no changes, 2 changes, 1 error.\n"
       "Examples:\n"
+      "  flytecd plan --git . --base origin/main --head HEAD -o markdown   # a pull request, no "
+      "cluster needed\n"
       "  flytecd plan --live --repo repo-layout-example/\n"
       "  flytecd plan --live -o markdown --admin-endpoint dns:///flyte.example.com:443\n");
+
+  TargetOptions ropt_daemon;
+  auto* run_cmd =
+      app.add_subcommand("run",
+                         "Run the daemon: poll Git, reconcile, serve /metrics, /healthz, /readyz, "
+                         "/api/v1/status and webhooks");
+  add_target_options(run_cmd, ropt_daemon);
+  run_cmd->footer(
+      "Configuration: --config FILE (see README), then FLYTECD_* environment, then flags.\n"
+      "SIGTERM stops after the steps in flight; SIGHUP reloads the configuration.\n"
+      "Examples:\n"
+      "  flytecd run --config /etc/flytecd/config.yaml\n"
+      "  flytecd run --repo repo-layout-example/     # a directory, embedded emulator\n");
 
   TargetOptions iopt;
   std::string import_dir;
@@ -149,6 +170,7 @@ int run(int argc, char** argv) {
     }
     return run_plan_live(popt, plan_format, std::cout, std::cerr);
   }
+  if (run_cmd->parsed()) return run_daemon(ropt_daemon);
   if (import->parsed()) return run_import(iopt, import_dir, std::cout, std::cerr);
   if (emulator->parsed()) {
     for (const auto& f : faults) {

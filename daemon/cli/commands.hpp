@@ -57,6 +57,19 @@ int run_apply(const TargetOptions& opt, std::ostream& out, std::ostream& err);
 int run_plan_live(const TargetOptions& opt, const std::string& format, std::ostream& out,
                   std::ostream& err);
 
+// `flytecd plan --git DIR|URL --base REV --head REV [--path P]`: what merging head into base
+// would change, from the two revisions alone. 0 no changes, 2 changes, 1 error.
+struct ReviewOptions {
+  std::string git;  // repository URL or local path
+  std::string base, head, path;
+  std::string format = "text";
+};
+int run_plan_review(const TargetOptions& opt, const ReviewOptions& r, std::ostream& out,
+                    std::ostream& err);
+
+// `flytecd run`: the daemon; returns when stopped.
+int run_daemon(const TargetOptions& opt);
+
 // `flytecd import --out DIR`: writes the live projects and overrides as a repository.
 int run_import(const TargetOptions& opt, const std::string& out_dir, std::ostream& out,
                std::ostream& err);

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
+#include <optional>
 
 namespace flytecd::config {
 namespace {
@@ -17,6 +18,20 @@ Result<bool> to_bool(const std::string& where, const std::string& v) {
   if (v == "true" || v == "1" || v == "yes") return true;
   if (v == "false" || v == "0" || v == "no") return false;
   return make_error(ErrorCode::invalid_input, where + ": '" + v + "' is not true or false");
+}
+
+// "90s", "3m", "1h", "45" (seconds).
+std::optional<int> parse_seconds(const std::string& v) {
+  try {
+    size_t pos = 0;
+    double n = std::stod(v, &pos);
+    std::string unit = v.substr(pos);
+    double mult = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
+    if (mult < 0 || n <= 0) return std::nullopt;
+    return static_cast<int>(n * mult);
+  } catch (...) {
+    return std::nullopt;
+  }
 }
 
 Status merge_flytectl(const std::string& path, Config& cfg) {
@@ -80,6 +95,100 @@ Status load_file(const std::string& path, Config& cfg) {
             return make_error(ErrorCode::invalid_input,
                               where(a.first, "admin") + ": " + s.error().message);
         }
+      } else if (key == "interval") {
+        auto d = parse_seconds(v.as<std::string>());
+        if (!d)
+          return make_error(ErrorCode::invalid_input,
+                            where(v, key) + ": expected a duration like 3m, 90s or 1h");
+        cfg.interval_seconds = *d;
+      } else if (key == "git") {
+        if (!v.IsMap())
+          return make_error(ErrorCode::invalid_input, where(v, key) + ": expected a mapping");
+        for (const auto& g : v) {
+          const std::string k = g.first.Scalar();
+          const std::string val = g.second.as<std::string>();
+          auto& c = cfg.git;
+          if (k == "url")
+            c.url = val;
+          else if (k == "ref")
+            c.ref = val;
+          else if (k == "path")
+            c.path = val;
+          else if (k == "username")
+            c.username = val;
+          else if (k == "passwordFile")
+            c.password_file = expand_home(val);
+          else if (k == "passwordEnv")
+            c.password_env = val;
+          else if (k == "sshKeyFile")
+            c.ssh_key_file = expand_home(val);
+          else if (k == "sshKnownHostsFile")
+            c.ssh_known_hosts_file = expand_home(val);
+          else if (k == "sshPassphraseEnv")
+            c.ssh_passphrase_env = val;
+          else if (k == "allowedSignersFile")
+            c.allowed_signers_file = expand_home(val);
+          else
+            return make_error(
+                ErrorCode::invalid_input,
+                where(g.first, "git." + k) +
+                    ": unknown key (expected url, ref, path, username, passwordFile, passwordEnv, "
+                    "sshKeyFile, sshKnownHostsFile, sshPassphraseEnv, allowedSignersFile)");
+        }
+      } else if (key == "http") {
+        if (!v.IsMap())
+          return make_error(ErrorCode::invalid_input, where(v, key) + ": expected a mapping");
+        for (const auto& h : v) {
+          const std::string k = h.first.Scalar();
+          const std::string val = h.second.as<std::string>();
+          auto& c = cfg.http;
+          if (k == "listen")
+            c.listen = val;
+          else if (k == "githubSecretFile")
+            c.github_secret_file = expand_home(val);
+          else if (k == "gitlabTokenFile")
+            c.gitlab_token_file = expand_home(val);
+          else if (k == "genericSecretFile")
+            c.generic_secret_file = expand_home(val);
+          else if (k == "syncTokenFile")
+            c.sync_token_file = expand_home(val);
+          else
+            return make_error(
+                ErrorCode::invalid_input,
+                where(h.first, "http." + k) +
+                    ": unknown key (expected listen, githubSecretFile, gitlabTokenFile, "
+                    "genericSecretFile, syncTokenFile)");
+        }
+      } else if (key == "notifications") {
+        if (!v.IsSequence())
+          return make_error(ErrorCode::invalid_input, where(v, key) + ": expected a list");
+        for (const auto& n : v) {
+          NotificationConfig nc;
+          for (const auto& f : n) {
+            const std::string k = f.first.Scalar();
+            const std::string val = f.second.as<std::string>();
+            if (k == "type")
+              nc.type = val;
+            else if (k == "urlFile")
+              nc.url_file = expand_home(val);
+            else if (k == "urlEnv")
+              nc.url_env = val;
+            else if (k == "hmacSecretFile")
+              nc.hmac_secret_file = expand_home(val);
+            else
+              return make_error(
+                  ErrorCode::invalid_input,
+                  where(f.first, "notifications." + k) +
+                      ": unknown key (expected type, urlFile, urlEnv, hmacSecretFile)");
+          }
+          if (nc.type != "generic" && nc.type != "slack")
+            return make_error(ErrorCode::invalid_input,
+                              where(n, key) + ": type must be generic or slack");
+          if (nc.url_file.empty() && nc.url_env.empty())
+            return make_error(ErrorCode::invalid_input,
+                              where(n, key) + ": urlFile or urlEnv is required");
+          cfg.notifications.push_back(nc);
+        }
       } else if (key == "policy") {
         if (!v.IsMap())
           return make_error(ErrorCode::invalid_input, where(v, key) + ": expected a mapping");
@@ -123,6 +232,9 @@ Status apply_env(Config& cfg) {
   if (const char* v = env("FLYTECD_FLYTECTL_CONFIG"))
     if (auto s = merge_flytectl(v, cfg); !s) return s;
   if (const char* v = env("FLYTECD_REPO")) cfg.repo = v;
+  if (const char* v = env("FLYTECD_GIT_URL")) cfg.git.url = v;
+  if (const char* v = env("FLYTECD_GIT_REF")) cfg.git.ref = v;
+  if (const char* v = env("FLYTECD_HTTP_LISTEN")) cfg.http.listen = v;
   if (const char* v = env("FLYTECD_STATE_DIR")) cfg.state_dir = v;
   if (const char* v = env("FLYTECD_ADMIN_ENDPOINT")) cfg.admin.endpoint = v;
   if (const char* v = env("FLYTECD_ADMIN_INSECURE")) {

@@ -20,6 +20,37 @@ namespace flytecd::config {
 //            requireDigestPins: false}
 //   domains: [development, staging, production]
 //   parallelism: 8
+//   git: {url: https://github.com/org/flyte-config, ref: main, path: flyte, username:
+//   x-access-token,
+//         passwordFile: /etc/flytecd/git-token, sshKeyFile: …, sshKnownHostsFile: …,
+//         allowedSignersFile: …}
+//   interval: 3m
+//   http: {listen: 0.0.0.0:8080, githubSecretFile: …, gitlabTokenFile: …, genericSecretFile: …,
+//   syncTokenFile: …} notifications: [{type: slack, urlFile: /etc/flytecd/slack-url}, {type:
+//   generic, urlEnv: HOOK_URL, hmacSecretFile: …}]
+// Where documents come from when running as a daemon: a Git remote, else the `repo` directory.
+struct GitConfig {
+  std::string url;  // https://, ssh://, git://, file:// or a local path; empty = use `repo` dir
+  std::string ref = "main";
+  std::string path;                                   // sub-path inside the repository
+  std::string username, password_file, password_env;  // https
+  std::string ssh_key_file, ssh_known_hosts_file, ssh_passphrase_env;  // ssh
+  std::string allowed_signers_file;  // set = require SSH-signed commits from these keys
+};
+
+struct HttpConfig {
+  std::string listen = "127.0.0.1:8080";
+  std::string github_secret_file, gitlab_token_file, generic_secret_file, sync_token_file;
+  // Environment alternatives (FLYTECD_GITHUB_SECRET etc. are read when the files are unset).
+};
+
+struct NotificationConfig {
+  std::string type = "generic";  // generic | slack
+  std::string url_file;          // webhook URLs carry secrets (Slack): read from a file…
+  std::string url_env;           // …or an environment variable
+  std::string hmac_secret_file;  // generic: X-Flytecd-Signature
+};
+
 struct Config {
   std::string repo = ".";
   std::string state_dir;
@@ -27,6 +58,10 @@ struct Config {
   reconcile::Policy policy;
   model::Policy documents;
   int parallelism = 8;
+  GitConfig git;
+  int interval_seconds = 180;  // poll interval; +-10% jitter
+  HttpConfig http;
+  std::vector<NotificationConfig> notifications;
 };
 
 // Defaults: state dir $XDG_STATE_HOME/flytecd or ~/.local/state/flytecd.

@@ -26,10 +26,11 @@ int level_rank(const Step& s) {
 
 // Runs `steps` on up to `parallelism` threads.
 void run_parallel(const std::vector<const Step*>& steps, int parallelism,
-                  const std::function<void(const Step&)>& fn) {
+                  const std::atomic<bool>* cancel, const std::function<void(const Step&)>& fn) {
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    for (size_t i = next++; i < steps.size(); i = next++) fn(*steps[i]);
+    for (size_t i = next++; i < steps.size() && !(cancel && cancel->load()); i = next++)
+      fn(*steps[i]);
   };
   int n = std::max(1, std::min<int>(parallelism, static_cast<int>(steps.size())));
   std::vector<std::thread> threads;
@@ -49,6 +50,10 @@ ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desire
   const int64_t history_id = history ? *history : 0;
 
   for (int round = 1; round <= options.max_rounds + 1; ++round) {
+    if (options.cancel && options.cancel->load()) {
+      report.error = "cancelled";
+      break;
+    }
     auto live = sink.observe();
     if (!live) {
       report.error = live.error().message;
@@ -106,7 +111,7 @@ ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desire
         for (const auto& s : p.steps)
           if (phase_of(s) == phase && (phase != Phase::removals || level_rank(s) == rank))
             batch.push_back(&s);
-        if (!batch.empty()) run_parallel(batch, options.parallelism, execute);
+        if (!batch.empty()) run_parallel(batch, options.parallelism, options.cancel, execute);
         if (phase != Phase::removals) break;
       }
     }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <string>
 #include <vector>
@@ -15,6 +16,8 @@ struct ApplyOptions {
   Policy policy;
   int parallelism = 8;  // steps in flight within one phase
   int max_rounds = 3;   // apply, re-observe, apply what is left (FlyteAdmin quirks), verify
+  // Set (e.g. on SIGTERM) to stop starting new steps; steps in flight finish and are recorded.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct StepResult {

@@ -258,6 +258,7 @@ HttpReply handle_http(AuthState& st, const HttpRequest& req) {
   }
   if (req.method == "GET" && req.target == "/config/v1/flyte_client") {
     ++st.flyte_client_hits;
+    if (st.unavailable_once && st.flyte_client_hits == 1) return {503, "{}"};
     return {200, nlohmann::json{{"client_id", "flytectl"},
                                 {"authorization_metadata_key", "x-test-auth"},
                                 {"scopes", {"all"}}}
@@ -718,4 +719,16 @@ TEST_CASE("oauth: a token endpoint failing with HTTP 500 is a retryable error", 
   if (!recovered) CHECK_FALSE(rig.leaks_secret(recovered.error().message));
   REQUIRE(recovered);
   CHECK(rig.seen("x-test-auth") == std::vector<std::string>{"Bearer tok-1"});
+}
+
+TEST_CASE("oauth scratch: flyte_client transient", "[oauthscratch]") {
+  Rig rig;
+  rig.with([](AuthState& s) { s.unavailable_once = true; s.grpc_key = "x-test-auth"; });
+  auto sink = connect_sink(rig.config(), "oauth-scratch");
+  for (int i = 0; i < 3; ++i) {
+    auto v = sink->server_version();
+    rig.with([](AuthState& s) { s.unavailable_once = false; });
+    WARN("call " << i << ": " << (v ? std::string("ok") : v.error().message));
+  }
+  rig.with([](AuthState& s) { WARN("flyte_client hits " << s.flyte_client_hits << " token requests " << s.token_requests << " form errors " << s.form_errors); });
 }

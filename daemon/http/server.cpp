@@ -1,0 +1,265 @@
+#include "daemon/http/server.hpp"
+
+#include <exception>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string_view>
+
+#include "daemon/common/log.hpp"
+#include "daemon/http/listener.hpp"
+#include "daemon/http/webhooks.hpp"
+#include "daemon/metrics/flytecd_metrics.hpp"
+
+namespace flytecd::http {
+namespace {
+
+enum class Route { healthz, readyz, metrics, status, github, gitlab, generic, sync };
+
+struct RouteEntry {
+  std::string_view path;
+  Route route;
+};
+
+constexpr RouteEntry k_routes[] = {
+    {"/healthz", Route::healthz},
+    {"/readyz", Route::readyz},
+    {"/metrics", Route::metrics},
+    {"/api/v1/status", Route::status},
+    {"/api/v1/webhooks/github", Route::github},
+    {"/api/v1/webhooks/gitlab", Route::gitlab},
+    {"/api/v1/webhooks/generic", Route::generic},
+    {"/api/v1/sync", Route::sync},
+};
+
+std::optional<Route> find_route(std::string_view path) {
+  for (const auto& r : k_routes) {
+    if (r.path == path) return r.route;
+  }
+  return std::nullopt;
+}
+
+bool is_webhook(Route r) { return r == Route::github || r == Route::gitlab || r == Route::generic; }
+
+std::string_view provider_name(Route r) {
+  switch (r) {
+    case Route::github:
+      return "github";
+    case Route::gitlab:
+      return "gitlab";
+    default:
+      return "generic";
+  }
+}
+
+// Header values we echo into logs (event names, delivery ids) are attacker-controlled:
+// keep a short run of harmless characters so they cannot forge log lines.
+std::string loggable(std::string_view v) {
+  std::string out;
+  for (char c : v) {
+    if (out.size() >= 64) break;
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '_' || c == '.' || c == ':';
+    out += ok ? c : '?';
+  }
+  return out.empty() ? "-" : out;
+}
+
+Response with_header(Response r, std::string name, std::string value) {
+  r.headers.emplace_back(std::move(name), std::move(value));
+  return r;
+}
+
+Response method_not_allowed(std::string_view allow) {
+  return with_header(text_response(405, "method not allowed\n"), "Allow", std::string(allow));
+}
+
+}  // namespace
+
+struct HttpServer::Impl {
+  HttpOptions options;
+  HttpHandlers handlers;
+  metrics::FlytecdMetrics* metrics = nullptr;
+  std::shared_ptr<spdlog::logger> logger;
+  std::unique_ptr<Listener> listener;
+
+  std::optional<Response> on_head(const Request& req);
+  Response on_request(const Request& req);
+  Response get_route(Route route);
+  std::optional<Response> webhook_head(Route route, const Request& req);
+  Response webhook_body(Route route, const Request& req);
+  Response sync(const Request& req);
+  void record_webhook(Route route, std::string_view result, const Request& req);
+};
+
+std::optional<Response> HttpServer::Impl::on_head(const Request& req) {
+  const auto route = find_route(req.path);
+  if (!route) return text_response(404, "not found\n");
+  if (is_webhook(*route)) return webhook_head(*route, req);
+  if (*route == Route::sync) return sync(req);
+  if (req.method != "GET") return method_not_allowed("GET");
+  try {
+    return get_route(*route);
+  } catch (const std::exception& e) {
+    logger->error("{} {}: handler failed: {}", req.method, req.path, e.what());
+  } catch (...) {
+    logger->error("{} {}: handler failed", req.method, req.path);
+  }
+  return text_response(500, "internal error\n");
+}
+
+Response HttpServer::Impl::get_route(Route route) {
+  switch (route) {
+    case Route::healthz:
+      return text_response(200, "ok");
+    case Route::readyz: {
+      if (handlers.ready()) return text_response(200, "ready");
+      std::string reason = handlers.not_ready_reason ? handlers.not_ready_reason() : "";
+      return text_response(503, "not ready" + (reason.empty() ? "" : ": " + reason));
+    }
+    case Route::metrics: {
+      Response r = text_response(200, handlers.metrics_text());
+      r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+      return r;
+    }
+    case Route::status: {
+      Response r;
+      // `replace` keeps invalid UTF-8 in object names from turning into an exception.
+      r.body = handlers.status().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      r.content_type = "application/json";
+      return r;
+    }
+    default:
+      return text_response(404, "not found\n");
+  }
+}
+
+std::optional<Response> HttpServer::Impl::webhook_head(Route route, const Request& req) {
+  if (req.method != "POST") {
+    record_webhook(route, "method_not_allowed", req);
+    return method_not_allowed("POST");
+  }
+  const std::string& secret = route == Route::github   ? options.github_secret
+                              : route == Route::gitlab ? options.gitlab_token
+                                                       : options.generic_secret;
+  if (secret.empty()) {
+    record_webhook(route, "disabled", req);
+    return text_response(404, "receiver disabled\n");
+  }
+  if (!req.header("transfer-encoding").empty()) {
+    record_webhook(route, "bad_request", req);
+    return text_response(411, "a Content-Length body is required\n");
+  }
+  if (req.content_length.value_or(0) > options.max_body_bytes) {
+    record_webhook(route, "too_large", req);
+    return text_response(413,
+                         "body larger than " + std::to_string(options.max_body_bytes) + " bytes\n");
+  }
+  return std::nullopt;  // read the body, then verify in webhook_body
+}
+
+Response HttpServer::Impl::webhook_body(Route route, const Request& req) {
+  WebhookVerdict verdict = WebhookVerdict::bad_signature;
+  switch (route) {
+    case Route::github:
+      verdict = verify_github(options.github_secret, req.header("x-hub-signature-256"), req.body);
+      break;
+    case Route::gitlab:
+      verdict = verify_gitlab(options.gitlab_token, req.header("x-gitlab-token"));
+      break;
+    default:
+      verdict = verify_generic_hmac(options.generic_secret, req.header("x-signature"), req.body);
+      break;
+  }
+  if (verdict != WebhookVerdict::accepted) {
+    record_webhook(route, to_string(verdict), req);
+    return with_header(text_response(401, std::string(to_string(verdict)) + "\n"),
+                       "WWW-Authenticate", "Signature");
+  }
+  if (route == Route::github && req.header("x-github-event") == "ping") {
+    record_webhook(route, "ping", req);
+    return text_response(200, "pong\n");
+  }
+  record_webhook(route, "accepted", req);
+  handlers.trigger_sync("webhook " + std::string(provider_name(route)));
+  return text_response(202, "sync triggered\n");
+}
+
+Response HttpServer::Impl::sync(const Request& req) {
+  if (req.method != "POST") return method_not_allowed("POST");
+  if (options.sync_token.empty()) return text_response(404, "manual sync disabled\n");
+  if (!verify_bearer(options.sync_token, req.header("authorization"))) {
+    logger->warn("sync request refused: bad or missing bearer token, remote={}", req.remote);
+    return with_header(text_response(401, "unauthorized\n"), "WWW-Authenticate", "Bearer");
+  }
+  logger->info("sync requested over the API, remote={}", req.remote);
+  handlers.trigger_sync("api sync");
+  return text_response(202, "sync triggered\n");
+}
+
+Response HttpServer::Impl::on_request(const Request& req) {
+  // on_head answered every route but the webhooks, whose bodies must be verified.
+  const auto route = find_route(req.path);
+  if (!route || !is_webhook(*route)) return text_response(404, "not found\n");
+  return webhook_body(*route, req);
+}
+
+void HttpServer::Impl::record_webhook(Route route, std::string_view result, const Request& req) {
+  const auto provider = provider_name(route);
+  if (metrics != nullptr) metrics->webhook_requests_total.with({provider, result}).inc();
+  std::string_view event = route == Route::github   ? req.header("x-github-event")
+                           : route == Route::gitlab ? req.header("x-gitlab-event")
+                                                    : std::string_view();
+  std::string_view delivery =
+      route == Route::github ? req.header("x-github-delivery") : std::string_view();
+  const auto level =
+      result == "accepted" || result == "ping" ? spdlog::level::info : spdlog::level::warn;
+  logger->log(level, "webhook provider={} result={} remote={} event={} delivery={}", provider,
+              result, req.remote, loggable(event), loggable(delivery));
+}
+
+Result<std::unique_ptr<HttpServer>> HttpServer::start(HttpOptions options, HttpHandlers handlers,
+                                                      metrics::FlytecdMetrics* metrics) {
+  if (!handlers.trigger_sync || !handlers.status || !handlers.ready || !handlers.metrics_text) {
+    return make_error(ErrorCode::invalid_input,
+                      "http: trigger_sync, status, ready and metrics_text handlers are required");
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->options = std::move(options);
+  impl->handlers = std::move(handlers);
+  impl->metrics = metrics;
+
+  // One server per daemon; the bound address is in the first line it logs.
+  impl->logger = log::get("http");
+
+  ListenerOptions lo;
+  lo.listen = impl->options.listen;
+  lo.max_body_bytes = impl->options.max_body_bytes;
+  lo.request_timeout = impl->options.request_timeout;
+  lo.max_connections = impl->options.max_connections;
+  RequestHandler rh;
+  Impl* self = impl.get();  // the listener is stopped before Impl is destroyed
+  rh.on_head = [self](const Request& req) { return self->on_head(req); };
+  rh.on_request = [self](const Request& req) { return self->on_request(req); };
+  auto listener = Listener::start(std::move(lo), std::move(rh));
+  if (!listener) return listener.error();
+  impl->listener = std::move(listener).value();
+
+  const auto& host = impl->listener->host();
+  const std::string bound = (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
+                            std::to_string(impl->listener->port());
+  const auto on_off = [](const std::string& s) { return s.empty() ? "off" : "on"; };
+  impl->logger->info("listening on {} (webhooks: github={} gitlab={} generic={}; api sync={})",
+                     bound, on_off(impl->options.github_secret), on_off(impl->options.gitlab_token),
+                     on_off(impl->options.generic_secret), on_off(impl->options.sync_token));
+  return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
+}
+
+HttpServer::HttpServer(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+
+HttpServer::~HttpServer() { stop(); }
+
+int HttpServer::port() const { return m_impl->listener->port(); }
+
+void HttpServer::stop() { m_impl->listener->stop(); }
+
+}  // namespace flytecd::http

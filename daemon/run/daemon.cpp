@@ -1,0 +1,473 @@
+#include "daemon/run/daemon.hpp"
+
+#include <signal.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <fstream>
+#include <mutex>
+#include <random>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "daemon/cli/target.hpp"
+#include "daemon/common/log.hpp"
+#include "daemon/http/server.hpp"
+#include "daemon/metrics/flytecd_metrics.hpp"
+#include "daemon/metrics/metrics.hpp"
+#include "daemon/model/incremental.hpp"
+#include "daemon/notify/notifier.hpp"
+#include "daemon/reconcile/apply.hpp"
+#include "daemon/reconcile/render.hpp"
+
+namespace flytecd::run {
+namespace {
+
+using Clock = std::chrono::system_clock;
+
+std::string iso(Clock::time_point t) { return notify::format_rfc3339(t); }
+
+// Reads a secret from a file (trimmed); the error names the file, never the content.
+Result<std::string> read_secret_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return make_error(ErrorCode::invalid_input, "cannot read secret file " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string s = ss.str();
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+Result<std::string> optional_secret(const std::string& file, const char* env) {
+  if (!file.empty()) return read_secret_file(file);
+  if (const char* v = std::getenv(env); v && *v) return std::string(v);
+  return std::string();
+}
+
+}  // namespace
+
+struct Daemon::Impl {
+  ConfigLoader load_config;
+  config::Config cfg;
+  std::shared_ptr<spdlog::logger> log = log::get("flytecd");
+
+  // Wiring (rebuilt on reload).
+  std::unique_ptr<sources::Source> source;
+  std::unique_ptr<model::IncrementalLoader> loader;
+  std::unique_ptr<cli::Target> target;
+  std::unique_ptr<http::HttpServer> http;
+  std::unique_ptr<notify::Notifier> notifier;
+  metrics::Registry registry;
+  metrics::FlytecdMetrics metrics{registry};
+
+  // Scheduler.
+  std::mutex mu;
+  std::condition_variable cv;
+  bool stop = false, reload = false;
+  std::string trigger_reason;
+  std::atomic<bool> cancel{false};
+
+  // State in force (reconcile thread), and the status view (guarded by status_mu).
+  bool have_desired = false;
+  reconcile::State desired;
+  std::string revision, rejected_revision;
+  std::mutex status_mu;
+  nlohmann::json status = nlohmann::json::object();
+  bool first_success = false, target_up = false, failing = false;
+  std::string not_ready = "no reconcile has finished yet";
+  std::set<std::string> known_drift;
+  std::map<std::string, uint64_t> rpc_seen;
+
+  Status build() {
+    auto src = make_source(cfg);
+    if (!src) return src.error();
+    source = std::move(*src);
+    model::Policy policy = cfg.documents;
+    loader = std::make_unique<model::IncrementalLoader>(model::Limits{}, policy);
+    auto t = cli::open_target(cfg);
+    if (!t) return t.error();
+    target = std::make_unique<cli::Target>(std::move(*t));
+    metrics.set_target(false, target->embedded());
+
+    std::vector<notify::NotifyTarget> targets;
+    for (const auto& n : cfg.notifications) {
+      notify::NotifyTarget nt;
+      nt.kind = n.type == "slack" ? notify::NotifyTarget::Kind::slack
+                                  : notify::NotifyTarget::Kind::generic;
+      if (!n.url_file.empty()) {
+        auto u = read_secret_file(n.url_file);
+        if (!u) return u.error();
+        nt.url = *u;
+      } else if (const char* v = std::getenv(n.url_env.c_str()); v && *v) {
+        nt.url = v;
+      } else {
+        return make_error(ErrorCode::invalid_input,
+                          "notification URL variable " + n.url_env + " is not set");
+      }
+      if (!n.hmac_secret_file.empty()) {
+        auto s = read_secret_file(n.hmac_secret_file);
+        if (!s) return s.error();
+        nt.hmac_secret = *s;
+      }
+      targets.push_back(std::move(nt));
+    }
+    if (!targets.empty()) {
+      auto nf = notify::Notifier::start(std::move(targets), notify::NotifierOptions{}, &metrics);
+      if (!nf) return nf.error();
+      notifier = std::move(*nf);
+    }
+
+    http::HttpOptions ho;
+    ho.listen = cfg.http.listen;
+    for (auto [file, env, out] :
+         {std::tuple{cfg.http.github_secret_file, "FLYTECD_GITHUB_SECRET", &ho.github_secret},
+          std::tuple{cfg.http.gitlab_token_file, "FLYTECD_GITLAB_TOKEN", &ho.gitlab_token},
+          std::tuple{cfg.http.generic_secret_file, "FLYTECD_WEBHOOK_SECRET", &ho.generic_secret},
+          std::tuple{cfg.http.sync_token_file, "FLYTECD_SYNC_TOKEN", &ho.sync_token}}) {
+      auto v = optional_secret(file, env);
+      if (!v) return v.error();
+      *out = *v;
+    }
+    http::HttpHandlers hh;
+    hh.trigger_sync = [this](const std::string& reason) { nudge(reason); };
+    hh.status = [this] {
+      std::lock_guard<std::mutex> lock(status_mu);
+      return status;
+    };
+    hh.ready = [this] {
+      std::lock_guard<std::mutex> lock(status_mu);
+      return first_success && target_up;
+    };
+    hh.not_ready_reason = [this] {
+      std::lock_guard<std::mutex> lock(status_mu);
+      return not_ready;
+    };
+    hh.metrics_text = [this] { return registry.render(); };
+    auto server = http::HttpServer::start(ho, hh, &metrics);
+    if (!server) return server.error();
+    http = std::move(*server);
+    log->info("flytecd {} running: source {}, target {}, http {} (port {}), interval {}s",
+              FLYTECD_VERSION, source->describe(), target->description, cfg.http.listen,
+              http->port(), cfg.interval_seconds);
+    std::lock_guard<std::mutex> lock(status_mu);
+    status["source"] = source->describe();
+    status["target"] = target->description;
+    status["targetIsEmulator"] = target->embedded();
+    status["httpPort"] = http->port();
+    return ok_status();
+  }
+
+  void teardown() {
+    if (http) http->stop();
+    http.reset();
+    if (notifier) notifier->stop();
+    notifier.reset();
+    target.reset();
+    source.reset();
+  }
+
+  void nudge(const std::string& reason) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      trigger_reason = reason;
+    }
+    cv.notify_all();
+  }
+
+  void notify_event(notify::EventKind kind, const std::string& summary,
+                    std::vector<std::string> details) {
+    if (!notifier) return;
+    notify::Event e;
+    e.kind = kind;
+    e.revision = revision;
+    e.summary = summary;
+    e.details = std::move(details);
+    e.time = Clock::now();
+    notifier->notify(e);
+  }
+
+  void set_failure(const std::string& what) {
+    log->error("{}", what);
+    bool transition = false;
+    {
+      std::lock_guard<std::mutex> lock(status_mu);
+      status["lastError"] = what;
+      transition = !failing;
+      failing = true;
+    }
+    if (transition) notify_event(notify::EventKind::sync_failed, what, {});
+  }
+
+  void sync_rpc_metrics() {
+    for (const auto& [key, n] : target->sink->rpc_counts()) {
+      auto space = key.find(' ');
+      uint64_t& seen = rpc_seen[key];
+      if (n > seen)
+        metrics.rpc_total.with({key.substr(0, space), key.substr(space + 1)})
+            .inc(static_cast<double>(n - seen));
+      seen = n;
+    }
+  }
+
+  // Pulls the source; on a new valid revision replaces the desired state.
+  void pull() {
+    auto head = source->head();
+    metrics.source_polls_total.with({head ? "success" : "error"}).inc();
+    if (!head) {
+      set_failure("source " + source->describe() + ": " + head.error().message +
+                  (have_desired ? " (revision " + revision + " stays in force)" : ""));
+      return;
+    }
+    if (have_desired && *head == revision) return;  // unchanged: one ref lookup
+    if (*head == rejected_revision) return;         // already rejected; wait for a new one
+    auto snap = source->sync();
+    metrics.source_fetches_total.with({snap ? "success" : "error"}).inc();
+    if (!snap) {
+      set_failure("source " + source->describe() + ": " + snap.error().message);
+      return;
+    }
+    auto loaded = loader->load(snap->files, snap->blob_ids);
+    if (!loaded.ok()) {
+      rejected_revision = snap->revision;
+      nlohmann::json errors = nlohmann::json::array();
+      for (const auto& d : loaded.diagnostics)
+        if (d.severity == model::Severity::error && errors.size() < 100)
+          errors.push_back(model::format(d));
+      metrics.record_reconcile(metrics::ReconcileResult::invalid, 0);
+      {
+        std::lock_guard<std::mutex> lock(status_mu);
+        status["rejectedRevision"] = {
+            {"revision", snap->revision}, {"time", iso(Clock::now())}, {"errors", errors}};
+      }
+      set_failure(
+          "revision " + snap->revision + " is invalid (" + std::to_string(errors.size()) +
+          " errors) and was rejected whole; " +
+          (have_desired ? "revision " + revision + " stays in force" : "nothing is applied"));
+      for (const auto& e : errors) log->error("  {}", e.get<std::string>());
+      return;
+    }
+    desired = reconcile::desired_state(loaded.documents);
+    revision = snap->revision;
+    have_desired = true;
+    rejected_revision.clear();
+    metrics.set_revision(revision);
+    log->info("revision {} loaded: {} documents ({} files re-parsed)", revision,
+              loaded.documents.document_count, loader->parsed_last());
+    std::lock_guard<std::mutex> lock(status_mu);
+    status["revision"] = revision;
+    status["subject"] = snap->subject;
+    status.erase("rejectedRevision");
+  }
+
+  void reconcile_once(const std::string& reason) {
+    auto started = std::chrono::steady_clock::now();
+    pull();
+    if (!have_desired) return;
+    reconcile::ApplyOptions ao;
+    ao.revision = revision;
+    ao.policy = cfg.policy;
+    ao.parallelism = cfg.parallelism;
+    ao.cancel = &cancel;
+    auto report = reconcile::apply(
+        *target->sink, *target->ledger, desired, ao, [&](const reconcile::StepResult& r) {
+          if (r.step.action == reconcile::Action::adopt) return;
+          if (r.status)
+            log->info("{}", reconcile::step_line(r.step));
+          else
+            log->warn("{} FAILED: {}", reconcile::step_line(r.step), r.status.error().message);
+        });
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    sync_rpc_metrics();
+    const auto& p = report.first_plan;
+    const bool observed = report.rounds > 0;
+    auto result = report.refused ? metrics::ReconcileResult::refused
+                  : report.ok()  ? metrics::ReconcileResult::success
+                                 : metrics::ReconcileResult::failed;
+    metrics.record_reconcile(
+        result, secs, std::chrono::duration<double>(Clock::now().time_since_epoch()).count());
+    metrics.set_target(observed, target->embedded());
+
+    // Objects by state.
+    auto managed = target->ledger->managed();
+    size_t managed_projects = 0, managed_overrides = 0;
+    if (managed)
+      for (const auto& [k, r] : *managed)
+        (k.rfind("project/", 0) == 0 ? managed_projects : managed_overrides)++;
+    size_t unmanaged_projects = 0;
+    for (const auto& u : p.unmanaged) unmanaged_projects += u.rfind("project/", 0) == 0;
+    size_t drift_projects = 0;
+    for (const auto& d : p.drift) drift_projects += d.kind == reconcile::ObjectKind::project;
+    metrics.set_objects("project", "managed", static_cast<double>(managed_projects));
+    metrics.set_objects("override", "managed", static_cast<double>(managed_overrides));
+    metrics.set_objects("project", "unmanaged", static_cast<double>(unmanaged_projects));
+    metrics.set_objects("override", "unmanaged",
+                        static_cast<double>(p.unmanaged.size() - unmanaged_projects));
+    metrics.set_objects("project", "drifted", static_cast<double>(drift_projects));
+    metrics.set_objects("override", "drifted",
+                        static_cast<double>(p.drift.size() - drift_projects));
+
+    // Drift notifications only for newly seen drift.
+    std::vector<std::string> fresh;
+    std::set<std::string> now_drift;
+    for (const auto& d : p.drift) {
+      now_drift.insert(d.key);
+      if (!known_drift.count(d.key)) fresh.push_back(d.key + ": " + d.detail);
+    }
+    known_drift = now_drift;
+    if (!fresh.empty())
+      notify_event(notify::EventKind::drift_detected,
+                   std::to_string(fresh.size()) + " object(s) changed outside Git" +
+                       (cfg.policy.self_heal ? " (reverted)" : " (self-heal off)"),
+                   fresh);
+
+    nlohmann::json objects = nlohmann::json::array();
+    std::map<std::string, std::string> failed;
+    for (const auto& r : report.results)
+      if (!r.status) failed[r.step.key] = r.status.error().message;
+    for (const auto& [k, o] : desired.projects) {
+      std::string key = reconcile::project_key(k);
+      objects.push_back({{"key", key}, {"state", failed.count(key) ? "failed" : "synced"}});
+    }
+    for (const auto& [k, o] : desired.overrides)
+      objects.push_back({{"key", k}, {"state", failed.count(k) ? "failed" : "synced"}});
+    for (const auto& u : p.unmanaged) objects.push_back({{"key", u}, {"state", "unmanaged"}});
+    nlohmann::json drift = nlohmann::json::array();
+    for (const auto& d : p.drift)
+      drift.push_back({{"key", d.key}, {"detail", d.detail}, {"reverted", d.healed}});
+
+    bool recovered = false;
+    {
+      std::lock_guard<std::mutex> lock(status_mu);
+      status["lastSync"] = {{"time", iso(Clock::now())},
+                            {"reason", reason},
+                            {"outcome", report.refused ? "refused"
+                                        : report.ok()  ? "success"
+                                                       : "failed"},
+                            {"durationSeconds", secs},
+                            {"steps", report.results.size()},
+                            {"failedSteps", report.failed},
+                            {"summary", reconcile::summary_line(p)},
+                            {"error", report.error}};
+      status["objects"] = objects;
+      status["drift"] = drift;
+      target_up = observed && report.error.find("flyteadmin:") == std::string::npos;
+      if (report.ok()) {
+        first_success = true;
+        recovered = failing;
+        failing = false;
+        status.erase("lastError");
+        not_ready.clear();
+      } else {
+        not_ready = report.error.empty() ? "last reconcile failed" : report.error;
+      }
+      if (!target_up) not_ready = "target unreachable: " + report.error;
+    }
+    if (!report.ok()) set_failure("reconcile of " + revision + " failed: " + report.error);
+    if (recovered)
+      notify_event(notify::EventKind::sync_recovered, "sync recovered at " + revision, {});
+    log->info("reconcile ({}) of {}: {}; {:.2f}s", reason, revision, reconcile::summary_line(p),
+              secs);
+  }
+
+  int loop() {
+    std::mt19937_64 rng{std::random_device{}()};
+    std::string reason = "startup";
+    while (true) {
+      if (cancel.load()) break;
+      reconcile_once(reason);
+      // Next poll: interval +-10% jitter, or earlier on a nudge.
+      std::uniform_real_distribution<double> jitter(0.9, 1.1);
+      auto wait = std::chrono::milliseconds(
+          static_cast<long long>(cfg.interval_seconds * 1000.0 * jitter(rng)));
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait_for(lock, wait, [&] { return stop || reload || !trigger_reason.empty(); });
+      if (stop) break;
+      reason = trigger_reason.empty() ? "interval" : trigger_reason;
+      trigger_reason.clear();
+      if (reload) {
+        reload = false;
+        lock.unlock();
+        auto fresh = load_config();
+        if (!fresh) {
+          log->error("SIGHUP: configuration not reloaded: {}", fresh.error().message);
+          continue;
+        }
+        log->info("SIGHUP: reloading configuration");
+        teardown();
+        cfg = *fresh;
+        have_desired = false;
+        revision.clear();
+        if (auto s = build(); !s) {
+          log->critical("reload failed: {}", s.error().message);
+          return 1;
+        }
+        reason = "reload";
+      }
+    }
+    return 0;
+  }
+};
+
+Daemon::Daemon(ConfigLoader load_config) : m_impl(std::make_unique<Impl>()) {
+  m_impl->load_config = std::move(load_config);
+}
+Daemon::~Daemon() = default;
+
+void Daemon::request_stop() {
+  {
+    std::lock_guard<std::mutex> lock(m_impl->mu);
+    m_impl->stop = true;
+  }
+  m_impl->cancel = true;
+  m_impl->cv.notify_all();
+}
+
+void Daemon::trigger(const std::string& reason) { m_impl->nudge(reason); }
+
+int Daemon::run() {
+  // Signals go to one thread that turns them into requests; every thread started from here
+  // inherits the mask.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::atomic<bool> done{false};
+  std::thread signals([&] {
+    while (!done) {
+      timespec timeout{0, 200 * 1000 * 1000};
+      int sig = sigtimedwait(&set, nullptr, &timeout);
+      if (sig == SIGHUP) {
+        {
+          std::lock_guard<std::mutex> lock(m_impl->mu);
+          m_impl->reload = true;
+        }
+        m_impl->cv.notify_all();
+      } else if (sig == SIGTERM || sig == SIGINT) {
+        m_impl->log->info("signal {}: stopping after the steps in flight", sig);
+        request_stop();
+      }
+    }
+  });
+  auto cfg = m_impl->load_config();
+  int rc = 1;
+  if (!cfg) {
+    m_impl->log->critical("configuration: {}", cfg.error().message);
+  } else {
+    m_impl->cfg = *cfg;
+    if (auto s = m_impl->build(); !s) {
+      m_impl->log->critical("{}", s.error().message);
+    } else {
+      rc = m_impl->loop();
+    }
+  }
+  m_impl->teardown();
+  done = true;
+  signals.join();
+  m_impl->log->info("stopped");
+  return rc;
+}
+
+}  // namespace flytecd::run

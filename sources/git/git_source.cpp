@@ -1,0 +1,590 @@
+#include "sources/git/git_source.hpp"
+
+#include <git2.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <mutex>
+#include <numeric>
+#include <optional>
+
+#include "daemon/common/log.hpp"
+#include "sources/git/net.hpp"
+#include "sources/git/remote_callbacks.hpp"
+#include "sources/git/ssh_signature.hpp"
+#include "sources/git/url.hpp"
+
+namespace flytecd::sources::git {
+namespace fs = std::filesystem;
+
+namespace {
+
+template <auto Free>
+struct FreeFn {
+  template <typename T>
+  void operator()(T* p) const {
+    Free(p);
+  }
+};
+template <typename T, auto Free>
+using Owned = std::unique_ptr<T, FreeFn<Free>>;
+using RepoPtr = Owned<git_repository, git_repository_free>;
+using RemotePtr = Owned<git_remote, git_remote_free>;
+using ObjectPtr = Owned<git_object, git_object_free>;
+using CommitPtr = Owned<git_commit, git_commit_free>;
+using TreePtr = Owned<git_tree, git_tree_free>;
+using EntryPtr = Owned<git_tree_entry, git_tree_entry_free>;
+using BlobPtr = Owned<git_blob, git_blob_free>;
+using OdbPtr = Owned<git_odb, git_odb_free>;
+using RefPtr = Owned<git_reference, git_reference_free>;
+
+struct Buf {
+  git_buf b = GIT_BUF_INIT;
+  Buf() = default;
+  Buf(const Buf&) = delete;
+  Buf& operator=(const Buf&) = delete;
+  ~Buf() { git_buf_dispose(&b); }
+  std::string str() const { return b.ptr ? std::string(b.ptr, b.size) : std::string(); }
+};
+
+std::string last_git_message() {
+  const git_error* e = git_error_last();
+  return e && e->message ? e->message : "unknown libgit2 error";
+}
+
+Error git_failure(int rc, const std::string& what) {
+  return make_error(rc == GIT_ENOTFOUND ? ErrorCode::not_found : ErrorCode::internal,
+                    what + ": " + last_git_message());
+}
+
+std::string oid_hex(const git_oid& oid) {
+  char hex[GIT_OID_HEXSZ + 1];
+  git_oid_tostr(hex, sizeof hex, &oid);
+  return hex;
+}
+
+std::string short_id(const std::string& id) { return id.empty() ? "(none)" : id.substr(0, 12); }
+
+// libgit2 stays initialized for the life of the process: our TCP stream is registered in its
+// global state, which a final git_libgit2_shutdown would tear down.
+Status init_libgit2() {
+  static Status status = []() -> Status {
+    if (git_libgit2_init() < 0)
+      return make_error(ErrorCode::internal, "libgit2 init: " + last_git_message());
+    if (!net::install_stream())
+      return make_error(ErrorCode::internal, "libgit2 stream: " + last_git_message());
+    return ok_status();
+  }();
+  return status;
+}
+
+Status require_readable(const std::string& path, const std::string& what) {
+  if (::access(path.c_str(), R_OK) != 0)
+    return make_error(ErrorCode::invalid_input, what + " '" + path + "' is not readable");
+  return ok_status();
+}
+
+// The remote refs a configured ref may name, most specific first.
+std::vector<std::string> ref_candidates(const std::string& ref) {
+  if (ref.rfind("refs/", 0) == 0) return {ref};
+  return {"refs/heads/" + ref, "refs/tags/" + ref};
+}
+
+Status validate_ref(const std::string& ref) {
+  if (ref.empty()) return make_error(ErrorCode::invalid_input, "ref is empty");
+  if (is_full_commit_id(ref)) return ok_status();
+  int valid = 0;
+  const std::string full = ref.rfind("refs/", 0) == 0 ? ref : "refs/heads/" + ref;
+  if (ref.front() == '-' || git_reference_name_is_valid(&valid, full.c_str()) < 0 || !valid)
+    return make_error(ErrorCode::invalid_input, "ref '" + ref + "' is not a valid Git ref name");
+  return ok_status();
+}
+
+struct RemoteRef {
+  std::string name;
+  std::string id;
+};
+
+// The ref to follow on the remote and the commit it names (annotated tags peeled).
+struct Tracked {
+  std::string remote_ref;
+  std::string commit;
+};
+
+Result<Tracked> find_tracked(const std::vector<RemoteRef>& refs, const std::string& ref) {
+  auto find = [&](const std::string& name) -> const RemoteRef* {
+    auto it = std::find_if(refs.begin(), refs.end(), [&](const auto& r) { return r.name == name; });
+    return it == refs.end() ? nullptr : &*it;
+  };
+  for (const auto& candidate : ref_candidates(ref)) {
+    const RemoteRef* hit = find(candidate);
+    if (!hit) continue;
+    const RemoteRef* peeled = find(candidate + "^{}");
+    return Tracked{candidate, peeled ? peeled->id : hit->id};
+  }
+  return make_error(ErrorCode::not_found, "ref '" + ref + "' not found on the remote");
+}
+
+struct WalkState {
+  std::vector<std::pair<std::string, git_oid>> found;
+};
+
+// Same selection as sources/local: *.yaml/*.yml, no dot-directories, no symlinks, no submodules.
+int collect_yaml(const char* root, const git_tree_entry* entry, void* payload) {
+  auto& state = *static_cast<WalkState*>(payload);
+  const std::string name = git_tree_entry_name(entry);
+  switch (git_tree_entry_filemode(entry)) {
+    case GIT_FILEMODE_TREE:
+      return !name.empty() && name.front() == '.' ? 1 : 0;  // > 0 skips the subtree
+    case GIT_FILEMODE_BLOB:
+    case GIT_FILEMODE_BLOB_EXECUTABLE: {
+      const std::string ext = fs::path(name).extension().string();
+      if (ext == ".yaml" || ext == ".yml")
+        state.found.emplace_back(std::string(root) + name, *git_tree_entry_id(entry));
+      return 0;
+    }
+    default:
+      return 0;  // GIT_FILEMODE_LINK (symlink), GIT_FILEMODE_COMMIT (submodule)
+  }
+}
+
+}  // namespace
+
+struct GitSource::Impl {
+  GitOptions opts;
+  RemoteUrl remote;
+  std::string url;  // as given to libgit2 (a local path made absolute)
+  std::string redacted;
+  std::string subpath;
+  std::string mirror_path;
+  RepoPtr repo;
+  std::shared_ptr<spdlog::logger> log;
+  std::mutex mu;
+  std::optional<Snapshot> last;  // the snapshot sync() returned last (commits are immutable)
+  std::string verified;          // the last head that passed the signature policy
+
+  Error fail(const Error& e, const std::string& what) const {
+    return e.wrap("git " + redacted + ": " + what);
+  }
+
+  // One connection to the remote; the Deadline bounds everything done through it.
+  class Connection {
+   public:
+    explicit Connection(Impl& impl)
+        : m_impl(impl), m_deadline(std::chrono::seconds(impl.opts.timeout_seconds)) {
+      m_ctx.auth = &impl.opts.auth;
+      m_ctx.url = impl.remote;
+    }
+    ~Connection() {
+      if (m_remote) git_remote_disconnect(m_remote.get());
+    }
+    Connection(const Connection&) = delete;
+    Connection& operator=(const Connection&) = delete;
+
+    Result<std::vector<RemoteRef>> list() {
+      git_remote* raw = nullptr;
+      if (int rc = git_remote_create_anonymous(&raw, m_impl.repo.get(), m_impl.url.c_str()); rc < 0)
+        return make_error(ErrorCode::invalid_input, "remote URL: " + last_git_message());
+      m_remote.reset(raw);
+      git_remote_connect_options opts = GIT_REMOTE_CONNECT_OPTIONS_INIT;
+      opts.callbacks = make_remote_callbacks(m_ctx);
+      opts.proxy_opts.type = GIT_PROXY_AUTO;
+      opts.follow_redirects = GIT_REMOTE_REDIRECT_INITIAL;
+      if (int rc = git_remote_connect_ext(m_remote.get(), GIT_DIRECTION_FETCH, &opts); rc < 0)
+        return mapped(rc);
+      const git_remote_head** heads = nullptr;
+      size_t count = 0;
+      if (int rc = git_remote_ls(&heads, &count, m_remote.get()); rc < 0) return mapped(rc);
+      std::vector<RemoteRef> refs;
+      refs.reserve(count);
+      for (size_t i = 0; i < count; ++i) refs.push_back({heads[i]->name, oid_hex(heads[i]->oid)});
+      return refs;
+    }
+
+    // Downloads what `refspecs` name over this connection and moves the local refs.
+    Status fetch(const std::vector<std::string>& refspecs) {
+      std::vector<char*> specs;
+      for (const auto& s : refspecs) specs.push_back(const_cast<char*>(s.c_str()));
+      git_strarray array{specs.data(), specs.size()};
+      git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
+      opts.callbacks = make_remote_callbacks(m_ctx);
+      opts.proxy_opts.type = GIT_PROXY_AUTO;
+      opts.follow_redirects = GIT_REMOTE_REDIRECT_INITIAL;
+      opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+      opts.update_fetchhead = 0;
+      if (int rc = git_remote_download(m_remote.get(), &array, &opts); rc < 0) return mapped(rc);
+      if (int rc = git_remote_update_tips(m_remote.get(), &opts.callbacks, 0,
+                                          GIT_REMOTE_DOWNLOAD_TAGS_NONE, "flytecd: fetch");
+          rc < 0)
+        return git_failure(rc, "update refs");
+      return ok_status();
+    }
+
+   private:
+    Error mapped(int rc) const {
+      return map_remote_error(rc, m_ctx, m_deadline.expired(), m_impl.opts.timeout_seconds,
+                              m_impl.url, m_impl.redacted);
+    }
+
+    Impl& m_impl;
+    net::Deadline m_deadline;
+    CallbackContext m_ctx;
+    RemotePtr m_remote;
+  };
+
+  // The commit a local ref names in the mirror, or "" when it is absent.
+  std::string local_commit(const std::string& refname) const {
+    git_object* raw = nullptr;
+    if (git_revparse_single(&raw, repo.get(), refname.c_str()) < 0) return {};
+    ObjectPtr obj(raw);
+    git_object* peeled = nullptr;
+    if (git_object_peel(&peeled, obj.get(), GIT_OBJECT_COMMIT) < 0) return {};
+    ObjectPtr commit(peeled);
+    return oid_hex(*git_object_id(commit.get()));
+  }
+
+  bool has_commit(const std::string& id) const {
+    git_oid oid;
+    git_commit* raw = nullptr;
+    if (git_oid_fromstr(&oid, id.c_str()) < 0 || git_commit_lookup(&raw, repo.get(), &oid) < 0)
+      return false;
+    git_commit_free(raw);
+    return true;
+  }
+
+  // Points the mirror's HEAD at the followed ref so revspecs like "HEAD~1" mean what users expect.
+  void update_head(const Tracked& tracked) {
+    if (tracked.remote_ref.rfind("refs/heads/", 0) == 0) {
+      git_repository_set_head(repo.get(), tracked.remote_ref.c_str());
+    } else if (git_oid oid; git_oid_fromstr(&oid, tracked.commit.c_str()) == 0) {
+      git_repository_set_head_detached(repo.get(), &oid);
+    }
+  }
+
+  Result<Tracked> remote_tracked(Connection& conn) {
+    auto refs = conn.list();
+    if (!refs) return fail(refs.error(), "ls-remote");
+    auto tracked = find_tracked(*refs, opts.ref);
+    if (!tracked) return fail(tracked.error(), "ls-remote");
+    return tracked;
+  }
+
+  // Fetches every branch and tag (and the followed ref), for revisions not yet in the mirror.
+  Status fetch_all() {
+    Connection conn(*this);
+    auto refs = conn.list();
+    if (!refs) return fail(refs.error(), "ls-remote");
+    std::vector<std::string> specs = {"+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"};
+    std::optional<Tracked> tracked;
+    if (!is_full_commit_id(opts.ref))
+      if (auto found = find_tracked(*refs, opts.ref)) tracked = *found;
+    if (tracked && tracked->remote_ref.rfind("refs/heads/", 0) != 0 &&
+        tracked->remote_ref.rfind("refs/tags/", 0) != 0)
+      specs.push_back("+" + tracked->remote_ref + ":" + tracked->remote_ref);
+    if (auto st = conn.fetch(specs); !st) return fail(st.error(), "fetch");
+    if (tracked) update_head(*tracked);
+    log->info("fetched all branches and tags");
+    return ok_status();
+  }
+
+  // Asks the remote for one commit by id (servers allow it for reachable commits over
+  // protocol v2 or with uploadpack.allowReachableSHA1InWant); failure is not an error here.
+  void try_fetch_commit(const std::string& id) {
+    Connection conn(*this);
+    if (!conn.list()) return;
+    if (!conn.fetch({id + ":refs/flytecd/commits/" + id}))
+      log->debug("fetching commit {} by id was refused: {}", short_id(id), last_git_message());
+  }
+
+  Status verify_signature(const std::string& id) {
+    if (opts.signatures.mode == SignaturePolicy::Mode::off || id == verified) return ok_status();
+    git_oid oid;
+    git_oid_fromstr(&oid, id.c_str());
+    SignedCommit signed_commit;
+    signed_commit.commit_id = id;
+    {
+      Buf sig, data;
+      int rc = git_commit_extract_signature(&sig.b, &data.b, repo.get(), &oid, nullptr);
+      if (rc == GIT_ENOTFOUND)
+        return make_error(ErrorCode::invalid_input,
+                          "commit " + id +
+                              " is not signed; the signature policy requires an SSH "
+                              "signature by a key in " +
+                              opts.signatures.allowed_signers_file);
+      if (rc < 0) return git_failure(rc, "read signature of commit " + id);
+      signed_commit.signature = sig.str();
+      signed_commit.signed_data = data.str();
+    }
+    git_commit* raw = nullptr;
+    if (int rc = git_commit_lookup(&raw, repo.get(), &oid); rc < 0)
+      return git_failure(rc, "commit " + id);
+    CommitPtr commit(raw);
+    if (const git_signature* committer = git_commit_committer(commit.get()))
+      signed_commit.committer_email = committer->email ? committer->email : "";
+    if (auto st = verify_ssh_commit_signature(signed_commit, opts.signatures.allowed_signers_file,
+                                              mirror_path);
+        !st)
+      return st;
+    verified = id;
+    log->info("commit {} has a valid SSH signature by <{}>", short_id(id),
+              signed_commit.committer_email);
+    return ok_status();
+  }
+
+  Result<Snapshot> build_snapshot(const std::string& id) {
+    git_oid oid;
+    if (git_oid_fromstr(&oid, id.c_str()) < 0)
+      return make_error(ErrorCode::internal, "bad commit id " + id);
+    git_commit* raw_commit = nullptr;
+    if (int rc = git_commit_lookup(&raw_commit, repo.get(), &oid); rc < 0)
+      return git_failure(rc, "commit " + id);
+    CommitPtr commit(raw_commit);
+    Snapshot snap;
+    snap.revision = id;
+    snap.subject = git_commit_summary(commit.get()) ? git_commit_summary(commit.get()) : "";
+    if (const git_signature* a = git_commit_author(commit.get()))
+      snap.author = std::string(a->name ? a->name : "") + " <" + (a->email ? a->email : "") + ">";
+    snap.commit_time = static_cast<int64_t>(git_commit_time(commit.get()));
+
+    git_tree* raw_tree = nullptr;
+    if (int rc = git_commit_tree(&raw_tree, commit.get()); rc < 0)
+      return git_failure(rc, "tree of commit " + id);
+    TreePtr tree(raw_tree);
+    if (!subpath.empty()) {
+      git_tree_entry* raw_entry = nullptr;
+      if (git_tree_entry_bypath(&raw_entry, tree.get(), subpath.c_str()) < 0)
+        return make_error(ErrorCode::not_found,
+                          "subpath '" + subpath + "' does not exist in commit " + id);
+      EntryPtr entry(raw_entry);
+      if (git_tree_entry_filemode(entry.get()) != GIT_FILEMODE_TREE)
+        return make_error(ErrorCode::invalid_input,
+                          "subpath '" + subpath + "' is not a directory in commit " + id);
+      git_tree* sub = nullptr;
+      if (int rc = git_tree_lookup(&sub, repo.get(), git_tree_entry_id(entry.get())); rc < 0)
+        return git_failure(rc, "tree " + subpath);
+      tree.reset(sub);
+    }
+    WalkState walk;
+    if (int rc = git_tree_walk(tree.get(), GIT_TREEWALK_PRE, collect_yaml, &walk); rc < 0)
+      return git_failure(rc, "walk tree of commit " + id);
+    std::vector<size_t> order(walk.found.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::sort(order.begin(), order.end(),
+              [&](size_t a, size_t b) { return walk.found[a].first < walk.found[b].first; });
+
+    git_odb* raw_odb = nullptr;
+    if (int rc = git_repository_odb(&raw_odb, repo.get()); rc < 0)
+      return git_failure(rc, "object database");
+    OdbPtr odb(raw_odb);
+    for (size_t i : order) {
+      const auto& [path, blob_id] = walk.found[i];
+      model::SourceFile file;
+      file.path = path;
+      // The header gives the size without inflating the object, so oversized files cost nothing.
+      git_object_t type{};
+      if (int rc = git_odb_read_header(&file.size, &type, odb.get(), &blob_id); rc < 0)
+        return git_failure(rc, "read " + path);
+      if (file.size <= opts.max_file_bytes) {
+        git_blob* raw_blob = nullptr;
+        if (int rc = git_blob_lookup(&raw_blob, repo.get(), &blob_id); rc < 0)
+          return git_failure(rc, "read " + path);
+        BlobPtr blob(raw_blob);
+        file.bytes.assign(static_cast<const char*>(git_blob_rawcontent(blob.get())),
+                          static_cast<size_t>(git_blob_rawsize(blob.get())));
+      }
+      snap.files.push_back(std::move(file));
+      snap.blob_ids.push_back(oid_hex(blob_id));
+    }
+    return snap;
+  }
+
+  // A local revspec resolved to a commit id; "" when the mirror does not have it.
+  Result<std::string> resolve_local(const std::string& revspec) {
+    std::vector<std::string> tries = {revspec};
+    if (revspec.rfind("origin/", 0) == 0) tries.push_back("refs/heads/" + revspec.substr(7));
+    for (const auto& spec : tries) {
+      git_object* raw = nullptr;
+      if (git_revparse_single(&raw, repo.get(), spec.c_str()) < 0) continue;
+      ObjectPtr obj(raw);
+      git_object* peeled = nullptr;
+      if (git_object_peel(&peeled, obj.get(), GIT_OBJECT_COMMIT) < 0)
+        return make_error(ErrorCode::invalid_input,
+                          "revision '" + revspec + "' does not name a commit");
+      ObjectPtr commit(peeled);
+      return oid_hex(*git_object_id(commit.get()));
+    }
+    return std::string();
+  }
+
+  Result<Snapshot> sync() {
+    std::string head;
+    if (is_full_commit_id(opts.ref)) {
+      head = opts.ref;
+      std::transform(head.begin(), head.end(), head.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      if (!has_commit(head)) {
+        if (auto st = fetch_all(); !st) return st.error();
+        if (!has_commit(head)) try_fetch_commit(head);
+        if (!has_commit(head))
+          return fail(make_error(ErrorCode::not_found,
+                                 "commit " + head + " is not reachable from any branch or tag"),
+                      "sync");
+        git_oid oid;
+        git_oid_fromstr(&oid, head.c_str());
+        git_repository_set_head_detached(repo.get(), &oid);
+      }
+    } else {
+      Connection conn(*this);
+      auto tracked = remote_tracked(conn);
+      if (!tracked) return tracked.error();
+      const std::string before = local_commit(tracked->remote_ref);
+      if (before != tracked->commit) {
+        const std::string spec = "+" + tracked->remote_ref + ":" + tracked->remote_ref;
+        if (auto st = conn.fetch({spec}); !st) return fail(st.error(), "fetch");
+        log->info("fetched {}: {} -> {}", tracked->remote_ref, short_id(before),
+                  short_id(tracked->commit));
+      }
+      head = local_commit(tracked->remote_ref);
+      if (head.empty())
+        return fail(make_error(ErrorCode::internal, "fetch did not create the local ref"),
+                    "fetch " + tracked->remote_ref);
+      if (before != head || local_commit("HEAD") != head) update_head(*tracked);
+    }
+    if (auto st = verify_signature(head); !st) return fail(st.error(), "signature policy");
+    if (last && last->revision == head) return *last;
+    auto snap = build_snapshot(head);
+    if (!snap) return fail(snap.error(), "snapshot");
+    last = *snap;
+    return snap;
+  }
+
+  Result<Snapshot> snapshot(const std::string& revspec) {
+    if (revspec.empty())
+      return fail(make_error(ErrorCode::invalid_input, "empty revision"), "snapshot");
+    auto id = resolve_local(revspec);
+    if (!id) return fail(id.error(), "snapshot " + revspec);
+    if (id->empty()) {
+      if (auto st = fetch_all(); !st) return st.error();
+      id = resolve_local(revspec);
+      if (id && id->empty() && is_full_commit_id(revspec)) {
+        try_fetch_commit(revspec);
+        id = resolve_local(revspec);
+      }
+      if (!id) return fail(id.error(), "snapshot " + revspec);
+      if (id->empty())
+        return fail(make_error(ErrorCode::not_found,
+                               "revision '" + revspec + "' not found in the repository"),
+                    "snapshot");
+    }
+    if (last && last->revision == *id) return *last;
+    auto snap = build_snapshot(*id);
+    if (!snap) return fail(snap.error(), "snapshot " + revspec);
+    return snap;
+  }
+};
+
+GitSource::GitSource(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+GitSource::~GitSource() = default;
+
+Result<std::unique_ptr<GitSource>> GitSource::open(const GitOptions& options) {
+  auto invalid = [&](const std::string& message) {
+    return make_error(ErrorCode::invalid_input,
+                      "git " + log::redact_url(options.url) + ": " + message);
+  };
+  if (auto st = init_libgit2(); !st) return st.error();
+  auto impl = std::make_unique<Impl>();
+  impl->opts = options;
+  impl->redacted = log::redact_url(options.url);
+  auto remote = parse_remote_url(options.url);
+  if (!remote) return invalid(remote.error().message);
+  impl->remote = *remote;
+  if (remote->has_password)
+    return invalid(
+        "the URL embeds a password; put the secret in auth.password_file or "
+        "auth.password_env instead");
+  impl->url = options.url;
+  if (remote->transport == Transport::local) {
+    std::error_code ec;
+    impl->url = fs::absolute(options.url, ec).lexically_normal().string();
+    impl->redacted = impl->url;
+  }
+  if (auto st = validate_ref(options.ref); !st) return invalid(st.error().message);
+  auto sub = normalize_subpath(options.subpath);
+  if (!sub) return invalid(sub.error().message);
+  impl->subpath = *sub;
+  if (options.timeout_seconds <= 0) return invalid("timeout_seconds must be positive");
+  if (options.cache_dir.empty()) return invalid("cache_dir is required");
+
+  const GitAuth& auth = options.auth;
+  if (remote->transport == Transport::ssh) {
+    if (!(git_libgit2_features() & GIT_FEATURE_SSH))
+      return invalid("this libgit2 was built without SSH support (libssh2); use an https:// URL");
+    if (auth.ssh_private_key_file.empty())
+      return invalid("ssh remotes need auth.ssh_private_key_file");
+    if (auth.ssh_known_hosts_file.empty())
+      return invalid("ssh remotes need auth.ssh_known_hosts_file (host keys are always checked)");
+    if (auto st = require_readable(auth.ssh_private_key_file, "SSH private key"); !st)
+      return invalid(st.error().message);
+    if (auto st = require_readable(auth.ssh_known_hosts_file, "known_hosts file"); !st)
+      return invalid(st.error().message);
+  }
+  if (remote->transport == Transport::https && !(git_libgit2_features() & GIT_FEATURE_HTTPS))
+    return invalid("this libgit2 was built without HTTPS support");
+  if (!auth.password_file.empty())
+    if (auto st = require_readable(auth.password_file, "password file"); !st)
+      return invalid(st.error().message);
+  if (options.signatures.mode == SignaturePolicy::Mode::ssh) {
+    if (options.signatures.allowed_signers_file.empty())
+      return invalid("the ssh signature policy needs allowed_signers_file");
+    if (auto st = require_readable(options.signatures.allowed_signers_file, "allowed_signers"); !st)
+      return invalid(st.error().message);
+    if (auto keygen = find_ssh_keygen(); !keygen) return invalid(keygen.error().message);
+  }
+
+  std::error_code ec;
+  fs::create_directories(options.cache_dir, ec);
+  if (ec) return invalid("cannot create cache_dir '" + options.cache_dir + "': " + ec.message());
+  impl->mirror_path = (fs::path(options.cache_dir) / mirror_dir_name(impl->redacted)).string();
+  impl->log = log::get("git:" + impl->redacted);
+  git_repository* raw = nullptr;
+  if (fs::exists(impl->mirror_path, ec) &&
+      git_repository_open_bare(&raw, impl->mirror_path.c_str()) < 0) {
+    // The mirror is a cache under a name we chose; a damaged one is rebuilt from the remote.
+    impl->log->warn("mirror {} is unusable ({}); recreating it", impl->mirror_path,
+                    last_git_message());
+    fs::remove_all(impl->mirror_path, ec);
+  }
+  if (!raw && git_repository_init(&raw, impl->mirror_path.c_str(), 1) < 0)
+    return make_error(ErrorCode::internal,
+                      "git: cannot create mirror " + impl->mirror_path + ": " + last_git_message());
+  impl->repo.reset(raw);
+  return std::unique_ptr<GitSource>(new GitSource(std::move(impl)));
+}
+
+Result<std::string> GitSource::remote_head() {
+  std::lock_guard<std::mutex> lock(m_impl->mu);
+  if (is_full_commit_id(m_impl->opts.ref)) return m_impl->opts.ref;
+  Impl::Connection conn(*m_impl);
+  auto tracked = m_impl->remote_tracked(conn);
+  if (!tracked) return tracked.error();
+  return tracked->commit;
+}
+
+Result<Snapshot> GitSource::sync() {
+  std::lock_guard<std::mutex> lock(m_impl->mu);
+  return m_impl->sync();
+}
+
+Result<Snapshot> GitSource::snapshot(const std::string& revspec) {
+  std::lock_guard<std::mutex> lock(m_impl->mu);
+  return m_impl->snapshot(revspec);
+}
+
+std::string GitSource::describe() const {
+  std::string out = m_impl->redacted + " (ref " + m_impl->opts.ref;
+  if (!m_impl->subpath.empty()) out += ", path " + m_impl->subpath;
+  return out + ")";
+}
+
+}  // namespace flytecd::sources::git

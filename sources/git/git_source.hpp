@@ -1,0 +1,97 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "daemon/common/result.hpp"
+#include "daemon/model/loader.hpp"
+
+namespace flytecd::sources::git {
+
+// Credentials. Secrets are named by file or environment variable and read at the moment the
+// remote asks for them (so rotated secrets are picked up); they are never logged or put in argv.
+struct GitAuth {
+  // HTTPS basic or token auth. A token is the password; the username defaults to
+  // "x-access-token" (GitHub's convention, accepted by GitLab and Gitea too) when empty.
+  std::string username;
+  std::string password_file;  // first line of the file; surrounding whitespace is ignored
+  std::string password_env;
+  // SSH: a private key (the ".pub" beside it is used when present) and the known_hosts file
+  // the server's host key must be listed in. The username defaults to the URL's, else "git".
+  std::string ssh_private_key_file;
+  std::string ssh_known_hosts_file;
+  std::string ssh_passphrase_env;
+};
+
+// Which commits sync() accepts as the head.
+struct SignaturePolicy {
+  enum class Mode { off, ssh } mode = Mode::off;
+  std::string allowed_signers_file;  // ssh-keygen ALLOWED SIGNERS format ("<email> <key>")
+};
+
+struct GitOptions {
+  std::string url;  // https://, http://, ssh://, user@host:path, git://, file://, local path
+  std::string ref = "main";  // branch, tag, full ref name ("refs/…"), or a 40-hex commit id
+  std::string subpath;       // directory inside the repository holding the documents; "" = root
+  std::string cache_dir;     // parent of the bare mirror (inside flytecd's state directory)
+  GitAuth auth;
+  SignaturePolicy signatures;
+  // Bounds each network operation as a whole (connect, negotiation, transfer). A first clone
+  // of a large repository may need more than the default.
+  int timeout_seconds = 60;
+  size_t max_file_bytes = 4u << 20;  // larger files are listed with their size but not read
+};
+
+// The documents of one commit.
+struct Snapshot {
+  std::string revision;     // commit id, hex
+  std::string subject;      // first line of the commit message
+  std::string author;       // "Name <email>"
+  int64_t commit_time = 0;  // committer time, seconds since the epoch
+  // Every *.yaml / *.yml under the subpath (path relative to it, sorted), skipping
+  // dot-directories, symlinks and submodules — the same selection as sources/local.
+  std::vector<model::SourceFile> files;
+  std::vector<std::string> blob_ids;  // parallel to files: the Git blob id of each file
+};
+
+// A Git repository followed through a local bare mirror (libgit2). All methods serialize on an
+// internal mutex, so one instance may be shared between threads; distinct instances may share a
+// cache_dir. Errors carry ErrorCode: unavailable (network, remote down), timeout,
+// unauthenticated (credentials or host key rejected), permission_denied (HTTP 403), not_found
+// (ref, revision, subpath or repository missing), invalid_input (configuration, signatures).
+class GitSource {
+ public:
+  // Validates the options and creates or opens the bare mirror under cache_dir. No network.
+  static Result<std::unique_ptr<GitSource>> open(const GitOptions& options);
+  ~GitSource();
+  GitSource(const GitSource&) = delete;
+  GitSource& operator=(const GitSource&) = delete;
+
+  // The remote's current commit for `ref` (one ls-remote; nothing is fetched or written).
+  // A commit-id ref is returned as is without network.
+  Result<std::string> remote_head();
+
+  // Fetches the ref when the remote head differs from the mirror's (force refspec: a rewritten
+  // branch is followed) and returns the snapshot of the head. An unchanged head costs one
+  // ls-remote. With SignaturePolicy::ssh, a head that is unsigned or not signed by an allowed
+  // key is refused (invalid_input naming the commit) and nothing from it is returned.
+  Result<Snapshot> sync();
+
+  // The snapshot of any revision: commit id, branch, tag, "origin/<branch>" or a revspec such as
+  // "HEAD~1" (HEAD is the followed ref). Fetches branches and tags first when the revision is
+  // not in the mirror. Signatures are not checked here (this serves `flytecd plan`).
+  Result<Snapshot> snapshot(const std::string& revspec);
+
+  // "<redacted url> (ref <ref>[, path <subpath>])" for logs and status.
+  std::string describe() const;
+
+ private:
+  struct Impl;
+  explicit GitSource(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> m_impl;
+};
+
+}  // namespace flytecd::sources::git

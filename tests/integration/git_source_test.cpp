@@ -1,0 +1,613 @@
+// The Git source against real Git: repositories made with the git CLI, served as file://, local
+// paths, `git daemon` (git://) and `git http-backend` behind a loopback HTTP server with Basic
+// auth; SSH commit signatures made by `git commit -S` with keys from ssh-keygen.
+
+#include "sources/git/git_source.hpp"
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "sources/git/known_hosts.hpp"
+#include "sources/git/url.hpp"
+#include "tests/integration/git/git_test_support.hpp"
+
+namespace {
+
+namespace fg = flytecd::sources::git;
+using flytecd::ErrorCode;
+using git_test::git;
+using git_test::spit;
+using git_test::TempDir;
+using Clock = std::chrono::steady_clock;
+
+// A working repository `work` whose branch main is pushed to the bare `remote.git`.
+struct Fixture {
+  TempDir tmp;
+  std::string home = tmp.str("home");
+  std::string work = tmp.str("work");
+  std::string remote = tmp.str("remote.git");
+  std::string cache = tmp.str("cache");
+
+  Fixture() {
+    git_test::stdfs::create_directories(home);
+    git(home, tmp.str(), {"init", "-q", "-b", "main", work});
+    git(home, tmp.str(), {"init", "-q", "--bare", "-b", "main", remote});
+  }
+  void write(const std::string& path, const std::string& text) {
+    spit(git_test::stdfs::path(work) / path, text);
+  }
+  std::string commit(const std::string& message, const std::vector<std::string>& config = {}) {
+    git(home, work, {"add", "-A"});
+    git(home, work, {"commit", "-q", "--allow-empty", "-m", message}, config);
+    return git(home, work, {"rev-parse", "HEAD"});
+  }
+  void push(bool force = false) {
+    std::vector<std::string> args = {"push", "-q"};
+    if (force) args.push_back("--force");
+    args.insert(args.end(), {remote, "main:main"});
+    git(home, work, args);
+  }
+  std::string blob(const std::string& rev_path) { return git(home, work, {"rev-parse", rev_path}); }
+  fg::GitOptions options(const std::string& url) const {
+    fg::GitOptions o;
+    o.url = url;
+    o.ref = "main";
+    o.cache_dir = cache;
+    o.timeout_seconds = 10;
+    return o;
+  }
+};
+
+std::unique_ptr<fg::GitSource> open_ok(const fg::GitOptions& options) {
+  auto source = fg::GitSource::open(options);
+  INFO((source ? std::string() : source.error().message));
+  REQUIRE(source);
+  return std::move(source).value();
+}
+
+fg::Snapshot sync_ok(fg::GitSource& source) {
+  auto snap = source.sync();
+  INFO((snap ? std::string() : snap.error().message));
+  REQUIRE(snap);
+  return std::move(snap).value();
+}
+
+std::vector<std::string> paths(const fg::Snapshot& snap) {
+  std::vector<std::string> out;
+  for (const auto& f : snap.files) out.push_back(f.path);
+  return out;
+}
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Writes the common starting content: YAML under deploy/, plus everything that must be skipped.
+std::string seed(Fixture& fx) {
+  fx.write("top.yaml", "kind: Project\n");
+  fx.write("deploy/a.yaml", "a: 1\n");
+  fx.write("deploy/sub/b.yml", "b: 2\n");
+  fx.write("deploy/readme.md", "not yaml\n");
+  fx.write("deploy/.github/ci.yaml", "skipped: dot-directory\n");
+  fx.write("deploy/big.yaml", std::string(300, '#') + "\n");
+  git_test::stdfs::create_symlink("a.yaml", git_test::stdfs::path(fx.work) / "deploy/link.yaml");
+  fx.commit("seed");
+  // A submodule entry (gitlink) named like a YAML file: listed by Git, skipped by flytecd.
+  std::string self = git(fx.home, fx.work, {"rev-parse", "HEAD"});
+  git(fx.home, fx.work,
+      {"update-index", "--add", "--cacheinfo", "160000," + self + ",deploy/module.yaml"});
+  git(fx.home, fx.work, {"commit", "-q", "-m", "add submodule"});
+  fx.push();
+  return git(fx.home, fx.work, {"rev-parse", "HEAD"});
+}
+
+}  // namespace
+
+TEST_CASE("git: file:// and local paths give the same snapshot of YAML files under the subpath",
+          "[git]") {
+  Fixture fx;
+  const std::string head = seed(fx);
+  auto options = fx.options("file://" + fx.remote);
+  options.subpath = "./deploy/";
+  options.max_file_bytes = 100;
+  auto source = open_ok(options);
+  CHECK(source->describe() == "file://" + fx.remote + " (ref main, path deploy)");
+
+  auto remote = source->remote_head();
+  REQUIRE(remote);
+  CHECK(*remote == head);
+
+  fg::Snapshot snap = sync_ok(*source);
+  CHECK(snap.revision == head);
+  CHECK(snap.subject == "add submodule");
+  CHECK(snap.author == "Flytecd Test <test@example.com>");
+  CHECK(snap.commit_time > 0);
+  CHECK(paths(snap) == std::vector<std::string>{"a.yaml", "big.yaml", "sub/b.yml"});
+  REQUIRE(snap.blob_ids.size() == 3);
+  CHECK(snap.files[0].bytes == "a: 1\n");
+  CHECK(snap.files[0].size == 5);
+  CHECK(snap.files[1].bytes.empty());  // over max_file_bytes: listed, not read
+  CHECK(snap.files[1].size == 301);
+  CHECK(snap.files[2].bytes == "b: 2\n");
+  CHECK(snap.blob_ids[0] == fx.blob("HEAD:deploy/a.yaml"));
+  CHECK(snap.blob_ids[1] == fx.blob("HEAD:deploy/big.yaml"));
+  CHECK(snap.blob_ids[2] == fx.blob("HEAD:deploy/sub/b.yml"));
+
+  SECTION("a plain local path reads the same revision") {
+    auto local_options = fx.options(fx.remote);
+    local_options.subpath = "deploy";
+    local_options.max_file_bytes = 100;
+    local_options.cache_dir = fx.tmp.str("cache-local");
+    auto local = open_ok(local_options);
+    fg::Snapshot same = sync_ok(*local);
+    CHECK(same.revision == snap.revision);
+    CHECK(paths(same) == paths(snap));
+    CHECK(same.blob_ids == snap.blob_ids);
+  }
+
+  SECTION("the repository root is the default subpath") {
+    auto root_options = fx.options("file://" + fx.remote);
+    auto root = open_ok(root_options);
+    CHECK(paths(sync_ok(*root)) == std::vector<std::string>{"deploy/a.yaml", "deploy/big.yaml",
+                                                            "deploy/sub/b.yml", "top.yaml"});
+  }
+
+  SECTION("blob ids stay for unchanged files and change for edited ones") {
+    fx.write("deploy/a.yaml", "a: 2\n");
+    const std::string next = fx.commit("edit a");
+    fx.push();
+    auto moved = source->remote_head();
+    REQUIRE(moved);
+    CHECK(*moved == next);
+    fg::Snapshot after = sync_ok(*source);
+    CHECK(after.revision == next);
+    CHECK(after.files[0].bytes == "a: 2\n");
+    CHECK(after.blob_ids[0] != snap.blob_ids[0]);
+    CHECK(after.blob_ids[1] == snap.blob_ids[1]);
+    CHECK(after.blob_ids[2] == snap.blob_ids[2]);
+
+    // Older revisions stay addressable for `flytecd plan --base X --head Y`.
+    auto previous = source->snapshot("HEAD~1");
+    REQUIRE(previous);
+    CHECK(previous->revision == head);
+    auto by_id = source->snapshot(head);
+    REQUIRE(by_id);
+    CHECK(by_id->blob_ids == snap.blob_ids);
+    auto by_branch = source->snapshot("origin/main");
+    REQUIRE(by_branch);
+    CHECK(by_branch->revision == next);
+  }
+
+  SECTION("an unknown revision is not_found") {
+    auto missing = source->snapshot("no-such-branch");
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().code == ErrorCode::not_found);
+  }
+
+  SECTION("a subpath missing from the commit is not_found") {
+    auto other = fx.options("file://" + fx.remote);
+    other.subpath = "nope";
+    auto missing = open_ok(other)->sync();
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().code == ErrorCode::not_found);
+    CHECK_THAT(missing.error().message, Catch::Contains("subpath 'nope'"));
+  }
+}
+
+TEST_CASE("git: snapshot fetches revisions the mirror does not have yet", "[git]") {
+  Fixture fx;
+  const std::string first = seed(fx);
+  auto source = open_ok(fx.options("file://" + fx.remote));
+  // Nothing synced yet: snapshot() must fetch to answer.
+  auto snap = source->snapshot(first);
+  REQUIRE(snap);
+  CHECK(snap->revision == first);
+  git(fx.home, fx.work, {"tag", "-a", "v1", "-m", "release 1"});
+  git(fx.home, fx.work, {"push", "-q", fx.remote, "v1"});
+  fx.write("deploy/a.yaml", "a: 3\n");
+  fx.commit("after v1");
+  fx.push();
+  auto tagged = source->snapshot("v1");
+  REQUIRE(tagged);
+  CHECK(tagged->revision == first);
+
+  SECTION("a tag can be followed as the ref") {
+    auto options = fx.options("file://" + fx.remote);
+    options.ref = "v1";
+    auto by_tag = open_ok(options);
+    auto head = by_tag->remote_head();
+    REQUIRE(head);
+    CHECK(*head == first);  // annotated tag peeled to its commit
+    CHECK(sync_ok(*by_tag).revision == first);
+  }
+  SECTION("a commit id can be pinned as the ref") {
+    auto options = fx.options("file://" + fx.remote);
+    options.ref = first;
+    auto pinned = open_ok(options);
+    CHECK(sync_ok(*pinned).revision == first);
+  }
+  SECTION("a missing ref is not_found") {
+    auto options = fx.options("file://" + fx.remote);
+    options.ref = "does-not-exist";
+    auto missing = open_ok(options)->remote_head();
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().code == ErrorCode::not_found);
+  }
+}
+
+TEST_CASE("git: a force-pushed (rewritten) branch is followed", "[git]") {
+  Fixture fx;
+  fx.write("deploy/a.yaml", "v: 1\n");
+  const std::string c1 = fx.commit("one");
+  fx.write("deploy/a.yaml", "v: 2\n");
+  const std::string c2 = fx.commit("two");
+  fx.push();
+  auto source = open_ok(fx.options("file://" + fx.remote));
+  CHECK(sync_ok(*source).revision == c2);
+
+  git(fx.home, fx.work, {"reset", "-q", "--hard", c1});
+  fx.write("deploy/a.yaml", "v: 3\n");
+  const std::string c3 = fx.commit("three (rewritten history)");
+  fx.push(/*force=*/true);
+
+  auto head = source->remote_head();
+  REQUIRE(head);
+  CHECK(*head == c3);
+  fg::Snapshot snap = sync_ok(*source);
+  CHECK(snap.revision == c3);
+  REQUIRE(snap.files.size() == 1);
+  CHECK(snap.files[0].bytes == "v: 3\n");
+  // The unchanged head is served again without a fetch and gives the same content.
+  CHECK(sync_ok(*source).blob_ids == snap.blob_ids);
+  CHECK(source->snapshot("HEAD~1")->revision == c1);
+}
+
+TEST_CASE("git: git daemon over git:// on loopback", "[git]") {
+  Fixture fx;
+  const std::string first = seed(fx);
+  const int port = git_test::free_port();
+  const std::string exec_path = git(fx.home, fx.work, {"--exec-path"});
+  git_test::Background daemon(
+      {exec_path + "/git-daemon", "--reuseaddr", "--base-path=" + fx.tmp.str(), "--export-all",
+       "--listen=127.0.0.1", "--port=" + std::to_string(port), fx.tmp.str()},
+      git_test::tool_env(fx.home), fx.tmp.str("daemon.log"));
+  REQUIRE(daemon.started());
+  INFO(git_test::slurp(fx.tmp.path() / "daemon.log"));
+  REQUIRE(git_test::wait_for_port(port));
+
+  const std::string url = "git://127.0.0.1:" + std::to_string(port) + "/remote.git";
+  auto options = fx.options(url);
+  options.subpath = "deploy";
+  auto source = open_ok(options);
+  auto head = source->remote_head();
+  INFO((head ? std::string() : head.error().message));
+  REQUIRE(head);
+  CHECK(*head == first);
+  CHECK(sync_ok(*source).revision == first);
+
+  fx.write("deploy/sub/b.yml", "b: 3\n");
+  const std::string second = fx.commit("over git://");
+  fx.push();
+  fg::Snapshot snap = sync_ok(*source);
+  CHECK(snap.revision == second);
+  CHECK(snap.files[2].bytes == "b: 3\n");
+
+  SECTION("a repository the daemon does not serve is not_found") {
+    auto missing = open_ok(fx.options("git://127.0.0.1:" + std::to_string(port) + "/nope.git"));
+    auto r = missing->remote_head();
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == ErrorCode::not_found);
+  }
+}
+
+TEST_CASE("git: git http-backend with HTTP Basic auth read from a file or the environment",
+          "[git]") {
+  Fixture fx;
+  const std::string first = seed(fx);
+  const std::string password = "Pa55-http-SECRET-1";
+  const std::string wrong = "Wr0ng-http-SECRET-2";
+  git_test::GitHttpServer server(fx.tmp.str(), fx.home, "flytecd", password);
+  const std::string url = "http://127.0.0.1:" + std::to_string(server.port()) + "/remote.git";
+  spit(fx.tmp.path() / "secrets/password", password + "\n");
+  spit(fx.tmp.path() / "secrets/wrong", wrong + "\n");
+
+  auto options = fx.options(url);
+  options.auth.username = "flytecd";
+  options.auth.password_file = fx.tmp.str("secrets/password");
+
+  SECTION("the right password syncs and follows new commits") {
+    auto source = open_ok(options);
+    auto head = source->remote_head();
+    INFO((head ? std::string() : head.error().message));
+    REQUIRE(head);
+    CHECK(*head == first);
+    CHECK(sync_ok(*source).revision == first);
+    fx.write("deploy/a.yaml", "a: http\n");
+    const std::string second = fx.commit("over http");
+    fx.push();
+    CHECK(sync_ok(*source).revision == second);
+    CHECK(server.authorized_requests() > 0);
+  }
+  SECTION("the password can come from an environment variable") {
+    ::setenv("FLYTECD_GIT_TEST_PASSWORD", password.c_str(), 1);
+    options.auth.password_file.clear();
+    options.auth.password_env = "FLYTECD_GIT_TEST_PASSWORD";
+    CHECK(sync_ok(*open_ok(options)).revision == first);
+    ::unsetenv("FLYTECD_GIT_TEST_PASSWORD");
+  }
+  SECTION("a wrong password is unauthenticated and no secret is in the message") {
+    options.auth.password_file = fx.tmp.str("secrets/wrong");
+    auto source = open_ok(options);
+    auto head = source->remote_head();
+    REQUIRE_FALSE(head);
+    CHECK(head.error().code == ErrorCode::unauthenticated);
+    CHECK_FALSE(head.error().retryable());
+    CHECK(head.error().message.find(wrong) == std::string::npos);
+    CHECK(head.error().message.find(password) == std::string::npos);
+    CHECK(head.error().message.find("SECRET") == std::string::npos);
+    auto synced = source->sync();
+    REQUIRE_FALSE(synced);
+    CHECK(synced.error().code == ErrorCode::unauthenticated);
+    CHECK(synced.error().message.find("SECRET") == std::string::npos);
+    CHECK(server.rejected_requests() > 0);
+  }
+  SECTION("no configured credentials is unauthenticated, with a hint") {
+    options.auth = {};
+    auto head = open_ok(options)->remote_head();
+    REQUIRE_FALSE(head);
+    CHECK(head.error().code == ErrorCode::unauthenticated);
+    CHECK_THAT(head.error().message, Catch::Contains("password_file"));
+  }
+  SECTION("a password embedded in the URL is refused at open") {
+    auto embedded = fx.options("http://flytecd:" + password +
+                               "@127.0.0.1:" + std::to_string(server.port()) + "/remote.git");
+    auto source = fg::GitSource::open(embedded);
+    REQUIRE_FALSE(source);
+    CHECK(source.error().code == ErrorCode::invalid_input);
+    CHECK(source.error().message.find(password) == std::string::npos);
+  }
+}
+
+TEST_CASE("git: an unreachable or silent remote fails within the timeout", "[git]") {
+  Fixture fx;
+  SECTION("closed port: unavailable at once") {
+    const int port = git_test::free_port();
+    for (const std::string scheme : {"git", "http"}) {
+      auto options = fx.options(scheme + "://127.0.0.1:" + std::to_string(port) + "/remote.git");
+      auto source = open_ok(options);
+      auto start = Clock::now();
+      auto head = source->remote_head();
+      REQUIRE_FALSE(head);
+      CHECK(head.error().code == ErrorCode::unavailable);
+      CHECK(head.error().retryable());
+      CHECK(seconds_since(start) < 5.0);
+      auto synced = source->sync();
+      REQUIRE_FALSE(synced);
+      CHECK(synced.error().code == ErrorCode::unavailable);
+    }
+  }
+  SECTION("a server that accepts and never answers: timeout after timeout_seconds") {
+    git_test::SilentServer silent;
+    for (const std::string scheme : {"git", "http"}) {
+      auto options =
+          fx.options(scheme + "://127.0.0.1:" + std::to_string(silent.port()) + "/remote.git");
+      options.timeout_seconds = 1;
+      auto source = open_ok(options);
+      auto start = Clock::now();
+      auto head = source->remote_head();
+      REQUIRE_FALSE(head);
+      CHECK(head.error().code == ErrorCode::timeout);
+      CHECK(head.error().retryable());
+      CHECK(seconds_since(start) >= 0.9);
+      CHECK(seconds_since(start) < 5.0);
+    }
+  }
+}
+
+TEST_CASE("git: ssh remotes check configuration and host keys and are bounded", "[git]") {
+  Fixture fx;
+  auto options = fx.options("ssh://git@127.0.0.1:1/remote.git");
+  SECTION("an ssh remote without known_hosts is refused at open") {
+    spit(fx.tmp.path() / "id", "not a key\n");
+    options.auth.ssh_private_key_file = fx.tmp.str("id");
+    auto source = fg::GitSource::open(options);
+    REQUIRE_FALSE(source);
+    CHECK(source.error().code == ErrorCode::invalid_input);
+  }
+  SECTION("a silent ssh server times out (libssh2 runs on flytecd's bounded socket)") {
+    git_test::SilentServer silent;
+    spit(fx.tmp.path() / "id", "not a key\n");
+    spit(fx.tmp.path() / "known_hosts", "");
+    auto ssh = fx.options("ssh://git@127.0.0.1:" + std::to_string(silent.port()) + "/remote.git");
+    ssh.auth.ssh_private_key_file = fx.tmp.str("id");
+    ssh.auth.ssh_known_hosts_file = fx.tmp.str("known_hosts");
+    ssh.timeout_seconds = 1;
+    auto source = fg::GitSource::open(ssh);
+    REQUIRE(source);
+    auto start = Clock::now();
+    auto head = (*source)->remote_head();
+    REQUIRE_FALSE(head);
+    INFO(head.error().message);
+    CHECK(head.error().code == ErrorCode::timeout);
+    CHECK(seconds_since(start) < 5.0);
+  }
+}
+
+TEST_CASE("git: SSH commit signatures are verified against allowed_signers", "[git]") {
+  if (!git_test::have_tool("ssh-keygen")) {
+    WARN("ssh-keygen not installed (Debian package openssh-client): skipping signature tests");
+    return;
+  }
+  Fixture fx;
+  auto keygen = [&](const std::string& name) {
+    auto r = git_test::run(
+        {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", fx.tmp.str(name)},
+        fx.home);
+    REQUIRE(r.code == 0);
+    return git_test::slurp(fx.tmp.path() / (name + ".pub"));
+  };
+  const std::string trusted_pub = keygen("trusted");
+  keygen("other");
+  spit(fx.tmp.path() / "allowed_signers", "signer@example.com " + trusted_pub);
+  auto signing = [&](const std::string& key) -> std::vector<std::string> {
+    return {"gpg.format=ssh", "user.signingkey=" + fx.tmp.str(key + ".pub"), "commit.gpgsign=true",
+            "user.email=signer@example.com"};
+  };
+
+  fx.write("deploy/a.yaml", "signed: 1\n");
+  const std::string good = fx.commit("signed by a trusted key", signing("trusted"));
+  fx.push();
+  auto options = fx.options("file://" + fx.remote);
+  options.signatures.mode = fg::SignaturePolicy::Mode::ssh;
+  options.signatures.allowed_signers_file = fx.tmp.str("allowed_signers");
+  auto source = open_ok(options);
+  CHECK(sync_ok(*source).revision == good);
+
+  SECTION("an unsigned head is refused, naming the commit") {
+    fx.write("deploy/a.yaml", "unsigned: 1\n");
+    const std::string bad = fx.commit("unsigned", {"user.email=signer@example.com"});
+    fx.push();
+    auto r = source->sync();
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == ErrorCode::invalid_input);
+    CHECK_THAT(r.error().message, Catch::Contains(bad) && Catch::Contains("not signed"));
+  }
+  SECTION("a head signed by a key not in allowed_signers is refused") {
+    fx.write("deploy/a.yaml", "other: 1\n");
+    const std::string bad = fx.commit("signed by another key", signing("other"));
+    fx.push();
+    auto r = source->sync();
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == ErrorCode::invalid_input);
+    CHECK_THAT(r.error().message, Catch::Contains(bad) && Catch::Contains("not valid"));
+    // Still refused on the next poll, although nothing new is fetched.
+    CHECK_FALSE(source->sync());
+  }
+  SECTION("a trusted key signing for a committer it is not allowed for is refused") {
+    fx.write("deploy/a.yaml", "impostor: 1\n");
+    auto config = signing("trusted");
+    config.back() = "user.email=someone-else@example.com";
+    fx.commit("trusted key, other committer", config);
+    fx.push();
+    auto r = source->sync();
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == ErrorCode::invalid_input);
+  }
+  SECTION("a new trusted head is accepted") {
+    fx.write("deploy/a.yaml", "signed: 2\n");
+    const std::string next = fx.commit("signed again", signing("trusted"));
+    fx.push();
+    CHECK(sync_ok(*source).revision == next);
+  }
+}
+
+TEST_CASE("git: known_hosts matching", "[git]") {
+  // An SSH wire-format blob: string "ssh-ed25519", string <32 key bytes>.
+  std::string blob = std::string("\0\0\0\x0bssh-ed25519\0\0\0\x20", 19) + std::string(32, 'k');
+  std::string other = std::string("\0\0\0\x0bssh-ed25519\0\0\0\x20", 19) + std::string(32, 'o');
+  auto b64 = [](const std::string& s) {
+    static const char* k = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    for (size_t i = 0; i < s.size(); i += 3) {
+      unsigned v = static_cast<unsigned char>(s[i]) << 16;
+      if (i + 1 < s.size()) v |= static_cast<unsigned>(static_cast<unsigned char>(s[i + 1])) << 8;
+      if (i + 2 < s.size()) v |= static_cast<unsigned char>(s[i + 2]);
+      out += k[(v >> 18) & 63];
+      out += k[(v >> 12) & 63];
+      out += i + 1 < s.size() ? k[(v >> 6) & 63] : '=';
+      out += i + 2 < s.size() ? k[v & 63] : '=';
+    }
+    return out;
+  };
+  REQUIRE(fg::base64_decode(b64(blob)) == blob);
+  CHECK(fg::ssh_key_type(blob) == "ssh-ed25519");
+  const std::string key = "ssh-ed25519 " + b64(blob);
+  using O = fg::HostKeyVerdict::Outcome;
+  CHECK(
+      fg::check_known_hosts("git.example.com " + key + "\n", "git.example.com", 22, blob).outcome ==
+      O::match);
+  CHECK(fg::check_known_hosts("Git.Example.com,10.0.0.1 " + key, "git.example.com", 22, blob)
+            .outcome == O::match);
+  CHECK(fg::check_known_hosts("git.example.com " + key, "git.example.com", 2222, blob).outcome ==
+        O::unknown_host);
+  CHECK(fg::check_known_hosts("[git.example.com]:2222 " + key, "git.example.com", 2222, blob)
+            .outcome == O::match);
+  CHECK(fg::check_known_hosts("*.example.com " + key, "git.example.com", 22, blob).outcome ==
+        O::match);
+  CHECK(fg::check_known_hosts("*.example.com,!git.example.com " + key, "git.example.com", 22, blob)
+            .outcome == O::unknown_host);
+  auto mismatch = fg::check_known_hosts("git.example.com " + key, "git.example.com", 22, other);
+  CHECK(mismatch.outcome == O::mismatch);
+  CHECK(mismatch.listed_types == std::vector<std::string>{"ssh-ed25519"});
+  CHECK(fg::check_known_hosts("@revoked * " + key + "\ngit.example.com " + key, "git.example.com",
+                              22, blob)
+            .outcome == O::revoked);
+  CHECK(fg::check_known_hosts("@cert-authority * " + key, "git.example.com", 22, blob).outcome ==
+        O::unknown_host);
+  CHECK(fg::check_known_hosts("# comment\n\n", "git.example.com", 22, blob).outcome ==
+        O::unknown_host);
+  // A hashed entry, as `ssh-keygen -H` writes it: |1|base64(salt)|base64(HMAC-SHA1(salt, host)).
+  if (git_test::have_tool("ssh-keygen")) {
+    TempDir tmp;
+    spit(tmp.path() / "kh", "git.example.com " + key + "\n[git.example.com]:2222 " + key + "\n");
+    REQUIRE(git_test::run({"ssh-keygen", "-H", "-f", tmp.str("kh")}, tmp.str()).code == 0);
+    const std::string hashed = git_test::slurp(tmp.path() / "kh");
+    REQUIRE(hashed.find("|1|") != std::string::npos);
+    REQUIRE(hashed.find("git.example.com") == std::string::npos);
+    CHECK(fg::check_known_hosts(hashed, "git.example.com", 22, blob).outcome == O::match);
+    CHECK(fg::check_known_hosts(hashed, "git.example.com", 2222, blob).outcome == O::match);
+    CHECK(fg::check_known_hosts(hashed, "git.example.com", 22, other).outcome == O::mismatch);
+    CHECK(fg::check_known_hosts(hashed, "evil.example.com", 22, blob).outcome == O::unknown_host);
+  }
+}
+
+TEST_CASE("git: remote URLs and subpaths are parsed strictly", "[git]") {
+  using fg::Transport;
+  auto https = fg::parse_remote_url("https://x-access-token@GitHub.com/org/repo.git");
+  REQUIRE(https);
+  CHECK(https->transport == Transport::https);
+  CHECK(https->host == "github.com");
+  CHECK(https->port == 443);
+  CHECK_FALSE(https->has_password);
+  auto scp = fg::parse_remote_url("git@github.com:org/repo.git");
+  REQUIRE(scp);
+  CHECK(scp->transport == Transport::ssh);
+  CHECK(scp->host == "github.com");
+  CHECK(scp->user == "git");
+  CHECK(scp->port == 22);
+  auto ssh = fg::parse_remote_url("ssh://git@[::1]:2222/repo");
+  REQUIRE(ssh);
+  CHECK(ssh->host == "::1");
+  CHECK(ssh->port == 2222);
+  CHECK(fg::parse_remote_url("https://u:p@h/x")->has_password);
+  CHECK(fg::parse_remote_url("/srv/git/repo.git")->transport == Transport::local);
+  CHECK(fg::parse_remote_url("./repo")->transport == Transport::local);
+  CHECK(fg::parse_remote_url("file:///srv/repo")->transport == Transport::file);
+  CHECK_FALSE(fg::parse_remote_url("ftp://h/x"));
+  CHECK_FALSE(fg::parse_remote_url("https://h:99999/x"));
+
+  CHECK(*fg::normalize_subpath("") == "");
+  CHECK(*fg::normalize_subpath("./a//b/") == "a/b");
+  CHECK(*fg::normalize_subpath("/a/b") == "a/b");
+  CHECK_FALSE(fg::normalize_subpath("../etc"));
+  CHECK_FALSE(fg::normalize_subpath("a/../../b"));
+  CHECK_FALSE(fg::normalize_subpath("a\\b"));
+
+  TempDir tmp;
+  fg::GitOptions options;
+  options.url = tmp.str();
+  options.cache_dir = tmp.str("cache");
+  options.subpath = "deploy/../../outside";
+  auto escaped = fg::GitSource::open(options);
+  REQUIRE_FALSE(escaped);
+  CHECK(escaped.error().code == ErrorCode::invalid_input);
+  options.subpath = "";
+  options.ref = "-bad";
+  CHECK_FALSE(fg::GitSource::open(options));
+  CHECK(fg::mirror_dir_name("https://github.com/org/repo.git") !=
+        fg::mirror_dir_name("https://github.com/org/repo2.git"));
+  CHECK(fg::mirror_dir_name("https://github.com/org/repo.git").rfind("org-repo-", 0) == 0);
+}
