@@ -148,10 +148,13 @@ class AdminServiceImpl final : public fs::AdminService::Service {
  public:
   AdminServiceImpl(Admin& admin, CallGate& gate) : m_admin(admin), m_gate(gate) {}
 
+// Request/Response are type names, which cannot be parenthesized.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define FLYTECD_EMULATOR_RPC(Method, Request, Response, call)                       \
   GStatus Method(ServerContext* ctx, const Request* req, Response* resp) override { \
     return m_gate.run(ctx, #Method, [&] { return m_admin.call(*req, resp); });      \
   }
+  // NOLINTEND(bugprone-macro-parentheses)
 
   FLYTECD_EMULATOR_RPC(CreateTask, fa::TaskCreateRequest, fa::TaskCreateResponse, create_task)
   FLYTECD_EMULATOR_RPC(GetTask, fa::ObjectGetRequest, fa::Task, get_task)

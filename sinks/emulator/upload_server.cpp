@@ -13,11 +13,12 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <system_error>
 
 namespace flytecd::sinks::emulator {
 namespace {
 
-constexpr size_t k_max_header_bytes = 16 * 1024;
+constexpr size_t k_max_header_bytes = size_t{16} * 1024;
 constexpr size_t k_max_body_bytes = 512ull * 1024 * 1024;
 constexpr size_t k_max_connections = 32;
 constexpr int k_io_timeout_s = 30;
@@ -73,7 +74,7 @@ bool send_all(int fd, std::string_view data) {
 void send_reply(int fd, const UploadReply& r) {
   std::string head = "HTTP/1.1 " + std::to_string(r.status) + " " + reason(r.status) + "\r\n";
   head += "Content-Length: " + std::to_string(r.body.size()) + "\r\nConnection: close\r\n";
-  for (const auto& [k, v] : r.headers) head += k + ": " + v + "\r\n";
+  for (const auto& [k, v] : r.headers) head.append(k).append(": ").append(v).append("\r\n");
   head += "\r\n";
   if (send_all(fd, head)) send_all(fd, r.body);
 }
@@ -142,7 +143,7 @@ Result<std::unique_ptr<UploadServer>> UploadServer::start(const std::string& hos
   const int one = 1;
   ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd, 64) != 0) {
-    const std::string err = std::strerror(errno);
+    const std::string err = std::error_code(errno, std::generic_category()).message();
     ::close(fd);
     return make_error(ErrorCode::unavailable, "emulator: upload server: cannot listen on " +
                                                   bind_host + ":" + std::to_string(port) + ": " +

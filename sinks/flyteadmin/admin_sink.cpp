@@ -138,6 +138,7 @@ struct AdminSink::Impl {
   Status call(const char* method, const Req& req, Resp* resp, Fn fn) {
     thread_local std::mt19937_64 rng{std::random_device{}()};
     bool refreshed = false;
+    std::string sent_authorization;
     const int attempts = cfg.max_retries + 1;
     for (int attempt = 0;; ++attempt) {
       grpc::ClientContext ctx;
@@ -148,6 +149,7 @@ struct AdminSink::Impl {
         auto value = key ? tokens->authorization() : Result<std::string>(key.error());
         if (!value) return value.error().wrap(std::string("flyteadmin: ") + method);
         ctx.AddMetadata(*key, *value);
+        sent_authorization = *value;
       }
       gate.acquire();
       grpc::Status st = (stub.get()->*fn)(&ctx, req, resp);
@@ -159,7 +161,7 @@ struct AdminSink::Impl {
       if (st.ok()) return ok_status();
       const ErrorCode code = map_code(st.error_code());
       if (code == ErrorCode::unauthenticated && tokens && !refreshed) {
-        tokens->invalidate();
+        tokens->invalidate(sent_authorization);
         refreshed = true;
         continue;
       }

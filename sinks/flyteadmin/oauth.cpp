@@ -105,7 +105,13 @@ Status TokenSource::discover_locked() {
   if (m_metadata_key.empty() || m_scopes.empty()) {
     // Public client config tells which metadata key FlyteAdmin reads and its default scopes.
     auto r = http(m_cfg, base + "/config/v1/flyte_client", nullptr, "", "");
-    if (r && r->status == 200) {
+    // A transient failure is not cached: defaults would stick for the sink's lifetime. A 404
+    // means an admin without the endpoint: use the defaults.
+    if (!r) return r.error().wrap("oauth: /config/v1/flyte_client");
+    if (r->status == 429 || r->status >= 500)
+      return make_error(ErrorCode::unavailable, "oauth: /config/v1/flyte_client returned HTTP " +
+                                                    std::to_string(r->status));
+    if (r->status == 200) {
       auto j = nlohmann::json::parse(r->body, nullptr, false);
       if (j.is_object()) {
         if (m_metadata_key.empty() && j.contains("authorization_metadata_key") &&
@@ -132,9 +138,10 @@ Result<std::string> TokenSource::metadata_key() {
   return m_metadata_key;
 }
 
-void TokenSource::invalidate() {
+void TokenSource::invalidate(const std::string& rejected) {
   std::lock_guard<std::mutex> lock(m_mu);
-  m_token.clear();
+  // Only the token that was rejected: another thread may already hold a fresh one.
+  if (!m_token.empty() && "Bearer " + m_token == rejected) m_token.clear();
 }
 
 Result<std::string> TokenSource::authorization() {

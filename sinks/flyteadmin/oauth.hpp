@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <mutex>
 #include <string>
@@ -21,8 +22,8 @@ class TokenSource {
   Result<std::string> authorization();
   // The metadata key to send it in (lower-case; default "flyte-authorization").
   Result<std::string> metadata_key();
-  // Forget the cached token (after UNAUTHENTICATED).
-  void invalidate();
+  // Forget the cached token if it is the one FlyteAdmin rejected (after UNAUTHENTICATED).
+  void invalidate(const std::string& rejected_authorization);
   int fetch_count() const { return m_fetches; }
 
  private:
@@ -34,7 +35,7 @@ class TokenSource {
   std::vector<std::string> m_scopes;
   std::string m_token;
   std::chrono::steady_clock::time_point m_expires{};
-  int m_fetches = 0;
+  std::atomic<int> m_fetches{0};
 };
 
 // The HTTPS base URL for discovery derived from a gRPC endpoint ("dns:///h:p" -> "https://h:p").

@@ -1,17 +1,10 @@
 // OAuth2 client credentials for the FlyteAdmin sink, against real servers on 127.0.0.1:
 // an HTTP authorization server (discovery, flyte_client config, token endpoint) and a gRPC
 // AdminService that only accepts the newest token it issued.
-//
-// The HTTP server is a small loopback server in this file rather than cpp-httplib: Debian's
-// cpp-httplib is a compiled library (libcpp-httplib.so; /usr/include/httplib.h only declares
-// Server's members) and flytecd_unit_tests does not link it.
 
-#include <arpa/inet.h>
 #include <grpcpp/grpcpp.h>
-#include <netinet/in.h>
-#include <poll.h>
+#include <httplib.h>
 #include <spdlog/sinks/ostream_sink.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -108,122 +101,9 @@ std::map<std::string, std::string> parse_form(const std::string& body) {
   return out;
 }
 
-// ---- a loopback HTTP/1.1 server: one request per connection, Content-Length bodies ----------
-
-struct HttpRequest {
-  std::string method, target, body;
-  std::map<std::string, std::string> headers;  // lower-case names
-};
 struct HttpReply {
   int status = 200;
   std::string body;
-};
-
-class LoopbackHttpServer {
- public:
-  using Handler = std::function<HttpReply(const HttpRequest&)>;
-
-  explicit LoopbackHttpServer(Handler handler) : m_handler(std::move(handler)) {
-    m_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    REQUIRE(m_fd >= 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = 0;
-    REQUIRE(::bind(m_fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-    REQUIRE(::listen(m_fd, 16) == 0);
-    socklen_t len = sizeof addr;
-    REQUIRE(::getsockname(m_fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
-    m_port = ntohs(addr.sin_port);
-    m_thread = std::thread([this] { accept_loop(); });
-  }
-  ~LoopbackHttpServer() { stop(); }
-  LoopbackHttpServer(const LoopbackHttpServer&) = delete;
-  LoopbackHttpServer& operator=(const LoopbackHttpServer&) = delete;
-
-  int port() const { return m_port; }
-  void stop() {
-    if (m_stopping.exchange(true)) return;
-    m_thread.join();
-    ::close(m_fd);
-  }
-
- private:
-  void accept_loop() {
-    while (!m_stopping) {
-      pollfd p{m_fd, POLLIN, 0};
-      if (::poll(&p, 1, 50) <= 0) continue;  // wakes up to notice stop()
-      int conn = ::accept4(m_fd, nullptr, nullptr, SOCK_CLOEXEC);
-      if (conn < 0) continue;
-      timeval tv{5, 0};  // a stuck client cannot hang the test
-      ::setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-      serve(conn);
-      ::close(conn);
-    }
-  }
-
-  bool read_more(int conn, std::string& buf) {
-    char chunk[4096];
-    ssize_t n = ::recv(conn, chunk, sizeof chunk, 0);
-    if (n <= 0) return false;
-    buf.append(chunk, static_cast<size_t>(n));
-    return true;
-  }
-
-  void serve(int conn) {
-    std::string buf;
-    size_t head_end = std::string::npos;
-    while ((head_end = buf.find("\r\n\r\n")) == std::string::npos)
-      if (buf.size() > 64 * 1024 || !read_more(conn, buf)) return;
-    HttpRequest req;
-    std::stringstream head(buf.substr(0, head_end));
-    std::string line;
-    std::getline(head, line);
-    std::stringstream request_line(line);
-    request_line >> req.method >> req.target;
-    while (std::getline(head, line)) {
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      auto colon = line.find(':');
-      if (colon == std::string::npos) continue;
-      std::string name = line.substr(0, colon);
-      std::transform(name.begin(), name.end(), name.begin(),
-                     [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-      std::string value = line.substr(colon + 1);
-      value.erase(0, value.find_first_not_of(' '));
-      req.headers[name] = value;
-    }
-    size_t length = 0;
-    if (auto it = req.headers.find("content-length"); it != req.headers.end()) {
-      auto parsed =
-          std::from_chars(it->second.data(), it->second.data() + it->second.size(), length);
-      if (parsed.ec != std::errc()) return;
-    }
-    if (auto it = req.headers.find("expect"); it != req.headers.end())
-      send_all(conn, "HTTP/1.1 100 Continue\r\n\r\n");
-    while (buf.size() - (head_end + 4) < length)
-      if (length > (1u << 20) || !read_more(conn, buf)) return;
-    req.body = buf.substr(head_end + 4, length);
-    HttpReply reply = m_handler(req);
-    send_all(conn, "HTTP/1.1 " + std::to_string(reply.status) +
-                       " Test\r\nContent-Type: application/json\r\nContent-Length: " +
-                       std::to_string(reply.body.size()) + "\r\nConnection: close\r\n\r\n" +
-                       reply.body);
-  }
-
-  static void send_all(int conn, const std::string& data) {
-    size_t sent = 0;
-    while (sent < data.size()) {
-      ssize_t n = ::send(conn, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
-      if (n <= 0) return;
-      sent += static_cast<size_t>(n);
-    }
-  }
-
-  Handler m_handler;
-  int m_fd = -1;
-  int m_port = 0;
-  std::atomic<bool> m_stopping{false};
-  std::thread m_thread;
 };
 
 // ---- the authorization server and FlyteAdmin, sharing one state --------------------------
@@ -247,26 +127,26 @@ struct AuthState {
   std::vector<std::multimap<std::string, std::string>> grpc_metadata;
 };
 
-HttpReply handle_http(AuthState& st, const HttpRequest& req) {
+HttpReply handle_http(AuthState& st, const httplib::Request& req) {
   std::lock_guard<std::mutex> lock(st.mu);
-  if (req.method == "GET" && req.target == "/.well-known/oauth-authorization-server") {
+  if (req.method == "GET" && req.path == "/.well-known/oauth-authorization-server") {
     ++st.well_known_hits;
     return {200, nlohmann::json{{"issuer", st.base_url},
                                 {"token_endpoint", st.base_url + "/oauth2/token"},
                                 {"grant_types_supported", {"client_credentials"}}}
                      .dump()};
   }
-  if (req.method == "GET" && req.target == "/config/v1/flyte_client") {
+  if (req.method == "GET" && req.path == "/config/v1/flyte_client") {
     ++st.flyte_client_hits;
     return {200, nlohmann::json{{"client_id", "flytectl"},
                                 {"authorization_metadata_key", "x-test-auth"},
                                 {"scopes", {"all"}}}
                      .dump()};
   }
-  if (req.method == "POST" && req.target == "/oauth2/token") {
+  if (req.method == "POST" && req.path == "/oauth2/token") {
     ++st.token_requests;
     if (st.token_status != 200) return {st.token_status, R"({"error":"server_error"})"};
-    auto auth = req.headers.count("authorization") ? req.headers.at("authorization") : "";
+    const std::string auth = req.get_header_value("Authorization");
     st.basic_headers.push_back(auth);
     std::string user, password;
     if (auth.rfind("Basic ", 0) == 0) {
@@ -326,9 +206,47 @@ class TestAdmin final : public fsvc::AdminService::Service {
   AuthState& m_st;
 };
 
+// The authorization server: cpp-httplib on a free loopback port, serving in its own thread.
+class AuthHttpServer {
+ public:
+  explicit AuthHttpServer(AuthState& st) {
+    auto handler = [&st](const httplib::Request& req, httplib::Response& res) {
+      HttpReply reply = handle_http(st, req);
+      res.status = reply.status;
+      res.set_content(reply.body, "application/json");
+    };
+    m_server.Get("/.well-known/oauth-authorization-server", handler);
+    m_server.Get("/config/v1/flyte_client", handler);
+    m_server.Post("/oauth2/token", handler);
+    m_port = m_server.bind_to_any_port("127.0.0.1");
+    REQUIRE(m_port > 0);
+    m_thread = std::thread([this] { m_server.listen_after_bind(); });
+    // stop() only ends the accept loop once it runs; wait for it, boundedly.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!m_server.is_running() && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (!m_server.is_running()) std::abort();  // cannot stop or join it: give up loudly
+  }
+  ~AuthHttpServer() { stop(); }
+  AuthHttpServer(const AuthHttpServer&) = delete;
+  AuthHttpServer& operator=(const AuthHttpServer&) = delete;
+
+  int port() const { return m_port; }
+  void stop() {
+    if (!m_thread.joinable()) return;
+    m_server.stop();
+    m_thread.join();
+  }
+
+ private:
+  httplib::Server m_server;
+  int m_port = 0;
+  std::thread m_thread;
+};
+
 // Both servers, a secret file and the matching flytectl-style configuration.
 struct Rig {
-  Rig() : http([this](const HttpRequest& req) { return handle_http(st, req); }), admin(st) {
+  Rig() : http(st), admin(st) {
     static std::atomic<int> seq{0};
     dir = stdfs::temp_directory_path() /
           ("flytecd-oauth-" + std::to_string(::getpid()) + "-" + std::to_string(seq++));
@@ -402,7 +320,7 @@ struct Rig {
   }
 
   AuthState st;
-  LoopbackHttpServer http;
+  AuthHttpServer http;
   TestAdmin admin;
   std::unique_ptr<grpc::Server> server;
   int grpc_port = 0;
