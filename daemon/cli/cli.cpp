@@ -162,10 +162,20 @@ int run(int argc, char** argv) {
   if (validate->parsed()) return run_validate(vopt, std::cout, std::cerr);
   if (apply->parsed()) return run_apply(aopt, std::cout, std::cerr);
   if (plan->parsed()) {
+    if (!ropt.git.empty() || !ropt.base.empty() || !ropt.head.empty()) {
+      if (ropt.git.empty() || ropt.base.empty() || ropt.head.empty()) {
+        std::cerr << "flytecd plan: --git, --base and --head go together\n";
+        return 1;
+      }
+      ropt.format = plan_format;
+      int rc = run_plan_review(popt, ropt, std::cout, std::cerr);
+      if (!live || rc == 1) return rc;
+      int live_rc = run_plan_live(popt, plan_format, std::cout, std::cerr);
+      return live_rc == 1 ? 1 : std::max(rc, live_rc);
+    }
     if (!live) {
-      std::cerr << "flytecd plan: comparing Git revisions (--git/--base/--head) is not available "
-                   "in this build; "
-                   "use --live to compare the repository with live state\n";
+      std::cerr << "flytecd plan: say what to compare: --git DIR --base REV --head REV (a change), "
+                   "and/or --live (the repository against live state)\n";
       return 1;
     }
     return run_plan_live(popt, plan_format, std::cout, std::cerr);

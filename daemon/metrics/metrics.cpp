@@ -280,9 +280,13 @@ std::vector<double> exponential_buckets(double start, double factor, int count) 
 std::string format_value(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
-  char buf[64];
-  // Shortest representation that round-trips: "1", "0.25", "1e+21".
-  const auto res = std::to_chars(buf, buf + sizeof buf, v);
+  char buf[512];  // fixed notation of values below 1e21 needs at most ~330 characters
+  // Shortest text that round-trips; fixed notation where humans read it ("1700000000",
+  // "0.25"), exponents only for the very large or small ("1e+21", "1e-07").
+  const double mag = std::fabs(v);
+  const bool fixed = mag == 0 || (mag >= 1e-4 && mag < 1e21);
+  const auto res = fixed ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed)
+                         : std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, res.ptr);
 }
 

@@ -103,7 +103,7 @@ Review review(const model::Documents& base, const model::Documents& head) {
     c.kind = "project";
     c.object = "project " + id;
     if (b == sb.projects.end())
-      c.action = '+', ++out.projects_added;
+      c.action = '+', ++out.projects_added, c.detail = "RegisterProject " + id;
     else if (h == sh.projects.end())
       c.action = '-', ++out.projects_removed,
       c.detail = "archived (FlyteAdmin cannot delete projects)";

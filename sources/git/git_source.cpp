@@ -564,7 +564,12 @@ Result<std::unique_ptr<GitSource>> GitSource::open(const GitOptions& options) {
 
 Result<std::string> GitSource::remote_head() {
   std::lock_guard<std::mutex> lock(m_impl->mu);
-  if (is_full_commit_id(m_impl->opts.ref)) return m_impl->opts.ref;
+  if (is_full_commit_id(m_impl->opts.ref)) {
+    std::string id = m_impl->opts.ref;
+    std::transform(id.begin(), id.end(), id.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return id;
+  }
   Impl::Connection conn(*m_impl);
   auto tracked = m_impl->remote_tracked(conn);
   if (!tracked) return tracked.error();

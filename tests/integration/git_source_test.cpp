@@ -4,6 +4,10 @@
 
 #include "sources/git/git_source.hpp"
 
+#include <git2.h>
+#include <pwd.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdlib>
@@ -229,6 +233,16 @@ TEST_CASE("git: snapshot fetches revisions the mirror does not have yet", "[git]
     auto pinned = open_ok(options);
     CHECK(sync_ok(*pinned).revision == first);
   }
+  SECTION("a commit only a pull-request ref reaches is fetched by id") {
+    git(fx.home, fx.work, {"checkout", "-q", "-b", "feature"});
+    fx.write("deploy/a.yaml", "a: pr\n");
+    const std::string pr = fx.commit("pull request head");
+    git(fx.home, fx.work, {"push", "-q", fx.remote, "feature:refs/pull/1/head"});
+    auto snap_pr = source->snapshot(pr);
+    INFO((snap_pr ? std::string() : snap_pr.error().message));
+    REQUIRE(snap_pr);
+    CHECK(snap_pr->files[0].bytes == "a: pr\n");
+  }
   SECTION("a missing ref is not_found") {
     auto options = fx.options("file://" + fx.remote);
     options.ref = "does-not-exist";
@@ -310,6 +324,7 @@ TEST_CASE("git: git http-backend with HTTP Basic auth read from a file or the en
   const std::string password = "Pa55-http-SECRET-1";
   const std::string wrong = "Wr0ng-http-SECRET-2";
   git_test::GitHttpServer server(fx.tmp.str(), fx.home, "flytecd", password);
+  REQUIRE(server.running());
   const std::string url = "http://127.0.0.1:" + std::to_string(server.port()) + "/remote.git";
   spit(fx.tmp.path() / "secrets/password", password + "\n");
   spit(fx.tmp.path() / "secrets/wrong", wrong + "\n");
@@ -344,6 +359,7 @@ TEST_CASE("git: git http-backend with HTTP Basic auth read from a file or the en
     auto head = source->remote_head();
     REQUIRE_FALSE(head);
     CHECK(head.error().code == ErrorCode::unauthenticated);
+    CHECK_THAT(head.error().message, Catch::Contains("rejected the configured credentials"));
     CHECK_FALSE(head.error().retryable());
     CHECK(head.error().message.find(wrong) == std::string::npos);
     CHECK(head.error().message.find(password) == std::string::npos);
@@ -371,6 +387,52 @@ TEST_CASE("git: git http-backend with HTTP Basic auth read from a file or the en
   }
 }
 
+TEST_CASE("git: https with a token, and an untrusted certificate refused", "[git]") {
+  if (!git_test::have_tool("openssl")) {
+    WARN("openssl CLI not installed: skipping the https test");
+    return;
+  }
+  Fixture fx;
+  const std::string first = seed(fx);
+  // A self-signed certificate for "localhost" (mbedTLS matches DNS names, not IP SANs).
+  auto made =
+      git_test::run({"openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                     "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost", "-keyout",
+                     fx.tmp.str("tls.key"), "-out", fx.tmp.str("tls.crt")},
+                    fx.home);
+  REQUIRE(made.code == 0);
+  const std::string token = "ghp_TOKEN-https-SECRET";
+  git_test::GitHttpServer server(fx.tmp.str(), fx.home, "x-access-token", token,
+                                 fx.tmp.str("tls.crt"), fx.tmp.str("tls.key"));
+  REQUIRE(server.running());
+  spit(fx.tmp.path() / "token", token);
+  auto options = fx.options("https://localhost:" + std::to_string(server.port()) + "/remote.git");
+  options.auth.password_file = fx.tmp.str("token");  // username defaults to x-access-token
+
+  SECTION("a certificate no trusted CA signed is unauthenticated, not retried") {
+    auto head = open_ok(options)->remote_head();
+    REQUIRE_FALSE(head);
+    CHECK(head.error().code == ErrorCode::unauthenticated);
+    CHECK_THAT(head.error().message, Catch::Contains("certificate"));
+    CHECK(server.authorized_requests() == 0);
+  }
+  SECTION("with the CA trusted, the token authenticates") {
+    // Process-wide libgit2 setting: trust only the test CA, then restore Debian's bundle.
+    REQUIRE(git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, fx.tmp.str("tls.crt").c_str(),
+                             nullptr) == 0);
+    auto source = open_ok(options);
+    auto head = source->remote_head();
+    auto synced = source->sync();
+    git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, "/etc/ssl/certs/ca-certificates.crt", nullptr);
+    INFO((head ? std::string() : head.error().message));
+    REQUIRE(head);
+    CHECK(*head == first);
+    REQUIRE(synced);
+    CHECK(synced->revision == first);
+    CHECK(server.authorized_requests() > 0);
+  }
+}
+
 TEST_CASE("git: an unreachable or silent remote fails within the timeout", "[git]") {
   Fixture fx;
   SECTION("closed port: unavailable at once") {
@@ -382,6 +444,7 @@ TEST_CASE("git: an unreachable or silent remote fails within the timeout", "[git
       auto head = source->remote_head();
       REQUIRE_FALSE(head);
       CHECK(head.error().code == ErrorCode::unavailable);
+      CHECK_THAT(head.error().message, Catch::Contains("failed to connect to 127.0.0.1"));
       CHECK(head.error().retryable());
       CHECK(seconds_since(start) < 5.0);
       auto synced = source->sync();
@@ -400,6 +463,7 @@ TEST_CASE("git: an unreachable or silent remote fails within the timeout", "[git
       auto head = source->remote_head();
       REQUIRE_FALSE(head);
       CHECK(head.error().code == ErrorCode::timeout);
+      CHECK_THAT(head.error().message, Catch::Contains("timed out after 1s"));
       CHECK(head.error().retryable());
       CHECK(seconds_since(start) >= 0.9);
       CHECK(seconds_since(start) < 5.0);
@@ -432,7 +496,97 @@ TEST_CASE("git: ssh remotes check configuration and host keys and are bounded", 
     REQUIRE_FALSE(head);
     INFO(head.error().message);
     CHECK(head.error().code == ErrorCode::timeout);
+    CHECK(seconds_since(start) >= 0.9);
     CHECK(seconds_since(start) < 5.0);
+  }
+}
+
+TEST_CASE("git: ssh:// with a private key against a loopback sshd, host key from known_hosts",
+          "[git]") {
+  const std::string sshd = "/usr/sbin/sshd";
+  if (::access(sshd.c_str(), X_OK) != 0 || !git_test::have_tool("ssh-keygen")) {
+    WARN("sshd or ssh-keygen not installed (Debian: openssh-server, openssh-client): skipping");
+    return;
+  }
+  // sshd refuses to start without its privilege separation directory (systemd creates it).
+  std::error_code ec;
+  if (!git_test::stdfs::exists("/run/sshd") && ::geteuid() == 0)
+    git_test::stdfs::create_directories("/run/sshd", ec);
+  if (!git_test::stdfs::exists("/run/sshd")) {
+    WARN("/run/sshd is missing and cannot be created: skipping the sshd test");
+    return;
+  }
+  Fixture fx;
+  const std::string first = seed(fx);
+  auto keygen = [&](const std::string& name) {
+    auto r = git_test::run(
+        {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", fx.tmp.str(name)},
+        fx.home);
+    REQUIRE(r.code == 0);
+    std::string pub = git_test::slurp(fx.tmp.path() / (name + ".pub"));
+    return pub.substr(0, pub.rfind(' '));  // "ssh-ed25519 AAAA…" without the comment
+  };
+  const std::string host_key = keygen("host_key");
+  const std::string other_host_key = keygen("other_host_key");
+  const std::string client_key = keygen("client_key");
+  keygen("stranger_key");
+  spit(fx.tmp.path() / "authorized_keys", client_key + "\n");
+  const int port = git_test::free_port();
+  spit(fx.tmp.path() / "sshd_config",
+       "Port " + std::to_string(port) + "\nListenAddress 127.0.0.1\nHostKey " +
+           fx.tmp.str("host_key") + "\nAuthorizedKeysFile " + fx.tmp.str("authorized_keys") +
+           "\nStrictModes no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n"
+           "PubkeyAuthentication yes\nUsePAM no\nPermitRootLogin prohibit-password\nPidFile " +
+           fx.tmp.str("sshd.pid") + "\nLogLevel VERBOSE\n");
+  git_test::Background server({sshd, "-D", "-e", "-f", fx.tmp.str("sshd_config")},
+                              git_test::tool_env(fx.home), fx.tmp.str("sshd.log"));
+  REQUIRE(server.started());
+  REQUIRE(git_test::wait_for_port(port));
+  INFO(git_test::slurp(fx.tmp.path() / "sshd.log"));
+
+  const passwd* me = ::getpwuid(::geteuid());
+  REQUIRE(me != nullptr);
+  const std::string where = "[127.0.0.1]:" + std::to_string(port);
+  auto options = fx.options("ssh://" + std::string(me->pw_name) +
+                            "@127.0.0.1:" + std::to_string(port) + fx.remote);
+  options.auth.ssh_private_key_file = fx.tmp.str("client_key");
+  options.auth.ssh_known_hosts_file = fx.tmp.str("known_hosts");
+
+  SECTION("a listed host key and an authorized client key sync and follow new commits") {
+    spit(fx.tmp.path() / "known_hosts", "# test\n" + where + " " + host_key + "\n");
+    auto source = open_ok(options);
+    auto head = source->remote_head();
+    INFO((head ? std::string() : head.error().message));
+    REQUIRE(head);
+    CHECK(*head == first);
+    CHECK(sync_ok(*source).revision == first);
+    fx.write("deploy/a.yaml", "a: ssh\n");
+    const std::string second = fx.commit("over ssh");
+    fx.push();
+    CHECK(sync_ok(*source).revision == second);
+  }
+  SECTION("a different host key for the host is refused as a mismatch") {
+    spit(fx.tmp.path() / "known_hosts", where + " " + other_host_key + "\n");
+    auto head = open_ok(options)->remote_head();
+    REQUIRE_FALSE(head);
+    CHECK(head.error().code == ErrorCode::unauthenticated);
+    CHECK_THAT(head.error().message, Catch::Contains("host key mismatch"));
+  }
+  SECTION("a host missing from known_hosts is refused") {
+    spit(fx.tmp.path() / "known_hosts", "[127.0.0.1]:1 " + host_key + "\n");
+    auto head = open_ok(options)->remote_head();
+    REQUIRE_FALSE(head);
+    CHECK(head.error().code == ErrorCode::unauthenticated);
+    CHECK_THAT(head.error().message, Catch::Contains("is not listed in"));
+  }
+  SECTION("a client key the server does not authorize is unauthenticated") {
+    spit(fx.tmp.path() / "known_hosts", where + " " + host_key + "\n");
+    options.auth.ssh_private_key_file = fx.tmp.str("stranger_key");
+    auto head = open_ok(options)->remote_head();
+    REQUIRE_FALSE(head);
+    CHECK(head.error().code == ErrorCode::unauthenticated);
+    CHECK_THAT(head.error().message, Catch::Contains("rejected the configured credentials"));
+    CHECK_FALSE(head.error().retryable());
   }
 }
 

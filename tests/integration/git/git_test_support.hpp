@@ -4,13 +4,10 @@
 // background servers (`git daemon`, a loopback HTTP server running `git http-backend` as CGI)
 // and free ports. Everything binds 127.0.0.1 and every wait is bounded.
 //
-// The HTTP server is written here rather than with cpp-httplib: Debian's cpp-httplib is a
-// compiled library (libcpp-httplib.so) that flytecd_unit_tests does not link.
 
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -18,11 +15,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <httplib.h>
+
 #include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -238,189 +237,110 @@ class Background {
   pid_t m_pid = -1;
 };
 
-// ---- a loopback HTTP/1.1 server that runs `git http-backend` as a CGI --------------------
-
-inline std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
+// ---- a loopback cpp-httplib server that runs `git http-backend` as a CGI -----------------
 
 class GitHttpServer {
  public:
-  // Serves the repositories under `project_root`; requires HTTP Basic user:password.
-  GitHttpServer(std::string project_root, std::string home, std::string user, std::string password)
+  // Serves the repositories under `project_root`; requires HTTP Basic user:password. With a
+  // certificate and key (PEM files) it serves HTTPS.
+  GitHttpServer(std::string project_root, std::string home, std::string user, std::string password,
+                const std::string& tls_cert = "", const std::string& tls_key = "")
       : m_root(std::move(project_root)),
         m_home(std::move(home)),
         m_user(std::move(user)),
-        m_password(std::move(password)) {
+        m_password(std::move(password)),
+        m_server(tls_cert.empty()
+                     ? std::make_unique<httplib::Server>()
+                     : std::make_unique<httplib::SSLServer>(tls_cert.c_str(), tls_key.c_str())) {
     m_backend = git(m_home, m_root, {"--exec-path"}) + "/git-http-backend";
-    m_listen = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    int one = 1;
-    ::setsockopt(m_listen, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(m_listen, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    ::listen(m_listen, 16);
-    socklen_t len = sizeof addr;
-    ::getsockname(m_listen, reinterpret_cast<sockaddr*>(&addr), &len);
-    m_port = ntohs(addr.sin_port);
-    m_thread = std::thread([this] { serve(); });
+    auto handler = [this](const httplib::Request& req, httplib::Response& res) {
+      handle(req, res);
+    };
+    m_server->Get(".*", handler);
+    m_server->Post(".*", handler);
+    m_port = m_server->bind_to_any_port("127.0.0.1");
+    m_thread = std::thread([this] { m_server->listen_after_bind(); });
+    for (int i = 0; i < 500 && !m_server->is_running(); ++i) std::this_thread::sleep_for(10ms);
   }
   ~GitHttpServer() {
-    m_stop = true;
-    ::shutdown(m_listen, SHUT_RDWR);
+    m_server->stop();
     m_thread.join();
-    ::close(m_listen);
   }
   GitHttpServer(const GitHttpServer&) = delete;
   GitHttpServer& operator=(const GitHttpServer&) = delete;
 
   int port() const { return m_port; }
+  bool running() const { return m_port > 0 && m_server->is_running(); }
   int authorized_requests() const { return m_authorized; }
   int rejected_requests() const { return m_rejected; }
 
  private:
-  struct Request {
-    std::string method, path, query;
-    std::map<std::string, std::string> headers;  // lower-cased names
-    std::string body;
-  };
-
-  void serve() {
-    while (!m_stop) {
-      pollfd p{m_listen, POLLIN, 0};
-      if (::poll(&p, 1, 200) <= 0) continue;
-      int fd = ::accept4(m_listen, nullptr, nullptr, SOCK_CLOEXEC);
-      if (fd < 0) continue;
-      handle(fd);
-      ::close(fd);
-    }
-  }
-
-  // Reads exactly what is needed with a bounded wait per read.
-  bool fill(int fd, std::string& buf) {
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 5000) <= 0) return false;
-    char chunk[16384];
-    ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
-    if (n <= 0) return false;
-    buf.append(chunk, static_cast<size_t>(n));
-    return true;
-  }
-
-  bool read_request(int fd, Request& req) {
-    std::string buf;
-    size_t head_end;
-    while ((head_end = buf.find("\r\n\r\n")) == std::string::npos)
-      if (!fill(fd, buf) || buf.size() > (1u << 20)) return false;
-    std::istringstream head(buf.substr(0, head_end));
-    std::string line, target, version;
-    std::getline(head, line);
-    std::istringstream first(line);
-    first >> req.method >> target >> version;
-    auto q = target.find('?');
-    req.path = target.substr(0, q);
-    req.query = q == std::string::npos ? "" : target.substr(q + 1);
-    while (std::getline(head, line)) {
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      auto colon = line.find(':');
-      if (colon == std::string::npos) continue;
-      std::string value = line.substr(colon + 1);
-      value.erase(0, value.find_first_not_of(' '));
-      req.headers[lower(line.substr(0, colon))] = value;
-    }
-    std::string rest = buf.substr(head_end + 4);
-    if (lower(req.headers["transfer-encoding"]) == "chunked") {
-      for (;;) {
-        size_t eol;
-        while ((eol = rest.find("\r\n")) == std::string::npos)
-          if (!fill(fd, rest)) return false;
-        size_t size = std::stoul(rest.substr(0, eol), nullptr, 16);
-        while (rest.size() < eol + 2 + size + 2)
-          if (!fill(fd, rest)) return false;
-        req.body += rest.substr(eol + 2, size);
-        rest.erase(0, eol + 2 + size + 2);
-        if (size == 0) break;
-      }
-    } else if (auto it = req.headers.find("content-length"); it != req.headers.end()) {
-      size_t length = std::stoul(it->second);
-      while (rest.size() < length)
-        if (!fill(fd, rest)) return false;
-      req.body = rest.substr(0, length);
-    }
-    return true;
-  }
-
-  static void send_all(int fd, const std::string& data) {
-    size_t off = 0;
-    while (off < data.size()) {
-      ssize_t n = ::send(fd, data.data() + off, data.size() - off, MSG_NOSIGNAL);
-      if (n <= 0) return;
-      off += static_cast<size_t>(n);
-    }
-  }
-
-  bool authorized(const Request& req) const {
-    auto it = req.headers.find("authorization");
-    if (it == req.headers.end() || it->second.rfind("Basic ", 0) != 0) return false;
-    auto decoded = flytecd::sources::git::base64_decode(it->second.substr(6));
+  bool authorized(const httplib::Request& req) const {
+    const std::string header = req.get_header_value("Authorization");
+    if (header.rfind("Basic ", 0) != 0) return false;
+    auto decoded = flytecd::sources::git::base64_decode(header.substr(6));
     return decoded && *decoded == m_user + ":" + m_password;
   }
 
-  void handle(int fd) {
-    Request req;
-    if (!read_request(fd, req)) return;
+  void handle(const httplib::Request& req, httplib::Response& res) {
     if (!authorized(req)) {
       ++m_rejected;
-      send_all(fd,
-               "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"git\"\r\n"
-               "Content-Length: 0\r\nConnection: close\r\n\r\n");
+      res.status = 401;
+      res.set_header("WWW-Authenticate", "Basic realm=\"git\"");
       return;
     }
     ++m_authorized;
+    auto q = req.target.find('?');
     std::vector<std::string> env = tool_env(
-        m_home, {"GIT_PROJECT_ROOT=" + m_root, "GIT_HTTP_EXPORT_ALL=1", "PATH_INFO=" + req.path,
-                 "QUERY_STRING=" + req.query, "REQUEST_METHOD=" + req.method,
-                 "CONTENT_TYPE=" + req.headers["content-type"],
-                 "CONTENT_LENGTH=" + std::to_string(req.body.size()), "REMOTE_USER=" + m_user,
-                 "REMOTE_ADDR=127.0.0.1", "GATEWAY_INTERFACE=CGI/1.1", "SERVER_PROTOCOL=HTTP/1.1"});
-    if (auto enc = req.headers.find("content-encoding"); enc != req.headers.end())
-      env.push_back("HTTP_CONTENT_ENCODING=" + enc->second);
-    if (auto proto = req.headers.find("git-protocol"); proto != req.headers.end())
-      env.push_back("HTTP_GIT_PROTOCOL=" + proto->second);
+        m_home,
+        {"GIT_PROJECT_ROOT=" + m_root, "GIT_HTTP_EXPORT_ALL=1", "PATH_INFO=" + req.path,
+         "QUERY_STRING=" + (q == std::string::npos ? std::string() : req.target.substr(q + 1)),
+         "REQUEST_METHOD=" + req.method, "CONTENT_TYPE=" + req.get_header_value("Content-Type"),
+         "CONTENT_LENGTH=" + std::to_string(req.body.size()), "REMOTE_USER=" + m_user,
+         "REMOTE_ADDR=127.0.0.1", "GATEWAY_INTERFACE=CGI/1.1", "SERVER_PROTOCOL=HTTP/1.1"});
+    if (req.has_header("Content-Encoding"))
+      env.push_back("HTTP_CONTENT_ENCODING=" + req.get_header_value("Content-Encoding"));
+    if (req.has_header("Git-Protocol"))
+      env.push_back("HTTP_GIT_PROTOCOL=" + req.get_header_value("Git-Protocol"));
     auto out = flytecd::sources::git::run_process({m_backend}, req.body, env, 30s);
     if (!out) {
-      send_all(fd, "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n");
+      res.status = 500;
       return;
     }
     // CGI response: headers (with an optional "Status:"), a blank line, the body.
     const std::string& cgi = out->out;
-    size_t sep = cgi.find("\r\n\r\n");
-    size_t skip = 4;
+    size_t sep = cgi.find("\r\n\r\n"), skip = 4;
     if (sep == std::string::npos) {
       sep = cgi.find("\n\n");
       skip = 2;
     }
-    std::string status = "200 OK", headers;
-    std::istringstream lines(cgi.substr(0, sep == std::string::npos ? 0 : sep));
+    if (sep == std::string::npos) {
+      res.status = 502;
+      return;
+    }
+    res.status = 200;
+    std::string content_type = "application/octet-stream";
+    std::istringstream lines(cgi.substr(0, sep));
     std::string line;
     while (std::getline(lines, line)) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (line.rfind("Status:", 0) == 0)
-        status = line.substr(line.find_first_not_of(' ', 7));
-      else if (!line.empty())
-        headers += line + "\r\n";
+      auto colon = line.find(':');
+      if (colon == std::string::npos) continue;
+      std::string name = line.substr(0, colon);
+      std::string value = line.substr(line.find_first_not_of(' ', colon + 1));
+      if (name == "Status")
+        res.status = std::stoi(value);
+      else if (name == "Content-Type")
+        content_type = value;
+      else
+        res.set_header(name.c_str(), value);
     }
-    std::string body = sep == std::string::npos ? cgi : cgi.substr(sep + skip);
-    send_all(fd, "HTTP/1.1 " + status + "\r\n" + headers + "Content-Length: " +
-                     std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
+    res.set_content(cgi.substr(sep + skip), content_type.c_str());
   }
 
   std::string m_root, m_home, m_user, m_password, m_backend;
-  int m_listen = -1;
+  std::unique_ptr<httplib::Server> m_server;
   int m_port = 0;
-  std::atomic<bool> m_stop{false};
   std::atomic<int> m_authorized{0}, m_rejected{0};
   std::thread m_thread;
 };

@@ -140,6 +140,10 @@ TEST_CASE("metrics: helpers build bucket lists", "[metrics]") {
   CHECK(default_buckets().size() == 11);
   CHECK(format_value(0.1) == "0.1");
   CHECK(format_value(42) == "42");
+  CHECK(format_value(1700000000) == "1700000000");
+  CHECK(format_value(0.0001) == "0.0001");
+  CHECK(format_value(1e-7) == "1e-07");
+  CHECK(format_value(-2.5) == "-2.5");
   CHECK(escape_label_value("a\\b\"c\nd") == R"(a\\b\"c\nd)");
   CHECK(escape_help("a\\b\"c\nd") == R"(a\\b"c\nd)");
 }

@@ -13,7 +13,6 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
-#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -36,7 +35,7 @@ using flytecd::sinks::emulator::run_standalone;
 
 // One emulator plus stubs; every call has a deadline.
 struct Peer {
-  explicit Peer(Options options = {}) {
+  explicit Peer(const Options& options = {}) {
     auto started = Emulator::start(options);
     if (!started) FAIL(started.error().message);
     emu = std::move(*started);
@@ -186,7 +185,7 @@ fa::LaunchPlanCreateRequest launch_plan(const std::string& name, const std::stri
 
 // A peer with project flytesnacks registered.
 struct Seeded : Peer {
-  explicit Seeded(Options o = {}) : Peer(std::move(o)) {
+  explicit Seeded(const Options& o = {}) : Peer(o) {
     REQUIRE(register_project(*this, "flytesnacks").ok());
   }
 };
@@ -451,7 +450,7 @@ TEST_CASE("emulator: Update replaces the whole attributes of one scope and type"
 
 TEST_CASE("emulator: plugin overrides merge by task type with the existing row", "[emulator]") {
   Seeded peer;
-  auto overrides = [](std::vector<std::pair<std::string, std::string>> entries) {
+  auto overrides = [](const std::vector<std::pair<std::string, std::string>>& entries) {
     fa::MatchingAttributes m;
     for (const auto& [type, plugin] : entries) {
       auto* o = m.mutable_plugin_overrides()->add_overrides();
@@ -947,7 +946,7 @@ struct Body {
 size_t read_body(char* out, size_t size, size_t n, void* user) {
   auto* b = static_cast<Body*>(user);
   const size_t len = std::min(size * n, b->data->size() - b->pos);
-  std::memcpy(out, b->data->data() + b->pos, len);
+  b->data->copy(out, len, b->pos);
   b->pos += len;
   return len;
 }
@@ -1041,7 +1040,7 @@ TEST_CASE("emulator: CreateUploadLocation names content-addressed locations like
 TEST_CASE("emulator: the signed URL accepts a PUT only with a matching Content-MD5", "[emulator]") {
   Peer peer;
   // Large enough for curl to send `Expect: 100-continue`.
-  std::string body(2 * 1024 * 1024, 'x');
+  std::string body(size_t{2} * 1024 * 1024, 'x');
   for (size_t i = 0; i < body.size(); ++i) body[i] = static_cast<char>('a' + i % 26);
   fs::CreateUploadLocationRequest req;
   req.set_project("flytesnacks");
@@ -1124,7 +1123,8 @@ TEST_CASE("emulator: run_standalone serves until SIGTERM and exits 0", "[emulato
   CHECK(up);
   CHECK(version.control_plane_version().build() == "flytecd-emulator");
   // SIGTERM is blocked in that thread (and the servers it started) and taken by sigwait().
-  if (up) pthread_kill(server.native_handle(), SIGTERM);
+  if (up)
+    pthread_kill(server.native_handle(), SIGTERM);  // NOLINT(bugprone-bad-signal-to-kill-thread)
   server.join();
   CHECK(rc == (up ? 0 : 1));
 }
