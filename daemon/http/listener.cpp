@@ -22,7 +22,12 @@ using Clock = std::chrono::steady_clock;
 // After answering early (body unread) we keep reading and discarding for a moment so the
 // client sees our response instead of a reset; bounded in time and bytes.
 constexpr auto k_linger = std::chrono::milliseconds(1000);
-constexpr size_t k_linger_bytes = 4 * 1024 * 1024;
+constexpr size_t k_linger_bytes = size_t{4} * 1024 * 1024;
+
+std::string errno_text(int err) {
+  char buf[256];
+  return ::strerror_r(err, buf, sizeof buf);  // GNU variant: returns the message
+}
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -255,7 +260,7 @@ Result<std::unique_ptr<Listener>> Listener::start(ListenerOptions options, Reque
   const int fd = ::socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     ::freeaddrinfo(res);
-    return make_error(ErrorCode::unavailable, "http: socket: " + std::string(strerror(errno)));
+    return make_error(ErrorCode::unavailable, "http: socket: " + errno_text(errno));
   }
   const int one = 1;
   ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -264,8 +269,8 @@ Result<std::unique_ptr<Listener>> Listener::start(ListenerOptions options, Reque
   ::freeaddrinfo(res);
   if (!bound) {
     ::close(fd);
-    return make_error(ErrorCode::unavailable, "http: cannot listen on " + options.listen + ": " +
-                                                  std::string(strerror(err)));
+    return make_error(ErrorCode::unavailable,
+                      "http: cannot listen on " + options.listen + ": " + errno_text(err));
   }
   sockaddr_storage ss{};
   socklen_t len = sizeof ss;
@@ -277,7 +282,7 @@ Result<std::unique_ptr<Listener>> Listener::start(ListenerOptions options, Reque
   std::unique_ptr<Listener> l(
       new Listener(fd, numeric, std::atoi(serv), std::move(options), std::move(handler)));
   if (::pipe2(l->m_wake, O_CLOEXEC) != 0) {
-    return make_error(ErrorCode::unavailable, "http: pipe: " + std::string(strerror(errno)));
+    return make_error(ErrorCode::unavailable, "http: pipe: " + errno_text(errno));
   }
   l->m_acceptor = std::thread([p = l.get()] { p->accept_loop(); });
   return l;

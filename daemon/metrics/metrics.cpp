@@ -213,7 +213,7 @@ Family<T>& Registry::add(const std::string& name, const std::string& help, const
   if (!valid_name(name, true)) misuse("invalid metric name \"" + name + "\"");
   for (const auto& l : label_names) {
     if (!valid_name(l, false) || l.starts_with("__") || (type == "histogram" && l == "le")) {
-      misuse("invalid label name \"" + l + "\" on " + name);
+      misuse("invalid label name \"" + l + "\" on " + name);  // NOLINT(performance-*)
     }
   }
   std::lock_guard<std::mutex> lock(m_mu);
