@@ -13,7 +13,7 @@ packages=(
   libspdlog-dev catch2 nlohmann-json3-dev libcli11-dev libcpp-httplib-dev
   libsqlite3-dev sqlite3 libarchive-dev libssl-dev zlib1g-dev
   nodejs npm
-  docker-registry openssl curl openssh-client
+  docker-registry openssl curl openssh-client openssh-server
   clang-format
 )
 
