@@ -35,11 +35,7 @@ LoadResult IncrementalLoader::load(const std::vector<SourceFile>& files,
   }
   m_cache = std::move(next);
   check_documents(result.documents, m_limits, result.diagnostics);
-  std::stable_sort(result.diagnostics.begin(), result.diagnostics.end(),
-                   [](const Diagnostic& a, const Diagnostic& b) {
-                     return std::tie(a.where.file, a.where.line, a.where.column) <
-                            std::tie(b.where.file, b.where.line, b.where.column);
-                   });
+  sort_diagnostics(result.diagnostics);
   return result;
 }
 

@@ -592,6 +592,13 @@ void check_documents(const Documents& docs, const Limits& limits, Diagnostics& d
   }
 }
 
+void sort_diagnostics(Diagnostics& diags) {
+  std::stable_sort(diags.begin(), diags.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    return std::tie(a.where.file, a.where.line, a.where.column) <
+           std::tie(b.where.file, b.where.line, b.where.column);
+  });
+}
+
 LoadResult load_documents(const std::vector<SourceFile>& files, const Limits& limits,
                           const Policy& policy) {
   LoadResult result;
@@ -601,11 +608,7 @@ LoadResult load_documents(const std::vector<SourceFile>& files, const Limits& li
     ++result.documents.file_count;
   }
   check_documents(result.documents, limits, result.diagnostics);
-  std::stable_sort(result.diagnostics.begin(), result.diagnostics.end(),
-                   [](const Diagnostic& a, const Diagnostic& b) {
-                     return std::tie(a.where.file, a.where.line, a.where.column) <
-                            std::tie(b.where.file, b.where.line, b.where.column);
-                   });
+  sort_diagnostics(result.diagnostics);
   return result;
 }
 

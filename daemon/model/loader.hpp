@@ -39,6 +39,9 @@ struct LoadResult {
   bool ok() const { return !has_errors(diagnostics); }
 };
 
+// Orders diagnostics by file, line, column (stable), as every load reports them.
+void sort_diagnostics(Diagnostics& diags);
+
 // Loads a whole revision. A revision with any error must be rejected whole by the caller.
 LoadResult load_documents(const std::vector<SourceFile>& files, const Limits& limits,
                           const Policy& policy);
