@@ -1,0 +1,503 @@
+#include "daemon/registration/package.hpp"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <set>
+#include <utility>
+
+namespace flytecd::registration {
+
+namespace {
+
+using flyteidl::core::ResourceType;
+
+constexpr std::string_view k_expected_members =
+    "expected only entity files named NN_name_1.pb (task), NN_name_2.pb (workflow) or "
+    "NN_name_3.pb (launch plan) and at most one fast*.tar.gz source archive, as pyflyte package "
+    "writes them (macOS metadata .DS_Store, ._*, __MACOSX/ is ignored)";
+
+struct ArchiveFree {
+  void operator()(archive* a) const { archive_read_free(a); }
+};
+using ArchivePtr = std::unique_ptr<archive, ArchiveFree>;
+
+std::string archive_message(archive* a) {
+  const char* s = archive_error_string(a);
+  return s != nullptr ? std::string(s) : std::string("unknown libarchive error");
+}
+
+Error invalid(const std::string& name, std::string_view member, std::string_view what) {
+  std::string msg = name;
+  if (!member.empty()) {
+    msg += ": ";
+    msg += member;
+  }
+  msg += ": ";
+  msg += what;
+  return make_error(ErrorCode::invalid_input, std::move(msg));
+}
+
+std::string_view basename_of(std::string_view path) {
+  auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// Splits on '/', drops empty and "." segments. Fails on ".." and absolute paths (the bare root
+// directory entry "/" that real pyflyte archives carry is allowed for directories).
+bool normalise_member_path(std::string_view raw, bool is_dir, std::string& out, std::string& why) {
+  out.clear();
+  bool absolute = !raw.empty() && raw.front() == '/';
+  size_t pos = 0;
+  while (pos <= raw.size()) {
+    size_t next = raw.find('/', pos);
+    if (next == std::string_view::npos) next = raw.size();
+    std::string_view seg = raw.substr(pos, next - pos);
+    pos = next + 1;
+    if (seg.empty() || seg == ".") continue;
+    if (seg == "..") {
+      why = "path traversal (a \"..\" segment); expected a relative path inside the package";
+      return false;
+    }
+    if (!out.empty()) out += '/';
+    out += seg;
+  }
+  if (absolute && !(is_dir && out.empty())) {
+    why = "absolute path; expected a relative path inside the package";
+    return false;
+  }
+  if (out.empty() && !is_dir) {
+    why = "empty file name; expected a relative path inside the package";
+    return false;
+  }
+  return true;
+}
+
+bool is_macos_metadata(std::string_view path) {
+  std::string_view base = basename_of(path);
+  if (base == ".DS_Store" || base.starts_with("._")) return true;
+  return path.starts_with("__MACOSX/") || path.find("/__MACOSX/") != std::string_view::npos;
+}
+
+bool is_fast_source(std::string_view path) {
+  std::string_view base = basename_of(path);
+  return base.starts_with("fast") && base.ends_with(".tar.gz");
+}
+
+// The `_N.pb` suffix pyflyte writes (flytectl's `^.*_([1-3])\.pb$`).
+std::optional<EntityKind> kind_from_suffix(std::string_view path) {
+  if (path.size() < 5 || !path.ends_with(".pb")) return std::nullopt;
+  char digit = path[path.size() - 4];
+  if (path[path.size() - 5] != '_') return std::nullopt;
+  switch (digit) {
+    case '1':
+      return EntityKind::task;
+    case '2':
+      return EntityKind::workflow;
+    case '3':
+      return EntityKind::launch_plan;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::string_view message_name(EntityKind kind) {
+  switch (kind) {
+    case EntityKind::task:
+      return "flyteidl.admin.TaskSpec";
+    case EntityKind::workflow:
+      return "flyteidl.admin.WorkflowSpec";
+    case EntityKind::launch_plan:
+      return "flyteidl.admin.LaunchPlan";
+  }
+  return "?";
+}
+
+ResourceType expected_resource_type(EntityKind kind) {
+  switch (kind) {
+    case EntityKind::task:
+      return flyteidl::core::TASK;
+    case EntityKind::workflow:
+      return flyteidl::core::WORKFLOW;
+    case EntityKind::launch_plan:
+      return flyteidl::core::LAUNCH_PLAN;
+  }
+  return flyteidl::core::UNSPECIFIED;
+}
+
+// Parses `data` as `kind` into `e`. Returns false if protobuf rejects the bytes.
+bool parse_as(EntityKind kind, std::string_view data, Entity& e) {
+  e = Entity{};
+  e.kind = kind;
+  const int size = static_cast<int>(data.size());
+  switch (kind) {
+    case EntityKind::task:
+      return e.task.ParseFromArray(data.data(), size);
+    case EntityKind::workflow:
+      return e.workflow.ParseFromArray(data.data(), size);
+    case EntityKind::launch_plan:
+      return e.launch_plan.ParseFromArray(data.data(), size);
+  }
+  return false;
+}
+
+bool has_identifier(const Entity& e) {
+  switch (e.kind) {
+    case EntityKind::task:
+      return e.task.has_template_() && e.task.template_().has_id();
+    case EntityKind::workflow:
+      return e.workflow.has_template_() && e.workflow.template_().has_id();
+    case EntityKind::launch_plan:
+      return e.launch_plan.has_id();
+  }
+  return false;
+}
+
+Result<Entity> decode_entity(const std::string& name, const std::string& path,
+                             std::string_view data) {
+  Entity e;
+  auto suffix = kind_from_suffix(path);
+  if (suffix) {
+    std::string suffix_text = "the _" + std::to_string(static_cast<int>(*suffix) + 1) +
+                              ".pb suffix means a " + std::string(to_string(*suffix));
+    if (!parse_as(*suffix, data, e)) {
+      return invalid(name, path,
+                     "cannot be decoded as " + std::string(message_name(*suffix)) + " (" +
+                         suffix_text + "); expected a protobuf file written by pyflyte package");
+    }
+    if (!has_identifier(e)) {
+      return invalid(name, path,
+                     "decodes as " + std::string(message_name(*suffix)) +
+                         " but carries no identifier; expected a " +
+                         std::string(to_string(*suffix)) + " written by pyflyte package");
+    }
+    auto want = expected_resource_type(*suffix);
+    if (e.id().resource_type() != want) {
+      return invalid(name, path,
+                     suffix_text + " but the message's id.resource_type is " +
+                         flyteidl::core::ResourceType_Name(e.id().resource_type()) + "; expected " +
+                         flyteidl::core::ResourceType_Name(want));
+    }
+  } else {
+    // flytectl tries Task, Workflow, LaunchPlan; protobuf decoding is lenient, so we also require
+    // the embedded resource_type to agree before accepting a guess.
+    bool found = false;
+    for (EntityKind k : {EntityKind::task, EntityKind::workflow, EntityKind::launch_plan}) {
+      if (parse_as(k, data, e) && has_identifier(e) &&
+          e.id().resource_type() == expected_resource_type(k)) {
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      return invalid(name, path,
+                     "has no _1/_2/_3 type suffix and does not decode as a TaskSpec, WorkflowSpec "
+                     "or LaunchPlan with a matching id.resource_type; expected a pyflyte entity "
+                     "file named NN_name_{1,2,3}.pb");
+    }
+  }
+  if (e.id().name().empty()) {
+    return invalid(name, path,
+                   "the " + std::string(to_string(e.kind)) +
+                       " identifier has an empty name; expected the entity's name");
+  }
+  if (e.kind == EntityKind::launch_plan) {
+    if (!e.launch_plan.has_spec() || !e.launch_plan.spec().has_workflow_id()) {
+      return invalid(name, path,
+                     "launch plan " + e.id().name() +
+                         " has no spec.workflow_id; expected the workflow it launches");
+    }
+    e.launch_plan.clear_closure();  // flytectl sends id + spec only
+  }
+  e.file = path;
+  return e;
+}
+
+// Reads the current entry's data, at most `max` bytes (more is an error).
+Result<std::string> read_entry(archive* a, const std::string& name, const std::string& path,
+                               uint64_t max, std::string_view limit_name) {
+  std::string out;
+  char buf[64 * 1024];
+  for (;;) {
+    la_ssize_t n = archive_read_data(a, buf, sizeof buf);
+    if (n == 0) break;
+    if (n < 0) {
+      return invalid(name, path,
+                     "cannot read (corrupt or truncated archive): " + archive_message(a) +
+                         "; expected a complete tar / tar.gz archive");
+    }
+    if (out.size() + static_cast<uint64_t>(n) > max) {
+      return invalid(name, path,
+                     "larger than the " + std::string(limit_name) + " limit of " +
+                         std::to_string(max) + " bytes; expected a smaller file");
+    }
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return out;
+}
+
+// gunzips the fast source (flytectl uploads the decompressed tar, and hashes that).
+Result<std::string> gunzip(const std::string& name, const std::string& path, std::string_view gz,
+                           uint64_t max) {
+  ArchivePtr a(archive_read_new());
+  archive_read_support_filter_gzip(a.get());
+  archive_read_support_format_raw(a.get());
+  if (archive_read_open_memory(a.get(), gz.data(), gz.size()) != ARCHIVE_OK) {
+    return invalid(name, path,
+                   "fast-registration source is not gzip-compressed (" + archive_message(a.get()) +
+                       "); expected a fast*.tar.gz written by pyflyte package");
+  }
+  archive_entry* entry = nullptr;
+  int r = archive_read_next_header(a.get(), &entry);
+  if (r == ARCHIVE_EOF) {
+    return invalid(name, path, "fast-registration source is empty; expected a gzip-compressed tar");
+  }
+  if (r < ARCHIVE_WARN || archive_filter_code(a.get(), 0) != ARCHIVE_FILTER_GZIP) {
+    return invalid(name, path,
+                   "fast-registration source is not gzip-compressed; expected a fast*.tar.gz "
+                   "written by pyflyte package");
+  }
+  return read_entry(a.get(), name, path, max, "decompressed fast source");
+}
+
+std::array<unsigned char, 16> md5_of(std::string_view data) {
+  std::array<unsigned char, 16> md{};
+  unsigned int len = 0;
+  EVP_Digest(data.data(), data.size(), md.data(), &len, EVP_md5(), nullptr);
+  return md;
+}
+
+struct Member {
+  std::string path;
+  std::string data;
+};
+
+// One pass over the outer archive: checks every entry and collects .pb files, fast sources,
+// ignored and stray paths.
+struct Collected {
+  std::vector<Member> protos;
+  std::vector<Member> fast;
+  std::vector<std::string> ignored;
+  std::vector<std::string> stray;
+  uint64_t total = 0;
+};
+
+Status collect(std::string_view bytes, const std::string& name, const ReaderLimits& limits,
+               Collected& c) {
+  ArchivePtr a(archive_read_new());
+  archive_read_support_filter_gzip(a.get());
+  archive_read_support_format_tar(a.get());
+  if (archive_read_open_memory(a.get(), bytes.data(), bytes.size()) != ARCHIVE_OK) {
+    return invalid(name, "",
+                   "not a tar archive (" + archive_message(a.get()) +
+                       "); expected a .tar, .tar.gz or .tgz written by pyflyte package");
+  }
+  std::set<std::string> seen;
+  size_t entries = 0;
+  for (;;) {
+    archive_entry* entry = nullptr;
+    int r = archive_read_next_header(a.get(), &entry);
+    if (r == ARCHIVE_EOF) break;
+    if (r < ARCHIVE_WARN) {
+      std::string what = entries == 0 ? "not a tar archive" : "corrupt or truncated archive";
+      return invalid(name, "",
+                     what + " after " + std::to_string(entries) + " entries (" +
+                         archive_message(a.get()) +
+                         "); expected a complete .tar, .tar.gz or .tgz written by pyflyte package");
+    }
+    if (++entries > limits.max_entries) {
+      return invalid(name, "",
+                     "more than " + std::to_string(limits.max_entries) +
+                         " entries; expected a package within the entry limit");
+    }
+    const char* raw_path = archive_entry_pathname(entry);
+    if (raw_path == nullptr || *raw_path == '\0') {
+      return invalid(name, "entry #" + std::to_string(entries),
+                     "has no readable path; expected a file name");
+    }
+    const std::string raw(raw_path);
+    const auto type = archive_entry_filetype(entry);
+    if (archive_entry_hardlink(entry) != nullptr) {
+      return invalid(name, raw,
+                     "is a hard link to " + std::string(archive_entry_hardlink(entry)) +
+                         "; expected regular files only");
+    }
+    if (type == AE_IFLNK) {
+      const char* target = archive_entry_symlink(entry);
+      return invalid(name, raw,
+                     "is a symbolic link to " + std::string(target ? target : "?") +
+                         "; expected regular files only");
+    }
+    if (type != AE_IFREG && type != AE_IFDIR) {
+      std::string kind = type == AE_IFCHR    ? "a character device"
+                         : type == AE_IFBLK  ? "a block device"
+                         : type == AE_IFIFO  ? "a FIFO"
+                         : type == AE_IFSOCK ? "a socket"
+                                             : "a special file";
+      return invalid(name, raw, "is " + kind + "; expected regular files only");
+    }
+    std::string path, why;
+    if (!normalise_member_path(raw, type == AE_IFDIR, path, why)) return invalid(name, raw, why);
+    if (type == AE_IFDIR) continue;
+
+    const uint64_t declared =
+        archive_entry_size_is_set(entry) ? static_cast<uint64_t>(archive_entry_size(entry)) : 0;
+    if (declared > limits.max_entry_bytes) {
+      return invalid(name, path,
+                     std::to_string(declared) + " bytes is larger than the per-entry limit of " +
+                         std::to_string(limits.max_entry_bytes) +
+                         " bytes; expected a smaller file");
+    }
+    if (c.total + declared > limits.max_total_bytes) {
+      return invalid(name, path,
+                     "the package exceeds the total limit of " +
+                         std::to_string(limits.max_total_bytes) +
+                         " decompressed bytes here; expected a smaller package");
+    }
+    if (is_macos_metadata(path)) {
+      c.total += declared;
+      c.ignored.push_back(path);
+      archive_read_data_skip(a.get());
+      continue;
+    }
+    if (!seen.insert(path).second) {
+      return invalid(name, path,
+                     "appears twice in the archive (ambiguous); expected each file once");
+    }
+    const bool fast = is_fast_source(path);
+    if (!fast && !path.ends_with(".pb")) {
+      c.total += declared;
+      c.stray.push_back(path);
+      archive_read_data_skip(a.get());
+      continue;
+    }
+    uint64_t budget = std::min(limits.max_entry_bytes, limits.max_total_bytes - c.total);
+    auto data = read_entry(a.get(), name, path, budget,
+                           budget == limits.max_entry_bytes ? "per-entry" : "total package");
+    if (!data) return data.error();
+    c.total += data->size();
+    (fast ? c.fast : c.protos).push_back(Member{path, std::move(*data)});
+  }
+  return ok_status();
+}
+
+Error stray_error(const std::string& name, const std::vector<std::string>& stray) {
+  std::string msg = name + ": ";
+  msg += stray.size() == 1
+             ? "a file that is not part of a pyflyte package: "
+             : std::to_string(stray.size()) + " files that are not part of a pyflyte package: ";
+  for (size_t i = 0; i < stray.size(); ++i) {
+    if (i > 0) msg += ", ";
+    msg += stray[i];
+    if (basename_of(stray[i]).starts_with("fast")) {
+      msg += " (looks like a fast-registration source archive, but its name must end in .tar.gz)";
+    }
+  }
+  msg += "; ";
+  msg += k_expected_members;
+  return make_error(ErrorCode::invalid_input, std::move(msg));
+}
+
+}  // namespace
+
+std::string_view to_string(EntityKind kind) {
+  switch (kind) {
+    case EntityKind::task:
+      return "task";
+    case EntityKind::workflow:
+      return "workflow";
+    case EntityKind::launch_plan:
+      return "launch plan";
+  }
+  return "?";
+}
+
+const flyteidl::core::Identifier& Entity::id() const {
+  switch (kind) {
+    case EntityKind::task:
+      return task.template_().id();
+    case EntityKind::workflow:
+      return workflow.template_().id();
+    case EntityKind::launch_plan:
+      return launch_plan.id();
+  }
+  return launch_plan.id();
+}
+
+flyteidl::core::Identifier* Entity::mutable_id() {
+  switch (kind) {
+    case EntityKind::task:
+      return task.mutable_template_()->mutable_id();
+    case EntityKind::workflow:
+      return workflow.mutable_template_()->mutable_id();
+    case EntityKind::launch_plan:
+      return launch_plan.mutable_id();
+  }
+  return launch_plan.mutable_id();
+}
+
+size_t Package::count(EntityKind kind) const {
+  return static_cast<size_t>(std::count_if(entities.begin(), entities.end(),
+                                           [kind](const Entity& e) { return e.kind == kind; }));
+}
+
+std::string md5_hex(const std::array<unsigned char, 16>& md5) {
+  static constexpr char k_hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(32);
+  for (unsigned char b : md5) {
+    out += k_hex[b >> 4];
+    out += k_hex[b & 0xf];
+  }
+  return out;
+}
+
+Result<Package> read_package(std::string_view bytes, const std::string& name,
+                             const ReaderLimits& limits) {
+  if (bytes.empty()) {
+    return invalid(name, "", "is empty (0 bytes); expected a .tar, .tar.gz or .tgz package");
+  }
+  Collected c;
+  if (auto st = collect(bytes, name, limits, c); !st) return st.error();
+  if (!c.stray.empty()) return stray_error(name, c.stray);
+  if (c.fast.size() > 1) {
+    return invalid(name, "",
+                   "more than one fast-registration source archive (" + c.fast[0].path + ", " +
+                       c.fast[1].path + (c.fast.size() > 2 ? ", …" : "") +
+                       "); expected at most one fast*.tar.gz (flytectl would silently take the "
+                       "last in sorted order)");
+  }
+  if (c.protos.empty()) {
+    return invalid(name, "",
+                   "contains no entity files; expected NN_name_{1,2,3}.pb files written by "
+                   "pyflyte package");
+  }
+
+  Package pkg;
+  std::sort(c.protos.begin(), c.protos.end(),
+            [](const Member& x, const Member& y) { return x.path < y.path; });
+  pkg.entities.reserve(c.protos.size());
+  for (const auto& m : c.protos) {
+    auto e = decode_entity(name, m.path, m.data);
+    if (!e) return e.error();
+    pkg.entities.push_back(std::move(*e));
+  }
+  if (!c.fast.empty()) {
+    const Member& f = c.fast.front();
+    uint64_t budget = std::min(limits.max_entry_bytes, limits.max_total_bytes - c.total);
+    auto tar = gunzip(name, f.path, f.data, budget);
+    if (!tar) return tar.error();
+    pkg.fast_source_name = std::string(basename_of(f.path));
+    pkg.fast_source_md5 = md5_of(*tar);
+    pkg.fast_source_tar = std::move(*tar);
+  }
+  std::sort(c.ignored.begin(), c.ignored.end());
+  pkg.ignored = std::move(c.ignored);
+  return pkg;
+}
+
+}  // namespace flytecd::registration

@@ -1,0 +1,84 @@
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "daemon/common/result.hpp"
+#include "flyteidl/admin/launch_plan.pb.h"
+#include "flyteidl/admin/task.pb.h"
+#include "flyteidl/admin/workflow.pb.h"
+#include "flyteidl/core/identifier.pb.h"
+
+// Reading a `pyflyte package` archive (flytectl `register files --archive`, reference §1.2–§1.3).
+//
+// What is accepted, and how it differs from flytectl on purpose:
+// - The archive is a tar, optionally gzip-compressed, detected by content (not by name). Other
+//   formats and compressions (zip, bzip2, xz, …) are rejected.
+// - Regular files only. Directory entries are skipped. Symlinks, hardlinks, device files, FIFOs
+//   and sockets are errors (flytectl silently skips them). Member paths are normalised ("./" and
+//   empty segments dropped: "./core/_pb_output/x.pb" -> "core/_pb_output/x.pb"); a ".." segment
+//   or an absolute path is an error (only the root directory entry "/" is tolerated, because
+//   real pyflyte archives carry one). The same file path twice is an error (ambiguous).
+// - Entity files: basename ends in ".pb". Type from the `_1` / `_2` / `_3` suffix (TaskSpec,
+//   WorkflowSpec, LaunchPlan), which is authoritative; the decoded message's id.resource_type must
+//   then be TASK / WORKFLOW / LAUNCH_PLAN, else an error naming the file. A ".pb" without a suffix
+//   is tried as TaskSpec, WorkflowSpec, LaunchPlan (flytectl's order) and the first whose
+//   resource_type matches wins. Every message must carry its identifier (and a launch plan its
+//   spec.workflow_id). A launch plan's closure is dropped (flytectl never sends it).
+// - Fast-registration source: basename starts with "fast" and ends with ".tar.gz". It must be
+//   gzip; it is decompressed and its MD5 computed (what CreateUploadLocation and the PUT need).
+//   More than one is an error naming both (flytectl silently takes the last in sorted order).
+// - Stray files: macOS metadata (basename ".DS_Store", basename starting with "._", anything under
+//   a "__MACOSX/" folder) is ignored and listed in Package::ignored (flytectl aborts the run).
+//   Any other file is an error that names every such file and says what a package may contain.
+//   A file named "fast…" with another extension (e.g. invalid-fast.tgz's "….tagz.gz") gets a hint.
+// - No ".pb" at all is an error. Limits (ReaderLimits) bound entries, per-entry and total
+//   decompressed bytes; exceeding one is an error naming the member and the limit.
+// All errors are ErrorCode::invalid_input with the message "<name>: <member>: <what was wrong>;
+// expected <what>".
+
+namespace flytecd::registration {
+
+enum class EntityKind { task, workflow, launch_plan };
+std::string_view to_string(EntityKind kind);  // "task", "workflow", "launch plan"
+
+struct Entity {
+  EntityKind kind = EntityKind::task;
+  std::string file;                        // normalised member path, "core/_pb_output/049_…_1.pb"
+  flyteidl::admin::TaskSpec task;          // kind == task
+  flyteidl::admin::WorkflowSpec workflow;  // kind == workflow
+  flyteidl::admin::LaunchPlan launch_plan;       // kind == launch_plan (id + spec; closure cleared)
+  const flyteidl::core::Identifier& id() const;  // template.id / template.id / id
+  flyteidl::core::Identifier* mutable_id();
+};
+
+struct Package {
+  std::vector<Entity> entities;  // flytectl's order: sorted by member path (byte-wise)
+  std::string fast_source_name;  // basename of the fast*.tar.gz member, empty if none
+  std::string fast_source_tar;   // its DECOMPRESSED tar bytes (what is uploaded)
+  std::array<unsigned char, 16> fast_source_md5{};  // MD5 of fast_source_tar
+  std::vector<std::string> ignored;                 // macOS metadata skipped (sorted member paths)
+
+  bool has_fast_source() const { return !fast_source_name.empty(); }
+  size_t count(EntityKind kind) const;
+};
+
+struct ReaderLimits {
+  size_t max_entries = 10000;               // archive members of any type, directories included
+  uint64_t max_entry_bytes = 64ull << 20;   // one member, or the fast source after decompression
+  uint64_t max_total_bytes = 512ull << 20;  // everything decompressed
+};
+
+// Reads a .tar / .tar.gz / .tgz package from memory (see the policy above). `name` prefixes every
+// error message. Pure: no filesystem access, thread-safe.
+Result<Package> read_package(std::string_view bytes, const std::string& name,
+                             const ReaderLimits& limits = {});
+
+// Lower-case hex of an MD5 digest (e.g. Package::fast_source_md5).
+std::string md5_hex(const std::array<unsigned char, 16>& md5);
+
+}  // namespace flytecd::registration

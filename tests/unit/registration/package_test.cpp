@@ -1,0 +1,363 @@
+#include <archive.h>
+#include <archive_entry.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "daemon/registration/package.hpp"
+
+using namespace flytecd::registration;
+
+namespace {
+
+std::string fixture_dir() {
+  const std::string shared = "/work/shared/fixtures/flyte-packages";
+  if (std::filesystem::exists(shared)) return shared;
+  return FLYTECD_SOURCE_DIR "/../shared/fixtures/flyte-packages";
+}
+
+std::string read_fixture(const std::string& file) {
+  std::ifstream in(fixture_dir() + "/" + file, std::ios::binary);
+  REQUIRE(in.good());
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct TarEntry {
+  TarEntry(std::string p, std::string d = "", unsigned t = AE_IFREG, std::string l = "",
+           bool h = false)
+      : path(std::move(p)), data(std::move(d)), type(t), link(std::move(l)), hard(h) {}
+  std::string path;
+  std::string data;
+  unsigned type;
+  std::string link;  // symlink target, or hardlink target when `hard`
+  bool hard;
+};
+
+la_ssize_t append_to_string(archive*, void* client, const void* buf, size_t n) {
+  static_cast<std::string*>(client)->append(static_cast<const char*>(buf), n);
+  return static_cast<la_ssize_t>(n);
+}
+
+// Crafts a tar (optionally gzip) in memory with libarchive's writer.
+std::string make_tar(const std::vector<TarEntry>& entries, bool gzip = true) {
+  std::string out;
+  archive* a = archive_write_new();
+  archive_write_set_format_pax_restricted(a);
+  if (gzip) archive_write_add_filter_gzip(a);
+  archive_write_set_bytes_in_last_block(a, 1);
+  REQUIRE(archive_write_open(a, &out, nullptr, append_to_string, nullptr) == ARCHIVE_OK);
+  for (const auto& t : entries) {
+    archive_entry* e = archive_entry_new();
+    archive_entry_set_pathname(e, t.path.c_str());
+    archive_entry_set_filetype(e, t.type);
+    archive_entry_set_perm(e, 0644);
+    if (t.type == AE_IFLNK) archive_entry_set_symlink(e, t.link.c_str());
+    if (t.hard) archive_entry_set_hardlink(e, t.link.c_str());
+    if (t.type == AE_IFCHR) archive_entry_set_rdev(e, makedev(1, 3));
+    const bool has_data = t.type == AE_IFREG && !t.hard;
+    archive_entry_set_size(e, has_data ? static_cast<int64_t>(t.data.size()) : 0);
+    REQUIRE(archive_write_header(a, e) == ARCHIVE_OK);
+    if (has_data && !t.data.empty()) archive_write_data(a, t.data.data(), t.data.size());
+    archive_entry_free(e);
+  }
+  archive_write_close(a);
+  archive_write_free(a);
+  return out;
+}
+
+std::string gzip_bytes(const std::string& raw) {
+  std::string out;
+  archive* a = archive_write_new();
+  archive_write_set_format_raw(a);
+  archive_write_add_filter_gzip(a);
+  REQUIRE(archive_write_open(a, &out, nullptr, append_to_string, nullptr) == ARCHIVE_OK);
+  archive_entry* e = archive_entry_new();
+  archive_entry_set_filetype(e, AE_IFREG);
+  archive_entry_set_size(e, static_cast<int64_t>(raw.size()));
+  archive_write_header(a, e);
+  archive_write_data(a, raw.data(), raw.size());
+  archive_entry_free(e);
+  archive_write_close(a);
+  archive_write_free(a);
+  return out;
+}
+
+void set_placeholder_id(flyteidl::core::Identifier* id, flyteidl::core::ResourceType type,
+                        const std::string& name) {
+  id->set_resource_type(type);
+  id->set_project("{{ registration.project }}");
+  id->set_domain("{{ registration.domain }}");
+  id->set_name(name);
+  id->set_version("{{ registration.version }}");
+}
+
+std::string task_pb(const std::string& name,
+                    flyteidl::core::ResourceType type = flyteidl::core::TASK) {
+  flyteidl::admin::TaskSpec spec;
+  set_placeholder_id(spec.mutable_template_()->mutable_id(), type, name);
+  spec.mutable_template_()->set_type("python-task");
+  return spec.SerializeAsString();
+}
+
+std::string workflow_pb(const std::string& name) {
+  flyteidl::admin::WorkflowSpec spec;
+  set_placeholder_id(spec.mutable_template_()->mutable_id(), flyteidl::core::WORKFLOW, name);
+  return spec.SerializeAsString();
+}
+
+std::string launch_plan_pb(const std::string& name) {
+  flyteidl::admin::LaunchPlan lp;
+  set_placeholder_id(lp.mutable_id(), flyteidl::core::LAUNCH_PLAN, name);
+  set_placeholder_id(lp.mutable_spec()->mutable_workflow_id(), flyteidl::core::WORKFLOW, name);
+  lp.mutable_closure()->mutable_expected_inputs();  // must be dropped by the reader
+  return lp.SerializeAsString();
+}
+
+// A minimal valid package plus `extra` entries.
+std::vector<TarEntry> base_entries() {
+  return {{"0_t_1.pb", task_pb("t")},
+          {"1_wf_2.pb", workflow_pb("wf")},
+          {"2_wf_3.pb", launch_plan_pb("wf")}};
+}
+
+std::string error_of(const flytecd::Result<Package>& r) {
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == flytecd::ErrorCode::invalid_input);
+  return r.error().message;
+}
+
+}  // namespace
+
+TEST_CASE("package: the four valid pyflyte archives have flytekit's entity counts",
+          "[registration]") {
+  struct Case {
+    const char* file;
+    size_t tasks, workflows, launch_plans;
+    bool fast;
+  };
+  for (const Case& c :
+       {Case{"valid-register.tgz", 2, 1, 1, false}, Case{"flyte-package.tgz", 1, 1, 1, true},
+        Case{"flytesnacks-core.tgz", 39, 21, 24, true},
+        Case{"valid-fast-register.tgz", 44, 27, 30, true}}) {
+    INFO(c.file);
+    auto pkg = read_package(read_fixture(c.file), c.file);
+    REQUIRE(pkg.ok());
+    CHECK(pkg->count(EntityKind::task) == c.tasks);
+    CHECK(pkg->count(EntityKind::workflow) == c.workflows);
+    CHECK(pkg->count(EntityKind::launch_plan) == c.launch_plans);
+    CHECK(pkg->has_fast_source() == c.fast);
+    CHECK(pkg->fast_source_tar.empty() == !c.fast);
+    for (size_t i = 1; i < pkg->entities.size(); ++i) {
+      CHECK(pkg->entities[i - 1].file < pkg->entities[i].file);
+    }
+  }
+}
+
+TEST_CASE("package: fast source is decompressed and hashed like flytectl", "[registration]") {
+  auto pkg = read_package(read_fixture("flytesnacks-core.tgz"), "flytesnacks-core.tgz");
+  REQUIRE(pkg.ok());
+  CHECK(pkg->fast_source_name == "fasted4a62b5c4359e9aed745fa1197a9ea0.tar.gz");
+  CHECK(md5_hex(pkg->fast_source_md5) == "aa0c31cca94b4fa3ca0959cdc314bfa7");
+  // The decompressed bytes are a tar (ustar magic at offset 257).
+  REQUIRE(pkg->fast_source_tar.size() > 512);
+  CHECK(pkg->fast_source_tar.substr(257, 5) == "ustar");
+  // "./core/_pb_output/…" is normalised; order is the sorted member order.
+  CHECK(pkg->entities.front().file.starts_with("core/_pb_output/00_"));
+  CHECK(pkg->entities.back().file.starts_with("core/_pb_output/83_"));
+  CHECK(pkg->ignored.empty());
+  const auto& first = pkg->entities.front();
+  CHECK(first.id().project() == "{{ registration.project }}");
+  CHECK(first.id().version() == "{{ registration.version }}");
+}
+
+TEST_CASE("package: macOS metadata is ignored and listed", "[registration]") {
+  auto pkg = read_package(read_fixture("valid-fast-register.tgz"), "valid-fast-register.tgz");
+  REQUIRE(pkg.ok());
+  CHECK(pkg->ignored ==
+        std::vector<std::string>{"core/_pb_output/.DS_Store", "core/_pb_output/._.DS_Store"});
+  CHECK(pkg->fast_source_name == "fastb17d7d7f43e1611d1c7a82d5e0296977.tar.gz");
+
+  auto entries = base_entries();
+  entries.push_back({"__MACOSX/._0_t_1.pb", "apple double"});
+  entries.push_back({"sub/._1_wf_2.pb", "apple double"});
+  auto crafted = read_package(make_tar(entries), "crafted.tgz");
+  REQUIRE(crafted.ok());
+  CHECK(crafted->entities.size() == 3);
+  CHECK(crafted->ignored.size() == 2);
+}
+
+TEST_CASE("package: invalid-fast.tgz is rejected naming the misnamed source", "[registration]") {
+  auto r = read_package(read_fixture("invalid-fast.tgz"), "invalid-fast.tgz");
+  auto msg = error_of(r);
+  CHECK_THAT(msg, Catch::Contains("invalid-fast.tgz"));
+  CHECK_THAT(msg, Catch::Contains("core/_pb_output/fastb17d7d7f43e1611d1c7a82d5e0296977.tagz.gz"));
+  CHECK_THAT(msg, Catch::Contains("must end in .tar.gz"));
+  CHECK_THAT(msg, Catch::Contains("expected only entity files"));
+  // The AppleDouble twin of the bad file is metadata, not a second complaint.
+  CHECK_THAT(msg, !Catch::Contains("._fastb17"));
+}
+
+TEST_CASE("package: plain tar, directory entries, suffix-less .pb and closure handling",
+          "[registration]") {
+  auto entries = base_entries();
+  entries.insert(entries.begin(), TarEntry{"./", "", AE_IFDIR});
+  entries.insert(entries.begin(), TarEntry{"/", "", AE_IFDIR});
+  entries.push_back({"nested/", "", AE_IFDIR});
+  entries.push_back({"nested/3_extra.pb", task_pb("extra")});  // no _N suffix
+  auto pkg = read_package(make_tar(entries, /*gzip=*/false), "plain.tar");
+  REQUIRE(pkg.ok());
+  REQUIRE(pkg->entities.size() == 4);
+  CHECK(pkg->entities[3].file == "nested/3_extra.pb");
+  CHECK(pkg->entities[3].kind == EntityKind::task);
+  CHECK(pkg->entities[2].kind == EntityKind::launch_plan);
+  CHECK_FALSE(pkg->entities[2].launch_plan.has_closure());
+  CHECK(pkg->entities[2].id().name() == "wf");
+  CHECK_FALSE(pkg->has_fast_source());
+}
+
+TEST_CASE("package: hostile archives are rejected with the member and the reason",
+          "[registration]") {
+  struct Case {
+    const char* what;
+    std::vector<TarEntry> extra;
+    const char* member;
+    const char* reason;
+  };
+  const std::vector<Case> cases = {
+      {"traversal", {{"../evil_1.pb", task_pb("evil")}}, "../evil_1.pb", "path traversal"},
+      {"nested traversal",
+       {{"a/../../evil_1.pb", task_pb("evil")}},
+       "a/../../evil_1.pb",
+       "path traversal"},
+      {"absolute", {{"/etc/evil_1.pb", task_pb("evil")}}, "/etc/evil_1.pb", "absolute path"},
+      {"symlink", {{"link_1.pb", "", AE_IFLNK, "/etc/passwd"}}, "link_1.pb", "symbolic link"},
+      {"hardlink", {{"hard_1.pb", "", AE_IFREG, "0_t_1.pb", true}}, "hard_1.pb", "hard link"},
+      {"char device", {{"dev_1.pb", "", AE_IFCHR}}, "dev_1.pb", "character device"},
+      {"fifo", {{"fifo_1.pb", "", AE_IFIFO}}, "fifo_1.pb", "FIFO"},
+      {"duplicate", {{"0_t_1.pb", task_pb("t")}}, "0_t_1.pb", "appears twice"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.what);
+    auto entries = base_entries();
+    entries.insert(entries.end(), c.extra.begin(), c.extra.end());
+    auto msg = error_of(read_package(make_tar(entries), "hostile.tgz"));
+    CHECK_THAT(msg, Catch::StartsWith(std::string("hostile.tgz: ") + c.member + ": "));
+    CHECK_THAT(msg, Catch::Contains(c.reason));
+    CHECK_THAT(msg, Catch::Contains("expected"));
+  }
+}
+
+TEST_CASE("package: entry count, entry size and total size are bounded", "[registration]") {
+  auto entries = base_entries();
+  for (int i = 0; i < 10; ++i) entries.push_back({"d" + std::to_string(i) + "/", "", AE_IFDIR});
+  ReaderLimits few;
+  few.max_entries = 5;
+  auto msg = error_of(read_package(make_tar(entries), "many.tgz", few));
+  CHECK_THAT(msg, Catch::Contains("more than 5 entries"));
+
+  ReaderLimits small;
+  small.max_entry_bytes = 4096;
+  auto big = base_entries();
+  big.push_back({"9_big_1.pb", std::string(5000, 'x')});
+  msg = error_of(read_package(make_tar(big), "big.tgz", small));
+  CHECK_THAT(msg, Catch::StartsWith("big.tgz: 9_big_1.pb: "));
+  CHECK_THAT(msg, Catch::Contains("per-entry limit of 4096"));
+
+  // An ignored file is still counted (it has to be decompressed to be skipped).
+  big = base_entries();
+  big.push_back({".DS_Store", std::string(5000, 'x')});
+  msg = error_of(read_package(make_tar(big), "big.tgz", small));
+  CHECK_THAT(msg, Catch::Contains(".DS_Store"));
+
+  ReaderLimits total;
+  total.max_total_bytes = 3000;
+  auto many = base_entries();
+  for (int i = 0; i < 4; ++i)
+    many.push_back({"x" + std::to_string(i) + "_1.pb", std::string(900, 'y')});
+  msg = error_of(read_package(make_tar(many), "total.tgz", total));
+  CHECK_THAT(msg, Catch::Contains("total"));
+  CHECK_THAT(msg, Catch::Contains("3000"));
+
+  // The fast source is bounded after decompression (a gzip bomb stays a small member).
+  ReaderLimits fast_limit;
+  fast_limit.max_entry_bytes = 100000;
+  auto bomb = base_entries();
+  bomb.push_back({"fastbomb.tar.gz", gzip_bytes(std::string(1 << 20, '\0'))});
+  REQUIRE(bomb.back().data.size() < 100000);
+  msg = error_of(read_package(make_tar(bomb), "bomb.tgz", fast_limit));
+  CHECK_THAT(msg, Catch::StartsWith("bomb.tgz: fastbomb.tar.gz: "));
+  CHECK_THAT(msg, Catch::Contains("100000"));
+}
+
+TEST_CASE("package: entity files must decode as the type their suffix names", "[registration]") {
+  auto entries = base_entries();
+  entries.push_back({"5_wrong_1.pb", task_pb("wrong", flyteidl::core::WORKFLOW)});
+  auto msg = error_of(read_package(make_tar(entries), "p.tgz"));
+  CHECK_THAT(msg, Catch::StartsWith("p.tgz: 5_wrong_1.pb: "));
+  CHECK_THAT(msg, Catch::Contains("_1.pb suffix means a task"));
+  CHECK_THAT(msg, Catch::Contains("resource_type is WORKFLOW; expected TASK"));
+
+  entries = base_entries();
+  entries.push_back({"6_garbage_2.pb", std::string("\xff\xff\xff\xff garbage", 13)});
+  msg = error_of(read_package(make_tar(entries), "p.tgz"));
+  CHECK_THAT(msg, Catch::StartsWith("p.tgz: 6_garbage_2.pb: "));
+  CHECK_THAT(msg, Catch::Contains("WorkflowSpec"));
+
+  entries = base_entries();
+  entries.push_back({"7_noid_3.pb", ""});  // decodes as an empty LaunchPlan
+  msg = error_of(read_package(make_tar(entries), "p.tgz"));
+  CHECK_THAT(msg, Catch::Contains("7_noid_3.pb"));
+  CHECK_THAT(msg, Catch::Contains("no identifier"));
+}
+
+TEST_CASE("package: stray files, ambiguous fast sources and empty packages are errors",
+          "[registration]") {
+  auto entries = base_entries();
+  entries.push_back({"README.md", "hello"});
+  entries.push_back({"notes.txt", "hello"});
+  auto msg = error_of(read_package(make_tar(entries), "p.tgz"));
+  CHECK_THAT(msg, Catch::Contains("2 files that are not part of a pyflyte package: README.md, "
+                                  "notes.txt"));
+  CHECK_THAT(msg, Catch::Contains("NN_name_1.pb"));
+
+  entries = base_entries();
+  entries.push_back({"fasta.tar.gz", gzip_bytes("a")});
+  entries.push_back({"fastb.tar.gz", gzip_bytes("b")});
+  msg = error_of(read_package(make_tar(entries), "p.tgz"));
+  CHECK_THAT(msg, Catch::Contains("more than one fast-registration source archive (fasta.tar.gz, "
+                                  "fastb.tar.gz)"));
+
+  entries = base_entries();
+  entries.push_back({"fastplain.tar.gz", "not gzip at all"});
+  msg = error_of(read_package(make_tar(entries), "p.tgz"));
+  CHECK_THAT(msg, Catch::Contains("fastplain.tar.gz"));
+  CHECK_THAT(msg, Catch::Contains("not gzip-compressed"));
+
+  msg = error_of(read_package(make_tar({}), "empty.tgz"));
+  CHECK_THAT(msg, Catch::Contains("empty.tgz: contains no entity files"));
+  msg = error_of(read_package(make_tar({{"dir/", "", AE_IFDIR}, {".DS_Store", "x"}}), "e.tgz"));
+  CHECK_THAT(msg, Catch::Contains("contains no entity files"));
+  msg = error_of(read_package("", "zero.tgz"));
+  CHECK_THAT(msg, Catch::Contains("zero.tgz: is empty"));
+}
+
+TEST_CASE("package: corrupt input is rejected, not half-read", "[registration]") {
+  std::string tgz = make_tar(base_entries());
+  auto msg = error_of(read_package(tgz.substr(0, tgz.size() / 2), "truncated.tgz"));
+  CHECK_THAT(msg, Catch::StartsWith("truncated.tgz: "));
+  CHECK_THAT(msg, Catch::Contains("truncated") || Catch::Contains("corrupt"));
+
+  msg = error_of(read_package("this is not an archive\n", "invalid.tar"));
+  CHECK_THAT(msg, Catch::Contains("invalid.tar: not a tar archive"));
+
+  msg = error_of(read_package(gzip_bytes("plain text, gzip-compressed"), "invalid.tgz"));
+  CHECK_THAT(msg, Catch::Contains("invalid.tgz: not a tar archive"));
+
+  CHECK(to_string(EntityKind::launch_plan) == "launch plan");
+}
