@@ -78,6 +78,19 @@ int run(int argc, char** argv) {
     cmd->add_option("--parallelism", t.parallelism, "Steps in flight at once");
   };
 
+  TargetOptions gropt;
+  std::string gr_format = "text";
+  auto* registrations = get->add_subcommand(
+      "registrations",
+      "Each workflow registration: package, digest, entity counts, activation and state");
+  add_target_options(registrations, gropt);
+  registrations->add_option("-o,--output", gr_format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  registrations->footer(
+      "Reads the package (from the cache, or the registry), FlyteAdmin's active launch plans and\n"
+      "the ledger; writes nothing. Example:\n"
+      "  flytecd get registrations --repo repo-layout-example\n");
+
   TargetOptions aopt;
   auto* apply = app.add_subcommand(
       "apply", "Reconcile once: make FlyteAdmin equal to the repository, then exit");
@@ -194,6 +207,7 @@ int run(int argc, char** argv) {
     return sinks::emulator::run_standalone(eopt);
   }
   if (overrides->parsed()) return run_get_overrides(gopt, std::cout, std::cerr);
+  if (registrations->parsed()) return run_get_registrations(gropt, gr_format, std::cout, std::cerr);
   return 1;
 }
 

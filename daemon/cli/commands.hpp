@@ -70,6 +70,11 @@ int run_plan_review(const TargetOptions& opt, const ReviewOptions& r, std::ostre
 // `flytecd run`: the daemon; returns when stopped.
 int run_daemon(const TargetOptions& opt);
 
+// `flytecd get registrations`: each registration's package, digest, entity counts, activation
+// and state (nothing is written). 0 ok, 1 when a registration cannot be read.
+int run_get_registrations(const TargetOptions& opt, const std::string& format, std::ostream& out,
+                          std::ostream& err);
+
 // `flytecd import --out DIR`: writes the live projects and overrides as a repository.
 int run_import(const TargetOptions& opt, const std::string& out_dir, std::ostream& out,
                std::ostream& err);

@@ -8,6 +8,7 @@
 #include "daemon/model/proto_yaml.hpp"
 #include "daemon/reconcile/apply.hpp"
 #include "daemon/reconcile/render.hpp"
+#include "daemon/registration/registrar.hpp"
 #include "sources/local/directory_reader.hpp"
 
 namespace flytecd::cli {
@@ -26,6 +27,26 @@ Result<model::Documents> load_valid(const config::Config& cfg, std::ostream& err
                           " is invalid; nothing was applied (run `flytecd validate`)");
   }
   return std::move(loaded.documents);
+}
+
+registration::RegistrationReport run_registrations(const config::Config& cfg, Target& target,
+                                                   const model::Documents& docs,
+                                                   const std::string& revision, bool dry_run,
+                                                   std::ostream* out) {
+  registration::DefaultPackageSource packages(
+      registration::fetch_options(cfg.packages, cfg.state_dir), cfg.packages.registry,
+      registration::directory_reader(cfg.repo));
+  registration::RegistrarOptions ro;
+  ro.revision = revision;
+  ro.self_heal = cfg.policy.self_heal;
+  ro.prune = cfg.policy.prune;
+  ro.dry_run = dry_run;
+  ro.parallelism = cfg.parallelism;
+  return registration::reconcile_registrations(docs.registrations, *target.sink, packages,
+                                               *target.ledger, ro,
+                                               [&](const registration::RegistrationOutcome& o) {
+                                                 if (out) *out << registration::describe(o) << "\n";
+                                               });
 }
 
 }  // namespace
@@ -88,13 +109,18 @@ int run_apply(const TargetOptions& opt, std::ostream& out, std::ostream& err) {
         << (d.healed ? " (reverted)" : " (self-heal off: reported only)") << "\n";
   for (const auto& u : p.unmanaged) out << "? unmanaged " << u << " (left alone)\n";
   out << reconcile::summary_line(p) << "\n";
+  // Registrations after projects and overrides: projects must exist, and TASK_RESOURCE limits a
+  // task needs are in place before the task is created.
+  auto regs = run_registrations(*cfg, *target, *docs, ao.revision, false, &out);
+  out << "registrations: " << regs.items.size() << " (" << regs.failed() << " failed), "
+      << regs.rpcs << " write RPCs\n";
   size_t adopted = 0;
   for (const auto& r : report.results)
     adopted += r.step.action == reconcile::Action::adopt && r.status.ok();
   out << "applied " << report.results.size() - adopted << " steps (" << report.failed
       << " failed), adopted " << adopted << ", rounds " << report.rounds << ", " << secs << " s; "
       << (report.ok() ? "converged" : "NOT converged: " + report.error) << "\n";
-  return report.ok() ? 0 : 1;
+  return report.ok() && regs.ok() ? 0 : 1;
 }
 
 int run_plan_live(const TargetOptions& opt, const std::string& format, std::ostream& out,
@@ -125,14 +151,77 @@ int run_plan_live(const TargetOptions& opt, const std::string& format, std::ostr
     return 1;
   }
   auto p = reconcile::plan(reconcile::desired_state(*docs), *live, *managed, cfg->policy);
-  if (format == "json")
-    out << reconcile::render_json(p, target->description).dump(2) << "\n";
-  else if (format == "markdown")
-    out << reconcile::render_markdown(p, target->description);
-  else
-    out << reconcile::render_text(p, target->description);
-  if (p.refused) return 1;
-  return p.has_changes() ? 2 : 0;
+  auto regs = run_registrations(*cfg, *target, *docs, "plan", true, nullptr);
+  if (format == "json") {
+    auto j = reconcile::render_json(p, target->description);
+    j["registrations"] = nlohmann::ordered_json::array();
+    for (const auto& o : regs.items)
+      j["registrations"].push_back(nlohmann::ordered_json::parse(registration::to_json(o).dump()));
+    out << j.dump(2) << "\n";
+  } else {
+    out << (format == "markdown" ? reconcile::render_markdown(p, target->description)
+                                 : reconcile::render_text(p, target->description));
+    if (!regs.items.empty()) {
+      out << (format == "markdown" ? "\n### Registrations\n\n" : "\nregistrations:\n");
+      for (const auto& o : regs.items)
+        out << (format == "markdown" ? "- " : "  ") << registration::describe(o) << "\n";
+    }
+  }
+  if (p.refused || !regs.ok()) return 1;
+  return p.has_changes() || regs.has_changes() ? 2 : 0;
+}
+
+int run_get_registrations(const TargetOptions& opt, const std::string& format, std::ostream& out,
+                          std::ostream& err) {
+  auto cfg = resolve_config(opt);
+  if (!cfg) {
+    err << "flytecd get registrations: " << cfg.error().message << "\n";
+    return 1;
+  }
+  auto docs = load_valid(*cfg, err);
+  if (!docs) {
+    err << "flytecd get registrations: " << docs.error().message << "\n";
+    return 1;
+  }
+  auto target = open_target(*cfg);
+  if (!target) {
+    err << "flytecd get registrations: " << target.error().message << "\n";
+    return 1;
+  }
+  // A dry run: packages come from the cache (or the registry), activation from FlyteAdmin; the
+  // ledger tells what was registered. Nothing is written.
+  auto regs = run_registrations(*cfg, *target, *docs, "get", true, nullptr);
+  if (format == "json") {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& o : regs.items) j.push_back(registration::to_json(o));
+    out << j.dump(2) << "\n";
+  } else {
+    auto ledger_rows = target->ledger->registrations();
+    for (const auto& o : regs.items) {
+      std::string state = o.state == "register"   ? "not registered (pending)"
+                          : o.state == "activate" ? "registered, activation pending"
+                          : o.state == "in-sync"  ? "registered"
+                                                  : o.state;
+      out << o.key << "\n"
+          << "  package:     " << o.package << "\n"
+          << "  digest:      " << (o.digest.empty() ? "-" : o.digest) << "\n"
+          << "  version:     " << o.version << "\n"
+          << "  entities:    " << o.tasks << " tasks, " << o.workflows << " workflows, "
+          << o.launch_plans << " launch plans\n"
+          << "  activate:    " << model::to_string(o.activate) << "; ACTIVE now: ";
+      if (o.active.empty()) out << "none";
+      for (size_t i = 0; i < o.active.size(); ++i) out << (i ? ", " : "") << o.active[i];
+      out << "\n  state:       " << state << "\n";
+      if (ledger_rows)
+        if (auto it = ledger_rows->find(o.key); it != ledger_rows->end())
+          out << "  registered:  " << it->second.version << " (" << it->second.digest
+              << ") from revision " << it->second.revision << "\n";
+      if (!o.message.empty()) out << "  message:     " << o.message << "\n";
+      for (const auto& d : o.drift) out << "  drift:       " << d << "\n";
+    }
+    if (regs.items.empty()) out << "no registrations\n";
+  }
+  return regs.ok() ? 0 : 1;
 }
 
 int run_import(const TargetOptions& opt, const std::string& out_dir, std::ostream& out,

@@ -189,6 +189,33 @@ Status load_file(const std::string& path, Config& cfg) {
                               where(n, key) + ": urlFile or urlEnv is required");
           cfg.notifications.push_back(nc);
         }
+      } else if (key == "packages") {
+        if (!v.IsMap())
+          return make_error(ErrorCode::invalid_input, where(v, key) + ": expected a mapping");
+        auto& c = cfg.packages;
+        for (const auto& p : v) {
+          const std::string k = p.first.Scalar();
+          if (k == "registry")
+            c.registry = p.second.as<std::string>();
+          else if (k == "cacheDir")
+            c.cache_dir = expand_home(p.second.as<std::string>());
+          else if (k == "cacheMaxBytes")
+            c.cache_max_bytes = p.second.as<uint64_t>();
+          else if (k == "caFile")
+            c.ca_file = expand_home(p.second.as<std::string>());
+          else if (k == "dockerConfig")
+            c.docker_config = expand_home(p.second.as<std::string>());
+          else if (k == "plainHttpRegistries")
+            c.plain_http_registries = p.second.as<std::vector<std::string>>();
+          else
+            return make_error(ErrorCode::invalid_input,
+                              where(p.first, "packages." + k) +
+                                  ": unknown key (expected registry, cacheDir, cacheMaxBytes, "
+                                  "caFile, dockerConfig, plainHttpRegistries)");
+        }
+      } else if (key == "kubernetes") {
+        const std::string at = "config " + path + ":" + std::to_string(v.Mark().line + 1);
+        if (auto s = k8s::parse_settings(v, at, cfg.kubernetes); !s) return s;
       } else if (key == "policy") {
         if (!v.IsMap())
           return make_error(ErrorCode::invalid_input, where(v, key) + ": expected a mapping");
@@ -214,7 +241,8 @@ Status load_file(const std::string& path, Config& cfg) {
         return make_error(ErrorCode::invalid_input,
                           where(kv.first, key) +
                               ": unknown key (expected repo, stateDir, flytectlConfig, admin, "
-                              "policy, domains, parallelism)");
+                              "policy, domains, parallelism, git, interval, http, notifications, "
+                              "packages, kubernetes)");
       }
     }
   } catch (const YAML::Exception& e) {

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "daemon/common/result.hpp"
+#include "daemon/k8s/settings.hpp"
 #include "daemon/model/loader.hpp"
 #include "daemon/reconcile/plan.hpp"
 #include "sinks/flyteadmin/config.hpp"
@@ -51,6 +52,23 @@ struct NotificationConfig {
   std::string hmac_secret_file;  // generic: X-Flytecd-Signature
 };
 
+// Where workflow packages come from and how they are fetched (see sources/oci/fetcher.hpp):
+//   packages:
+//     registry: registry.example.com    # FlyteRegistration's registry
+//     cacheDir: /var/cache/flytecd      # default <stateDir>/packages
+//     cacheMaxBytes: 1073741824
+//     caFile: /etc/flytecd/registry-ca.pem
+//     dockerConfig: /etc/flytecd/docker/config.json
+//     plainHttpRegistries: [127.0.0.1:5000]
+struct PackagesConfig {
+  std::string registry;   // FlyteRegistration: <registry>/<workflowPackageUri>:<workflowVersion>
+  std::string cache_dir;  // default <stateDir>/packages
+  uint64_t cache_max_bytes = 1ull << 30;
+  std::string ca_file;
+  std::string docker_config;
+  std::vector<std::string> plain_http_registries;
+};
+
 struct Config {
   std::string repo = ".";
   std::string state_dir;
@@ -62,6 +80,8 @@ struct Config {
   int interval_seconds = 180;  // poll interval; +-10% jitter
   HttpConfig http;
   std::vector<NotificationConfig> notifications;
+  PackagesConfig packages;
+  k8s::Settings kubernetes;  // leader election (Lease), ConfigMap mode
 };
 
 // Defaults: state dir $XDG_STATE_HOME/flytecd or ~/.local/state/flytecd.

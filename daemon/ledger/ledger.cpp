@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <nlohmann/json.hpp>
+
 #include <chrono>
 
 namespace flytecd::ledger {
@@ -52,6 +54,20 @@ CREATE TABLE IF NOT EXISTS managed (
   key TEXT PRIMARY KEY,
   kind TEXT NOT NULL,
   hash TEXT NOT NULL,
+  revision TEXT NOT NULL,
+  applied_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS registrations (
+  key TEXT PRIMARY KEY,
+  fingerprint TEXT NOT NULL,
+  digest TEXT NOT NULL,
+  package TEXT NOT NULL,
+  project TEXT NOT NULL,
+  domain TEXT NOT NULL,
+  version TEXT NOT NULL,
+  entities TEXT NOT NULL,
+  launch_plans TEXT NOT NULL,
+  activated TEXT NOT NULL,
   revision TEXT NOT NULL,
   applied_at INTEGER NOT NULL
 );
@@ -142,6 +158,74 @@ Status Ledger::forget(const std::string& key) {
   if (!st.ok()) return db_error(m_db, "forget");
   st.bind(1, key);
   if (st.step() != SQLITE_DONE) return db_error(m_db, "forget " + key);
+  return ok_status();
+}
+
+Result<std::map<std::string, RegistrationRecord>> Ledger::registrations() const {
+  std::lock_guard<std::mutex> lock(m_mu);
+  Stmt st(m_db,
+          "SELECT key, fingerprint, digest, package, project, domain, version, entities, "
+          "launch_plans, activated, revision, applied_at FROM registrations");
+  if (!st.ok()) return db_error(m_db, "read registrations");
+  std::map<std::string, RegistrationRecord> out;
+  auto list = [](const std::string& text) {
+    std::vector<std::string> v;
+    auto j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_array())
+      for (const auto& e : j)
+        if (e.is_string()) v.push_back(e.get<std::string>());
+    return v;
+  };
+  int rc;
+  while ((rc = st.step()) == SQLITE_ROW) {
+    RegistrationRecord r;
+    r.key = st.text(0);
+    r.fingerprint = st.text(1);
+    r.digest = st.text(2);
+    r.package = st.text(3);
+    r.project = st.text(4);
+    r.domain = st.text(5);
+    r.version = st.text(6);
+    r.entities = list(st.text(7));
+    r.launch_plans = list(st.text(8));
+    r.activated = list(st.text(9));
+    r.revision = st.text(10);
+    r.applied_at = st.int64(11);
+    out[r.key] = std::move(r);
+  }
+  if (rc != SQLITE_DONE) return db_error(m_db, "read registrations");
+  return out;
+}
+
+Status Ledger::record_registration(const RegistrationRecord& r) {
+  std::lock_guard<std::mutex> lock(m_mu);
+  Stmt st(m_db,
+          "INSERT OR REPLACE INTO registrations(key, fingerprint, digest, package, project, "
+          "domain, version, entities, launch_plans, activated, revision, applied_at) "
+          "VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
+  if (!st.ok()) return db_error(m_db, "record registration");
+  st.bind(1, r.key)
+      .bind(2, r.fingerprint)
+      .bind(3, r.digest)
+      .bind(4, r.package)
+      .bind(5, r.project)
+      .bind(6, r.domain)
+      .bind(7, r.version)
+      .bind(8, nlohmann::json(r.entities).dump())
+      .bind(9, nlohmann::json(r.launch_plans).dump())
+      .bind(10, nlohmann::json(r.activated).dump())
+      .bind(11, r.revision)
+      .bind(12, now_seconds());
+  if (st.step() != SQLITE_DONE) return db_error(m_db, "record registration " + r.key);
+  return ok_status();
+}
+
+Status Ledger::forget_registration(const std::string& key) {
+  std::lock_guard<std::mutex> lock(m_mu);
+  Stmt st(m_db, "DELETE FROM registrations WHERE key = ?");
+  if (!st.ok()) return db_error(m_db, "forget registration");
+  st.bind(1, key);
+  if (st.step() != SQLITE_DONE) return db_error(m_db, "forget registration " + key);
   return ok_status();
 }
 

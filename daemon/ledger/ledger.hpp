@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -22,6 +23,20 @@ struct HistoryEntry {
   std::string detail;
 };
 
+// A workflow registration flytecd applied: which package digest became which FlyteAdmin ids.
+struct RegistrationRecord {
+  std::string key;          // "registration/<project>/<domain>/<name>"
+  std::string fingerprint;  // hash of everything that decides the registered entities
+  std::string digest;       // package content digest "sha256:…"
+  std::string package;      // the reference as written in Git
+  std::string project, domain, version;
+  std::vector<std::string> entities;      // "TASK p/d/name@version", … as registered
+  std::vector<std::string> launch_plans;  // every launch-plan name in the package
+  std::vector<std::string> activated;     // launch-plan names flytecd keeps ACTIVE
+  std::string revision;
+  int64_t applied_at = 0;  // unix seconds
+};
+
 // What flytecd manages and what it did, in SQLite (WAL, synchronous=NORMAL): every managed object
 // with the hash it last applied and the revision, plus an audit history of reconciles and their
 // steps. Each write is its own transaction, so a crash at any point leaves a consistent file.
@@ -39,6 +54,11 @@ class Ledger {
   Status record(const std::string& key, const std::string& kind, const std::string& hash,
                 const std::string& revision);
   Status forget(const std::string& key);
+
+  // Registrations (package digest <-> registered ids), by key.
+  Result<std::map<std::string, RegistrationRecord>> registrations() const;
+  Status record_registration(const RegistrationRecord& r);
+  Status forget_registration(const std::string& key);
 
   // Audit history.
   Result<int64_t> begin_reconcile(const std::string& revision);

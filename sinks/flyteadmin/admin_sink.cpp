@@ -125,6 +125,7 @@ struct AdminSink::Impl {
   std::string label;
   std::shared_ptr<grpc::Channel> channel;
   std::unique_ptr<flyteidl::service::AdminService::Stub> stub;
+  std::unique_ptr<flyteidl::service::DataProxyService::Stub> data_proxy;
   std::unique_ptr<TokenSource> tokens;
   Gate gate{16};
   mutable std::mutex stats_mu;
@@ -136,6 +137,10 @@ struct AdminSink::Impl {
   // One RPC with deadline, auth, retries and accounting.
   template <typename Req, typename Resp, typename Fn>
   Status call(const char* method, const Req& req, Resp* resp, Fn fn) {
+    return call_on(stub.get(), method, req, resp, fn);
+  }
+  template <typename StubT, typename Req, typename Resp, typename Fn>
+  Status call_on(StubT* target, const char* method, const Req& req, Resp* resp, Fn fn) {
     thread_local std::mt19937_64 rng{std::random_device{}()};
     bool refreshed = false;
     std::string sent_authorization;
@@ -152,7 +157,7 @@ struct AdminSink::Impl {
         sent_authorization = *value;
       }
       gate.acquire();
-      grpc::Status st = (stub.get()->*fn)(&ctx, req, resp);
+      grpc::Status st = (target->*fn)(&ctx, req, resp);
       gate.release();
       {
         std::lock_guard<std::mutex> lock(stats_mu);
@@ -214,6 +219,7 @@ Result<std::unique_ptr<AdminSink>> AdminSink::connect(const AdminConfig& cfg,
   args.SetMaxReceiveMessageSize(64 << 20);
   impl->channel = grpc::CreateCustomChannel(cfg.endpoint, creds, args);
   impl->stub = flyteidl::service::AdminService::NewStub(impl->channel);
+  impl->data_proxy = flyteidl::service::DataProxyService::NewStub(impl->channel);
   if (cfg.auth_type == "ClientSecret")
     impl->tokens = std::make_unique<TokenSource>(cfg);
   else if (!cfg.auth_type.empty())
@@ -371,6 +377,84 @@ Status AdminSink::execute(const reconcile::Step& step) {
       return ok_status();
   }
   return ok_status();
+}
+
+namespace {
+Result<Created> created_or_exists(Status s) {
+  if (s) return Created::created;
+  if (s.error().code == ErrorCode::already_exists) return Created::already_exists;
+  return s.error();
+}
+}  // namespace
+
+Result<Created> AdminSink::create_task(const admin::TaskCreateRequest& req) {
+  admin::TaskCreateResponse resp;
+  return created_or_exists(
+      m_impl->call("CreateTask", req, &resp, &flyteidl::service::AdminService::Stub::CreateTask));
+}
+
+Result<Created> AdminSink::create_workflow(const admin::WorkflowCreateRequest& req) {
+  admin::WorkflowCreateResponse resp;
+  return created_or_exists(m_impl->call("CreateWorkflow", req, &resp,
+                                        &flyteidl::service::AdminService::Stub::CreateWorkflow));
+}
+
+Result<Created> AdminSink::create_launch_plan(const admin::LaunchPlanCreateRequest& req) {
+  admin::LaunchPlanCreateResponse resp;
+  return created_or_exists(m_impl->call("CreateLaunchPlan", req, &resp,
+                                        &flyteidl::service::AdminService::Stub::CreateLaunchPlan));
+}
+
+Result<std::map<std::string, std::string>> AdminSink::active_launch_plans(
+    const std::string& project, const std::string& domain) {
+  std::map<std::string, std::string> out;
+  std::string token;
+  do {
+    admin::ActiveLaunchPlanListRequest req;
+    req.set_project(project);
+    req.set_domain(domain);
+    req.set_limit(500);
+    req.set_token(token);
+    admin::LaunchPlanList resp;
+    if (auto s = m_impl->call("ListActiveLaunchPlans", req, &resp,
+                              &flyteidl::service::AdminService::Stub::ListActiveLaunchPlans);
+        !s)
+      return s.error();
+    for (const auto& lp : resp.launch_plans()) out[lp.id().name()] = lp.id().version();
+    token = resp.token();
+  } while (!token.empty());
+  return out;
+}
+
+Status AdminSink::set_launch_plan_state(const flyteidl::core::Identifier& id, bool active) {
+  admin::LaunchPlanUpdateRequest req;
+  *req.mutable_id() = id;
+  req.mutable_id()->set_resource_type(flyteidl::core::LAUNCH_PLAN);
+  req.set_state(active ? admin::ACTIVE : admin::INACTIVE);
+  admin::LaunchPlanUpdateResponse resp;
+  return m_impl->call("UpdateLaunchPlan", req, &resp,
+                      &flyteidl::service::AdminService::Stub::UpdateLaunchPlan);
+}
+
+Result<UploadLocation> AdminSink::create_upload_location(const std::string& project,
+                                                         const std::string& domain,
+                                                         const std::string& filename,
+                                                         const std::string& content_md5) {
+  flyteidl::service::CreateUploadLocationRequest req;
+  req.set_project(project);
+  req.set_domain(domain);
+  req.set_filename(filename);
+  req.set_content_md5(content_md5);
+  flyteidl::service::CreateUploadLocationResponse resp;
+  if (auto s = m_impl->call_on(m_impl->data_proxy.get(), "CreateUploadLocation", req, &resp,
+                               &flyteidl::service::DataProxyService::Stub::CreateUploadLocation);
+      !s)
+    return s.error();
+  UploadLocation out;
+  out.signed_url = resp.signed_url();
+  out.native_url = resp.native_url();
+  for (const auto& [k, v] : resp.headers()) out.headers[k] = v;
+  return out;
 }
 
 }  // namespace flytecd::sinks::flyteadmin

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "sinks/entity_sink.hpp"
 #include "sinks/flyteadmin/config.hpp"
 #include "sinks/sink.hpp"
 
@@ -19,7 +20,7 @@ namespace flytecd::sinks::flyteadmin {
 // jitter (others are not); at most `max_in_flight` RPCs run at once; with authType ClientSecret
 // an OAuth2 token travels in the metadata key FlyteAdmin asks for, and an UNAUTHENTICATED
 // answer refreshes it once.
-class AdminSink : public Sink {
+class AdminSink : public Sink, public EntitySink {
  public:
   // Creates the channel (no RPC is sent). `label` names the instance in logs and describe().
   static Result<std::unique_ptr<AdminSink>> connect(const AdminConfig& cfg,
@@ -29,6 +30,17 @@ class AdminSink : public Sink {
   Result<reconcile::State> observe() override;
   Status execute(const reconcile::Step& step) override;
   std::string describe() const override;
+
+  Result<Created> create_task(const flyteidl::admin::TaskCreateRequest& req) override;
+  Result<Created> create_workflow(const flyteidl::admin::WorkflowCreateRequest& req) override;
+  Result<Created> create_launch_plan(const flyteidl::admin::LaunchPlanCreateRequest& req) override;
+  Result<std::map<std::string, std::string>> active_launch_plans(
+      const std::string& project, const std::string& domain) override;
+  Status set_launch_plan_state(const flyteidl::core::Identifier& id, bool active) override;
+  Result<UploadLocation> create_upload_location(const std::string& project,
+                                                const std::string& domain,
+                                                const std::string& filename,
+                                                const std::string& content_md5) override;
 
   // RPCs issued so far, keyed "Method CODE" (e.g. "UpdateProjectAttributes OK").
   std::map<std::string, uint64_t> rpc_counts() const;

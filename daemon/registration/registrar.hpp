@@ -1,0 +1,84 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "daemon/ledger/ledger.hpp"
+#include "daemon/model/documents.hpp"
+#include "daemon/registration/packages.hpp"
+#include "sinks/entity_sink.hpp"
+
+namespace flytecd::registration {
+
+// "registration/<project>/<domain>/<name>": a registration's identity in the ledger and plans.
+std::string registration_key(const model::Registration& r);
+
+struct RegistrarOptions {
+  std::string revision;
+  bool self_heal = true;  // re-activate launch plans someone deactivated or replaced
+  bool prune = true;      // deactivate launch plans of registrations removed from Git
+  bool dry_run = false;   // plan only: read packages and live activation, write nothing
+  int parallelism = 8;    // tasks in flight per package; packages in flight
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+// What happened (or, in a dry run, would happen) to one registration.
+struct RegistrationOutcome {
+  std::string key;
+  std::string name, source_kind, project, domain, version;
+  std::string package;  // as written in Git (expanded for FlyteRegistration)
+  std::string digest;   // package content digest
+  std::string manifest_digest;
+  model::Activate activate = model::Activate::scheduled;
+  size_t tasks = 0, workflows = 0, launch_plans = 0;
+  size_t created = 0, existed = 0;       // Create* results (ALREADY_EXISTS counts as existed)
+  std::vector<std::string> activated;    // launch plans made ACTIVE by this run
+  std::vector<std::string> deactivated;  // launch plans made INACTIVE by this run
+  std::vector<std::string> active;       // names ACTIVE at this version after the run
+  std::vector<std::string> drift;        // activation changed outside Git
+  // registered (entities written this run), in-sync, register (dry run: would register),
+  // activate (only activation to fix), removed (deactivated: gone from Git), orphaned (gone
+  // from Git, prune off), failed, conflict (same version, different content)
+  std::string state;
+  std::string message;  // error or conflict detail
+  bool ok() const { return state != "failed" && state != "conflict"; }
+};
+
+struct RegistrationReport {
+  std::vector<RegistrationOutcome> items;  // desired registrations in key order, then removals
+  size_t rpcs = 0;                         // write RPCs issued (creates, uploads, activations)
+  size_t failed() const {
+    size_t n = 0;
+    for (const auto& i : items) n += !i.ok();
+    return n;
+  }
+  bool ok() const { return failed() == 0; }
+  bool has_changes() const;
+};
+
+// One line for humans: "registration p/d/name: registered v1 (sha256:…): 39 tasks, …".
+std::string describe(const RegistrationOutcome& o);
+nlohmann::json to_json(const RegistrationOutcome& o);
+
+// Reconciles workflow registrations, each independently (a failing package or registry fails
+// only its registration):
+//   * package -> digest; the ledger remembers the digest and hydration settings that were fully
+//     registered, so an unchanged registration issues no Create RPC at all;
+//   * otherwise: read and hydrate the package (fast source uploaded through DataProxy first),
+//     create tasks concurrently, then workflows and launch plans in package order;
+//     ALREADY_EXISTS = success; INVALID_ARGUMENT "different structure" = conflict, not retried;
+//   * activation per `activate`, checked every run against FlyteAdmin's active versions (drift
+//     healed when self_heal); launch plans this registration activated before but no longer
+//     wants are deactivated if still ACTIVE at the old version;
+//   * registrations gone from Git: their launch plans are deactivated (nothing is deleted).
+// `on_item` is called (serialized) as each registration finishes.
+RegistrationReport reconcile_registrations(
+    const std::vector<model::Registration>& desired, sinks::EntitySink& sink,
+    PackageSource& packages, ledger::Ledger& ledger, const RegistrarOptions& options,
+    const std::function<void(const RegistrationOutcome&)>& on_item = {});
+
+}  // namespace flytecd::registration

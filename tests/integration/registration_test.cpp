@@ -1,0 +1,411 @@
+// Workflow registration against the FlyteAdmin emulator over real gRPC on loopback, with the real
+// `pyflyte package` archives. Live state is read back through raw RPCs (another client), not
+// through flytecd's own view.
+#include <grpcpp/grpcpp.h>
+#include <openssl/evp.h>
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <sstream>
+
+#include "daemon/ledger/ledger.hpp"
+#include "daemon/registration/package.hpp"
+#include "daemon/registration/registrar.hpp"
+#include "flytecd_service.grpc.pb.h"
+#include "sinks/emulator/emulator.hpp"
+#include "sinks/flyteadmin/admin_sink.hpp"
+
+using namespace flytecd;
+namespace fs = std::filesystem;
+namespace fa = flyteidl::admin;
+namespace fc = flyteidl::core;
+
+namespace {
+
+fs::path fixtures() {
+  fs::path p = "/work/shared/fixtures/flyte-packages";
+  if (fs::exists(p)) return p;
+  return fs::path(FLYTECD_SOURCE_DIR) / ".." / "shared" / "fixtures" / "flyte-packages";
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+const std::vector<std::string> k_entity_writes = {"CreateTask", "CreateWorkflow",
+                                                  "CreateLaunchPlan", "UpdateLaunchPlan"};
+
+struct Harness {
+  fs::path dir;
+  std::unique_ptr<sinks::emulator::Emulator> emu;
+  std::unique_ptr<sinks::flyteadmin::AdminSink> sink;
+  std::unique_ptr<ledger::Ledger> ledger;
+  std::unique_ptr<flyteidl::service::AdminService::Stub> raw;
+  std::unique_ptr<registration::DefaultPackageSource> packages;
+
+  Harness() {
+    dir = fs::temp_directory_path() /
+          ("flytecd-reg-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
+    fs::remove_all(dir);
+    fs::create_directories(dir / "repo" / "packages");
+    for (const auto& f : {"valid-register.tgz", "flyte-package.tgz", "flytesnacks-core.tgz",
+                          "valid-fast-register.tgz", "invalid-fast.tgz"})
+      fs::copy_file(fixtures() / f, dir / "repo" / "packages" / f);
+    auto e = sinks::emulator::Emulator::start({});
+    REQUIRE(e.ok());
+    emu = std::move(*e);
+    sinks::flyteadmin::AdminConfig cfg;
+    cfg.endpoint = emu->address();
+    cfg.insecure = true;
+    cfg.per_rpc_timeout_ms = 10000;
+    auto s = sinks::flyteadmin::AdminSink::connect(cfg, "test");
+    REQUIRE(s.ok());
+    sink = std::move(*s);
+    raw = flyteidl::service::AdminService::NewStub(
+        grpc::CreateChannel(emu->address(), grpc::InsecureChannelCredentials()));
+    auto l = ledger::Ledger::open((dir / "ledger.db").string());
+    REQUIRE(l.ok());
+    ledger = std::move(*l);
+    sources::oci::FetchOptions fo;
+    fo.cache_dir = dir / "cache";
+    fo.max_attempts = 1;
+    fo.connect_timeout = std::chrono::milliseconds(500);
+    packages = std::make_unique<registration::DefaultPackageSource>(
+        fo, "", registration::directory_reader((dir / "repo").string()));
+    for (const char* p : {"flytesnacks", "ml"}) {
+      grpc::ClientContext ctx;
+      fa::ProjectRegisterRequest req;
+      req.mutable_project()->set_id(p);
+      req.mutable_project()->set_name(p);
+      fa::ProjectRegisterResponse resp;
+      REQUIRE(raw->RegisterProject(&ctx, req, &resp).ok());
+    }
+  }
+  ~Harness() {
+    emu.reset();
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  static int& counter() {
+    static int n = 0;
+    return n;
+  }
+  uint64_t entity_writes() const {
+    uint64_t n = 0;
+    for (const auto& m : k_entity_writes) n += emu->calls(m);
+    return n;
+  }
+  registration::RegistrationReport run(const std::vector<model::Registration>& regs,
+                                       bool self_heal = true, bool prune = true) {
+    registration::RegistrarOptions o;
+    o.revision = "test";
+    o.self_heal = self_heal;
+    o.prune = prune;
+    o.parallelism = 4;
+    return registration::reconcile_registrations(regs, *sink, *packages, *ledger, o);
+  }
+  std::map<std::string, std::string> active(const std::string& project, const std::string& domain) {
+    grpc::ClientContext ctx;
+    fa::ActiveLaunchPlanListRequest req;
+    req.set_project(project);
+    req.set_domain(domain);
+    req.set_limit(1000);
+    fa::LaunchPlanList resp;
+    REQUIRE(raw->ListActiveLaunchPlans(&ctx, req, &resp).ok());
+    std::map<std::string, std::string> out;
+    for (const auto& lp : resp.launch_plans()) out[lp.id().name()] = lp.id().version();
+    return out;
+  }
+  template <typename List, typename Fn>
+  List list(Fn fn, const std::string& project, const std::string& domain) {
+    grpc::ClientContext ctx;
+    fa::ResourceListRequest req;
+    req.mutable_id()->set_project(project);
+    req.mutable_id()->set_domain(domain);
+    req.set_limit(1000);
+    List resp;
+    auto st = ((*raw).*fn)(&ctx, req, &resp);
+    REQUIRE(st.ok());
+    return resp;
+  }
+};
+
+model::Registration reg(const std::string& name, const std::string& project,
+                        const std::string& domain, const std::string& version,
+                        const std::string& package,
+                        model::Activate activate = model::Activate::all) {
+  model::Registration r;
+  r.name = name;
+  r.project = project;
+  r.domain = domain;
+  r.version = version;
+  r.package = package;
+  r.activate = activate;
+  r.source_kind = "WorkflowRegistration";
+  r.where = model::Location{"registrations.yaml", 1, 1};
+  return r;
+}
+
+const registration::RegistrationOutcome& item(const registration::RegistrationReport& rep,
+                                              const std::string& name) {
+  for (const auto& i : rep.items)
+    if (i.name == name) return i;
+  FAIL("no outcome for " << name);
+  return rep.items.front();
+}
+
+// Every identifier reachable from a workflow template: node references, sub-workflows.
+void collect_ids(const fc::Node& n, std::vector<const fc::Identifier*>& out) {
+  if (n.has_task_node()) out.push_back(&n.task_node().reference_id());
+  if (n.has_workflow_node()) {
+    if (n.workflow_node().has_sub_workflow_ref())
+      out.push_back(&n.workflow_node().sub_workflow_ref());
+    if (n.workflow_node().has_launchplan_ref()) out.push_back(&n.workflow_node().launchplan_ref());
+  }
+  if (n.has_branch_node()) {
+    const auto& ie = n.branch_node().if_else();
+    collect_ids(ie.case_().then_node(), out);
+    for (const auto& o : ie.other()) collect_ids(o.then_node(), out);
+    if (ie.has_else_node()) collect_ids(ie.else_node(), out);
+  }
+  if (n.has_array_node()) collect_ids(n.array_node().node(), out);
+}
+void collect_ids(const fc::WorkflowTemplate& t, std::vector<const fc::Identifier*>& out) {
+  out.push_back(&t.id());
+  for (const auto& n : t.nodes()) collect_ids(n, out);
+  if (t.has_failure_node()) collect_ids(t.failure_node(), out);
+}
+
+}  // namespace
+
+TEST_CASE("the four valid fixture archives register with flytectl's entity counts, hydrated",
+          "[registration][integration]") {
+  Harness h;
+  std::vector<model::Registration> regs = {
+      reg("small", "flytesnacks", "development", "v1", "packages/valid-register.tgz"),
+      reg("fast", "flytesnacks", "staging", "v1", "packages/flyte-package.tgz"),
+      reg("core", "flytesnacks", "production", "v1", "packages/flytesnacks-core.tgz"),
+      reg("fast-register", "ml", "development", "v7", "packages/valid-fast-register.tgz"),
+  };
+  auto rep = h.run(regs);
+  for (const auto& i : rep.items) INFO(registration::describe(i));
+  REQUIRE(rep.ok());
+  struct Want {
+    const char* name;
+    size_t t, w, l;
+  };
+  for (const Want& w : {Want{"small", 2, 1, 1}, Want{"fast", 1, 1, 1}, Want{"core", 39, 21, 24},
+                        Want{"fast-register", 44, 27, 30}}) {
+    const auto& o = item(rep, w.name);
+    INFO(registration::describe(o));
+    CHECK(o.state == "registered");
+    CHECK(o.tasks == w.t);
+    CHECK(o.workflows == w.w);
+    CHECK(o.launch_plans == w.l);
+    CHECK(o.created + o.existed == w.t + w.w + w.l);
+    CHECK(o.digest.rfind("sha256:", 0) == 0);
+  }
+  // flytesnacks-core carries two byte-identical sqlite task files: the second is ALREADY_EXISTS.
+  CHECK(item(rep, "core").existed >= 1);
+
+  // Read back with another client: every reference carries the registration's coordinates.
+  for (const auto& [project, domain, version] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"flytesnacks", "production", "v1"}, {"ml", "development", "v7"}}) {
+    auto wfs = h.list<fa::WorkflowList>(&flyteidl::service::AdminService::Stub::ListWorkflows,
+                                        project, domain);
+    REQUIRE(wfs.workflows_size() > 0);
+    size_t refs = 0;
+    for (const auto& wf : wfs.workflows()) {
+      grpc::ClientContext ctx;
+      fa::ObjectGetRequest get;
+      *get.mutable_id() = wf.id();
+      fa::Workflow full;
+      REQUIRE(h.raw->GetWorkflow(&ctx, get, &full).ok());
+      std::vector<const fc::Identifier*> ids;
+      const auto& closure = full.closure().compiled_workflow();
+      collect_ids(closure.primary().template_(), ids);
+      for (const auto& sub : closure.sub_workflows()) collect_ids(sub.template_(), ids);
+      for (const auto* id : ids) {
+        INFO(wf.id().name() << " -> " << id->ShortDebugString());
+        CHECK(id->project() == project);
+        CHECK(id->domain() == domain);
+        CHECK(id->version() == version);
+        ++refs;
+      }
+    }
+    CHECK(refs > static_cast<size_t>(wfs.workflows_size()));
+    auto lps = h.list<fa::LaunchPlanList>(&flyteidl::service::AdminService::Stub::ListLaunchPlans,
+                                          project, domain);
+    for (const auto& lp : lps.launch_plans()) {
+      INFO(lp.id().name());
+      CHECK(lp.spec().workflow_id().project() == project);
+      CHECK(lp.spec().workflow_id().domain() == domain);
+      CHECK(lp.spec().workflow_id().version() == version);
+    }
+  }
+
+  // Fast registration: the source went through DataProxy and the task args point at it.
+  auto tasks = h.list<fa::TaskList>(&flyteidl::service::AdminService::Stub::ListTasks,
+                                    "flytesnacks", "staging");
+  REQUIRE(tasks.tasks_size() == 1);
+  const auto& args = tasks.tasks(0).closure().compiled_task().template_().container().args();
+  std::string native;
+  for (const auto& a : args) {
+    CHECK(a.find("{{ .remote_package_path }}") == std::string::npos);
+    CHECK(a.find("{{ .dest_dir }}") == std::string::npos);
+    if (a.rfind("s3://", 0) == 0 || a.find("://") != std::string::npos) native = a;
+  }
+  REQUIRE_FALSE(native.empty());
+  auto stored = h.emu->uploaded(native);
+  REQUIRE(stored.has_value());
+  auto pkg = registration::read_package(read_file(fixtures() / "flyte-package.tgz"), "fp");
+  REQUIRE(pkg.ok());
+  CHECK(*stored == pkg->fast_source_tar);
+
+  // Activation `all`: every launch plan ACTIVE at its version.
+  auto active = h.active("flytesnacks", "production");
+  CHECK(active.size() == 24);
+  for (const auto& [name, v] : active) CHECK(v == "v1");
+
+  // The ledger links each package digest to the ids it registered.
+  auto rows = h.ledger->registrations();
+  REQUIRE(rows.ok());
+  const auto& core = rows->at("registration/flytesnacks/production/core");
+  CHECK(core.digest == "sha256:543ea39db87ee9d85c4df1a65ebec81ba6c5102c34ba4add90f8d76445186308");
+  CHECK(core.entities.size() == 84);
+  CHECK(core.activated.size() == 24);
+
+  // A second reconcile writes nothing.
+  const uint64_t before = h.entity_writes();
+  const uint64_t uploads = h.emu->calls("CreateUploadLocation");
+  auto again = h.run(regs);
+  REQUIRE(again.ok());
+  CHECK(again.rpcs == 0);
+  CHECK(h.entity_writes() == before);
+  CHECK(h.emu->calls("CreateUploadLocation") == uploads);
+  for (const auto& i : again.items) CHECK(i.state == "in-sync");
+}
+
+TEST_CASE("invalid-fast.tgz and an unreachable registry fail only their own registration",
+          "[registration][integration]") {
+  Harness h;
+  auto rep = h.run({
+      reg("bad", "flytesnacks", "development", "v1", "packages/invalid-fast.tgz"),
+      reg("gone", "flytesnacks", "staging", "v1", "oci://127.0.0.1:1/flyte/pkg:v1"),
+      reg("good", "flytesnacks", "production", "v1", "packages/valid-register.tgz"),
+  });
+  CHECK_FALSE(rep.ok());
+  CHECK(rep.failed() == 2);
+  const auto& bad = item(rep, "bad");
+  INFO(bad.message);
+  CHECK(bad.state == "failed");
+  CHECK(bad.message.find("invalid-fast") != std::string::npos);
+  CHECK(bad.message.find("tagz") != std::string::npos);
+  CHECK(item(rep, "gone").state == "failed");
+  CHECK(item(rep, "good").state == "registered");
+  CHECK(h.emu->calls("CreateTask") == 2);  // only the good package's tasks
+}
+
+TEST_CASE("new content under an existing version is a conflict, never retried",
+          "[registration][integration]") {
+  Harness h;
+  auto r = reg("core", "flytesnacks", "development", "v1", "packages/flytesnacks-core.tgz");
+  REQUIRE(h.run({r}).ok());
+  // Same package and version, but a service account now hydrated into every launch plan.
+  r.service_account = "someone-else";
+  const uint64_t creates = h.emu->calls("CreateLaunchPlan");
+  auto rep = h.run({r});
+  const auto& o = item(rep, "core");
+  INFO(o.message);
+  CHECK(o.state == "conflict");
+  CHECK(o.message.find("different structure") != std::string::npos);
+  CHECK(o.message.find("new version") != std::string::npos);
+  CHECK(h.emu->calls("CreateLaunchPlan") == creates + 1);  // stopped at the first conflict
+}
+
+TEST_CASE("activation: version change, rollback, drift and removal",
+          "[registration][integration]") {
+  Harness h;
+  auto r = reg("core", "flytesnacks", "development", "v1", "packages/flytesnacks-core.tgz");
+  REQUIRE(h.run({r}).ok());
+  auto a1 = h.active("flytesnacks", "development");
+  REQUIRE(a1.size() == 24);
+
+  // New version: v2 becomes ACTIVE (FlyteAdmin deactivates v1 of the same name).
+  r.version = "v2";
+  auto rep = h.run({r});
+  REQUIRE(rep.ok());
+  CHECK(item(rep, "core").state == "registered");
+  for (const auto& [name, v] : h.active("flytesnacks", "development")) CHECK(v == "v2");
+
+  // Rollback: back to v1 re-activates the older version (creates are ALREADY_EXISTS).
+  r.version = "v1";
+  rep = h.run({r});
+  REQUIRE(rep.ok());
+  CHECK(item(rep, "core").existed == 84);
+  CHECK(item(rep, "core").created == 0);
+  auto back = h.active("flytesnacks", "development");
+  CHECK(back.size() == 24);
+  for (const auto& [name, v] : back) CHECK(v == "v1");
+
+  // Drift: someone deactivates a launch plan by hand.
+  const std::string victim = back.begin()->first;
+  {
+    grpc::ClientContext ctx;
+    fa::LaunchPlanUpdateRequest req;
+    req.mutable_id()->set_resource_type(fc::LAUNCH_PLAN);
+    req.mutable_id()->set_project("flytesnacks");
+    req.mutable_id()->set_domain("development");
+    req.mutable_id()->set_name(victim);
+    req.mutable_id()->set_version("v1");
+    req.set_state(fa::INACTIVE);
+    fa::LaunchPlanUpdateResponse resp;
+    REQUIRE(h.raw->UpdateLaunchPlan(&ctx, req, &resp).ok());
+  }
+  rep = h.run({r}, /*self_heal=*/false);
+  REQUIRE(rep.ok());
+  CHECK(item(rep, "core").drift.size() == 1);
+  CHECK(h.active("flytesnacks", "development").count(victim) == 0);  // reported only
+  rep = h.run({r});
+  CHECK(item(rep, "core").drift.size() == 1);
+  CHECK(item(rep, "core").activated == std::vector<std::string>{victim});
+  CHECK(h.active("flytesnacks", "development").at(victim) == "v1");  // healed
+
+  // Removed from Git: its launch plans are deactivated, nothing is deleted.
+  rep = h.run({});
+  REQUIRE(rep.items.size() == 1);
+  CHECK(rep.items[0].state == "removed");
+  CHECK(rep.items[0].deactivated.size() == 24);
+  CHECK(h.active("flytesnacks", "development").empty());
+  auto lps = h.list<fa::LaunchPlanList>(&flyteidl::service::AdminService::Stub::ListLaunchPlans,
+                                        "flytesnacks", "development");
+  CHECK(lps.launch_plans_size() == 48);  // v1 and v2 still registered
+  auto rows = h.ledger->registrations();
+  REQUIRE(rows.ok());
+  CHECK(rows->empty());
+}
+
+TEST_CASE("activate: none registers without activating; a dry run writes nothing",
+          "[registration][integration]") {
+  Harness h;
+  auto r = reg("core", "flytesnacks", "development", "v1", "packages/flytesnacks-core.tgz",
+               model::Activate::none);
+  registration::RegistrarOptions o;
+  o.dry_run = true;
+  auto plan = registration::reconcile_registrations({r}, *h.sink, *h.packages, *h.ledger, o);
+  REQUIRE(plan.ok());
+  CHECK(plan.items[0].state == "register");
+  CHECK(plan.items[0].tasks == 39);
+  CHECK(h.entity_writes() == 0);
+  CHECK(h.emu->calls("CreateUploadLocation") == 0);
+  REQUIRE(h.run({r}).ok());
+  CHECK(h.active("flytesnacks", "development").empty());
+  CHECK(h.emu->calls("UpdateLaunchPlan") == 0);
+}
