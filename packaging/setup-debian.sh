@@ -14,6 +14,7 @@ packages=(
   libsqlite3-dev sqlite3 libarchive-dev libssl-dev zlib1g-dev
   nodejs npm
   docker-registry openssl curl openssh-client openssh-server
+  skopeo apache2-utils python3  # OCI: pull benchmark peer, htpasswd, test token server
   clang-format
 )
 

@@ -1,0 +1,100 @@
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "daemon/common/result.hpp"
+
+namespace flytecd::sources::oci {
+
+// One challenge of a WWW-Authenticate header: scheme and parameter names lower-cased, values
+// unquoted ("Bearer realm=\"…\",service=\"…\",scope=\"…\",error=\"insufficient_scope\"").
+struct Challenge {
+  std::string scheme;
+  std::map<std::string, std::string> params;
+
+  std::string param(const std::string& name) const;
+};
+
+// Parses every challenge in a WWW-Authenticate value (RFC 7235: comma-separated, quoted strings
+// with backslash escapes, token68). Never fails; unparseable parts are skipped. Pure.
+std::vector<Challenge> parse_www_authenticate(std::string_view header);
+
+struct Credentials {
+  std::string username;
+  std::string password;
+  std::string source;  // where they came from, for messages ("docker config /root/.docker/…")
+
+  bool empty() const { return username.empty() && password.empty(); }
+};
+
+// Parses a Docker/Podman auth file ({"auths": {"host": {"auth": base64(user:pass)} |
+// {"username": …, "password": …}}}). Keys are normalised to host[:port] (scheme and path
+// dropped, "index.docker.io"/"registry-1.docker.io" -> "docker.io"). Entries without usable
+// credentials (credsStore/credHelpers, identitytoken only) are skipped. Errors: invalid_input.
+Result<std::map<std::string, Credentials>> parse_docker_config(std::string_view json,
+                                                               const std::string& source);
+
+// "host[:port]" as config keys are normalised.
+std::string normalize_registry_key(std::string_view key);
+
+// The environment variable that holds "user:password" for a registry:
+// FLYTECD_REGISTRY_AUTH_<REGISTRY upper-cased, every other character '_'>, e.g.
+// "127.0.0.1:5001" -> FLYTECD_REGISTRY_AUTH_127_0_0_1_5001.
+std::string registry_env_var(std::string_view registry);
+
+using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
+
+// Where credentials for a registry come from, first match wins:
+//   1. $FLYTECD_REGISTRY_AUTH_<HOST> = "user:password";
+//   2. the explicit config file (FetchOptions::docker_config), if set;
+//   3. $REGISTRY_AUTH_FILE (podman/skopeo auth.json);
+//   4. $DOCKER_CONFIG/config.json, else $HOME/.docker/config.json.
+// A missing file is not an error; a malformed one is logged by the caller and skipped.
+class CredentialStore {
+ public:
+  CredentialStore(std::string explicit_config, EnvLookup env);
+  // Credentials for host[:port], or nullopt for anonymous access. Thread-safe.
+  std::optional<Credentials> lookup(const std::string& registry) const;
+  // Problems met while reading files (malformed JSON), for one warning each.
+  std::vector<std::string> warnings() const;
+
+ private:
+  void load_file(const std::string& path);
+
+  EnvLookup m_env;
+  std::vector<std::map<std::string, Credentials>> m_files;  // in precedence order
+  std::vector<std::string> m_warnings;
+};
+
+// A bearer token from a token endpoint's JSON ({"token"|"access_token", "expires_in",
+// "issued_at"}). expires_in defaults to 60 s (distribution's token spec). Errors: invalid_input.
+struct Token {
+  std::string value;
+  std::chrono::steady_clock::time_point expires;
+};
+Result<Token> parse_token_response(std::string_view json,
+                                   std::chrono::steady_clock::time_point now);
+
+// Bearer tokens per (realm, service, scope), valid until shortly before expiry. Thread-safe.
+class TokenCache {
+ public:
+  std::optional<std::string> get(const std::string& key, std::chrono::steady_clock::time_point now);
+  void put(const std::string& key, Token token);
+  void drop(const std::string& key);
+
+ private:
+  std::mutex m_mu;
+  std::map<std::string, Token> m_tokens;
+};
+
+std::string base64_encode(std::string_view in);
+std::optional<std::string> base64_decode(std::string_view in);
+
+}  // namespace flytecd::sources::oci

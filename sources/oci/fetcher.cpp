@@ -1,0 +1,236 @@
+#include "sources/oci/fetcher.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+
+#include "daemon/common/log.hpp"
+#include "sources/oci/auth.hpp"
+#include "sources/oci/cache.hpp"
+#include "sources/oci/digest.hpp"
+#include "sources/oci/http_client.hpp"
+#include "sources/oci/manifest.hpp"
+#include "sources/oci/registry.hpp"
+
+namespace flytecd::sources::oci {
+namespace {
+
+constexpr size_t k_max_index_probes = 16;
+
+std::optional<std::string> getenv_opt(const std::string& name) {
+  const char* v = std::getenv(name.c_str());
+  if (v == nullptr) return std::nullopt;
+  return std::string(v);
+}
+
+}  // namespace
+
+struct PackageFetcher::State {
+  FetchOptions options;
+  std::shared_ptr<HttpClient> http;
+  BlobCache cache;
+  CredentialStore credentials;
+  std::shared_ptr<TokenCache> tokens = std::make_shared<TokenCache>();
+  std::atomic<uint64_t> https_requests{0};
+  std::mutex mu;
+  std::map<std::string, std::shared_ptr<RegistryClient>> registries;
+
+  explicit State(FetchOptions o)
+      : options(std::move(o)),
+        http(
+            std::make_shared<HttpClient>(HttpOptions{options.ca_file, options.connect_timeout,
+                                                     options.total_timeout, options.max_attempts})),
+        cache(options.cache_dir, options.cache_max_bytes),
+        credentials(options.docker_config, getenv_opt) {
+    for (const auto& w : credentials.warnings())
+      log::get("oci")->warn("ignoring credentials file: {}", w);
+  }
+
+  std::shared_ptr<RegistryClient> registry(const std::string& host) {
+    std::lock_guard<std::mutex> g(mu);
+    auto& slot = registries[host];
+    if (!slot) {
+      const auto& plain = options.plain_http_registries;
+      const bool plain_http = std::find(plain.begin(), plain.end(), host) != plain.end();
+      auto creds = credentials.lookup(host);
+      log::get("oci:" + host)
+          ->debug("using {}{}", plain_http ? "plain http" : "https",
+                  creds ? ", credentials from " + creds->source : ", anonymous");
+      slot = std::make_shared<RegistryClient>(host, plain_http, http, std::move(creds), tokens);
+    }
+    return slot;
+  }
+
+  // Manifest bytes by digest from the cache, else from the registry (then cached).
+  Result<RegistryClient::ManifestBytes> manifest(RegistryClient& reg, const std::string& repo,
+                                                 const std::string& reference) {
+    if (model::valid_sha256_digest(reference))
+      if (auto cached = cache.read(reference, options.max_manifest_bytes))
+        return RegistryClient::ManifestBytes{std::move(*cached), reference, ""};
+    auto m = reg.get_manifest(repo, reference, options.max_manifest_bytes);
+    if (!m) return m;
+    if (auto st = cache.put(m->digest, m->bytes); !st)
+      log::get("oci:" + reg.name())->warn("{}", st.error().message);
+    return m;
+  }
+
+  Result<Resolved> resolve_oci(const model::PackageRef& ref) {
+    auto reg = registry(ref.registry);
+    const std::string reference = ref.digest.empty() ? ref.tag : ref.digest;
+    const std::string where =
+        ref.registry + "/" + ref.repository + (ref.digest.empty() ? ":" : "@") + reference;
+    auto top = manifest(*reg, ref.repository, reference);
+    if (!top) return top.error().wrap("oci: resolve " + where);
+    auto parsed = parse_manifest(top->bytes, top->content_type);
+    if (!parsed) return parsed.error().wrap("oci: resolve " + where);
+    Manifest image = std::move(parsed).value();
+    std::string image_where = "manifest " + top->digest + " of " + where;
+    if (image.kind == Manifest::Kind::index) {
+      auto candidates = index_candidates(image, "index " + where);
+      if (!candidates) return candidates.error().wrap("oci: resolve");
+      std::vector<std::pair<Manifest, std::string>> holding;
+      std::string rejected;
+      for (size_t i = 0; i < candidates->size() && i < k_max_index_probes; ++i) {
+        const auto& d = (*candidates)[i];
+        auto child = manifest(*reg, ref.repository, d.digest);
+        if (!child) return child.error().wrap("oci: resolve " + where);
+        auto cm = parse_manifest(child->bytes, child->content_type);
+        if (!cm) return cm.error().wrap("oci: resolve " + where + ": manifest " + d.digest);
+        auto layer = select_package_layer(*cm, "manifest " + d.digest);
+        // With exactly one Flyte-typed entry, its errors are the answer; otherwise skip
+        // entries that hold no package (e.g. platform images beside the package).
+        if (candidates->size() == 1 && !layer) return layer.error().wrap("oci: resolve " + where);
+        if (layer)
+          holding.emplace_back(std::move(cm).value(), d.digest);
+        else
+          rejected += (rejected.empty() ? "" : "; ") + layer.error().message;
+      }
+      if (holding.empty())
+        return make_error(ErrorCode::invalid_input, "oci: resolve index " + where +
+                                                        ": no listed manifest holds a package (" +
+                                                        rejected + ")");
+      if (holding.size() > 1) {
+        std::string list;
+        for (const auto& h : holding) list += (list.empty() ? "" : ", ") + h.second;
+        return make_error(
+            ErrorCode::invalid_input,
+            "oci: resolve index " + where + " is ambiguous: " + std::to_string(holding.size()) +
+                " manifests hold a package (" + list + "); expected one, or set artifactType " +
+                std::string(k_flyte_artifact) + " on the package's index entry");
+      }
+      image_where = "manifest " + holding.front().second + " (from index " + where + ")";
+      image = std::move(holding.front().first);
+    }
+    auto layer = select_package_layer(image, image_where);
+    if (!layer) return layer.error().wrap("oci: resolve");
+    if (layer->size > options.max_blob_bytes)
+      return make_error(ErrorCode::invalid_input,
+                        "oci: resolve " + where + ": package layer " + layer->digest + " is " +
+                            std::to_string(layer->size) + " bytes; expected at most " +
+                            std::to_string(options.max_blob_bytes) + " (max_blob_bytes)");
+    return Resolved{top->digest, layer->digest, layer->size, layer->media_type};
+  }
+
+  Result<Fetched> fetch_oci(const model::PackageRef& ref) {
+    auto resolved = resolve_oci(ref);
+    if (!resolved) return resolved.error();
+    Fetched out{resolved->layer_digest, resolved->manifest_digest,
+                cache.blob_path(resolved->layer_digest), resolved->layer_size, true};
+    if (auto size = cache.lookup(resolved->layer_digest); size && *size == resolved->layer_size)
+      return out;
+    auto reg = registry(ref.registry);
+    auto tmp = cache.temp_file();
+    if (!tmp) return tmp.error().wrap("oci: fetch");
+    const auto start = std::chrono::steady_clock::now();
+    auto st =
+        reg->get_blob(ref.repository, resolved->layer_digest, resolved->layer_size, tmp->path());
+    if (!st) return st.error().wrap("oci: fetch");
+    auto path = cache.commit(*tmp, resolved->layer_digest);
+    if (!path) return path.error().wrap("oci: fetch");
+    log::get("oci:" + ref.registry)
+        ->info("pulled {}/{} layer {} ({} bytes, {} ms)", ref.registry, ref.repository,
+               resolved->layer_digest, resolved->layer_size,
+               std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::steady_clock::now() - start)
+                   .count());
+    out.from_cache = false;
+    out.path = *path;
+    return out;
+  }
+
+  Result<Fetched> fetch_https(const model::PackageRef& ref) {
+    const std::string where = "https: fetch " + log::redact_url(ref.url);
+    if (ref.pinned())
+      if (auto size = cache.lookup(ref.digest))
+        return Fetched{ref.digest, "", cache.blob_path(ref.digest), *size, true};
+    auto tmp = cache.temp_file();
+    if (!tmp) return tmp.error().wrap(where);
+    HttpRequest req;
+    req.url = ref.url;
+    Sender sender = [&](const HttpRequest& rq) {
+      auto r = http->execute(rq);
+      https_requests += r ? static_cast<uint64_t>(r->attempts) : 1;
+      return r;
+    };
+    auto r = download_to_file(sender, req, tmp->path(), options.max_blob_bytes, where);
+    if (!r) return r.error();
+    const auto& [resp, got] = r.value();
+    if (resp.status != 200) return status_error(resp.status, resp.body, where);
+    if (ref.pinned() && got.digest != ref.digest)
+      return make_error(ErrorCode::invalid_input,
+                        where + ": content hashes to " + got.digest + ", expected " + ref.digest +
+                            " (the #sha256= pin; the server returned different or corrupt data)");
+    auto path = cache.commit(*tmp, got.digest);
+    if (!path) return path.error().wrap(where);
+    return Fetched{got.digest, "", *path, got.size, false};
+  }
+};
+
+PackageFetcher::PackageFetcher(FetchOptions options)
+    : m_state(std::make_unique<State>(std::move(options))) {}
+
+PackageFetcher::~PackageFetcher() = default;
+
+Result<Resolved> PackageFetcher::resolve(const model::PackageRef& ref) {
+  switch (ref.kind) {
+    case model::PackageRef::Kind::oci:
+      return m_state->resolve_oci(ref);
+    case model::PackageRef::Kind::https: {
+      auto f = m_state->fetch_https(ref);
+      if (!f) return f.error();
+      return Resolved{"", f->digest, f->size, ""};
+    }
+    case model::PackageRef::Kind::path:
+      break;
+  }
+  return make_error(ErrorCode::invalid_input,
+                    "oci: '" + ref.to_string() +
+                        "' is a repository path; expected oci:// or https:// (paths are read "
+                        "from the Git snapshot, not fetched)");
+}
+
+Result<Fetched> PackageFetcher::fetch(const model::PackageRef& ref) {
+  switch (ref.kind) {
+    case model::PackageRef::Kind::oci:
+      return m_state->fetch_oci(ref);
+    case model::PackageRef::Kind::https:
+      return m_state->fetch_https(ref);
+    case model::PackageRef::Kind::path:
+      break;
+  }
+  return make_error(ErrorCode::invalid_input,
+                    "oci: '" + ref.to_string() +
+                        "' is a repository path; expected oci:// or https:// (paths are read "
+                        "from the Git snapshot, not fetched)");
+}
+
+uint64_t PackageFetcher::requests_sent() const {
+  uint64_t total = m_state->https_requests.load();
+  std::lock_guard<std::mutex> g(m_state->mu);
+  for (const auto& [name, reg] : m_state->registries) total += reg->requests();
+  return total;
+}
+
+}  // namespace flytecd::sources::oci

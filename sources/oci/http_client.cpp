@@ -1,0 +1,310 @@
+#include "sources/oci/http_client.hpp"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <mutex>
+#include <random>
+#include <thread>
+
+namespace flytecd::sources::oci {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+constexpr uint64_t k_max_error_body = 64u << 10;
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return s;
+}
+
+std::string trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+bool is_redirect(long status) {
+  return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+bool is_retryable_status(long status) { return status == 408 || status == 429 || status >= 500; }
+
+bool is_tls_failure(CURLcode rc) {
+  return rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE ||
+         rc == CURLE_SSL_CERTPROBLEM || rc == CURLE_SSL_ISSUER_ERROR ||
+         rc == CURLE_SSL_PINNEDPUBKEYNOTMATCH;
+}
+
+milliseconds backoff(const HttpOptions& o, int failures) {
+  thread_local std::mt19937 rng{std::random_device{}()};
+  const auto base = o.backoff_base.count() << std::min(failures - 1, 6);
+  std::uniform_real_distribution<double> jitter(0.8, 1.2);
+  return milliseconds(
+      std::min<long long>(static_cast<long long>(static_cast<double>(base) * jitter(rng)), 10000));
+}
+
+struct Transfer {
+  const HttpRequest* request = nullptr;
+  HttpResponse* response = nullptr;
+  CURL* curl = nullptr;
+  bool sink_aborted = false;
+};
+
+size_t on_header(char* data, size_t size, size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  const size_t bytes = size * n;
+  std::string_view line(data, bytes);
+  if (line.rfind("HTTP/", 0) == 0) {
+    t->response->headers.clear();  // a new response (e.g. after 100 Continue)
+    return bytes;
+  }
+  auto colon = line.find(':');
+  if (colon != std::string_view::npos)
+    t->response->headers.emplace_back(lower(std::string(line.substr(0, colon))),
+                                      trim(line.substr(colon + 1)));
+  return bytes;
+}
+
+size_t on_data(char* data, size_t size, size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  const size_t bytes = size * n;
+  long status = 0;
+  curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &status);
+  const bool success = status >= 200 && status < 300;
+  if (success && t->request->on_body) {
+    if (!t->request->on_body(data, bytes)) {
+      t->sink_aborted = true;
+      return 0;
+    }
+    return bytes;
+  }
+  const uint64_t limit = success ? t->request->max_body : k_max_error_body;
+  if (t->response->body.size() + bytes > limit) {
+    t->response->body_overflow = true;
+    if (success) return 0;  // a 2xx body over the bound is an error the caller reports
+    return bytes;           // error bodies are only for messages: keep the head, drop the rest
+  }
+  t->response->body.append(data, bytes);
+  return bytes;
+}
+
+}  // namespace
+
+std::string HttpResponse::header(std::string_view name) const {
+  const std::string key = lower(std::string(name));
+  for (auto it = headers.rbegin(); it != headers.rend(); ++it)
+    if (it->first == key) return it->second;
+  return {};
+}
+
+long long parse_retry_after(const std::string& value, std::chrono::system_clock::time_point now) {
+  const std::string v = trim(value);
+  if (v.empty()) return -1;
+  if (std::all_of(v.begin(), v.end(), [](unsigned char ch) { return std::isdigit(ch); }))
+    return v.size() > 9 ? -1 : std::stoll(v);
+  const time_t when = curl_getdate(v.c_str(), nullptr);
+  if (when < 0) return -1;
+  const long long delta = static_cast<long long>(when) - std::chrono::system_clock::to_time_t(now);
+  return std::max(0LL, delta);
+}
+
+std::string url_origin(const std::string& url) {
+  auto scheme_end = url.find("://");
+  if (scheme_end == std::string::npos) return {};
+  const std::string scheme = lower(url.substr(0, scheme_end));
+  const size_t host_start = scheme_end + 3;
+  size_t host_end = url.find_first_of("/?#", host_start);
+  if (host_end == std::string::npos) host_end = url.size();
+  std::string authority = lower(url.substr(host_start, host_end - host_start));
+  if (auto at = authority.rfind('@'); at != std::string::npos) authority.erase(0, at + 1);
+  const auto bracket = authority.rfind(']');
+  const auto colon = authority.rfind(':');
+  const bool has_port =
+      colon != std::string::npos && (bracket == std::string::npos || colon > bracket);
+  if (!has_port) authority += scheme == "https" ? ":443" : ":80";
+  return scheme + "://" + authority;
+}
+
+std::string resolve_location(const std::string& base, const std::string& location) {
+  if (location.find("://") != std::string::npos) return location;
+  const auto scheme_end = base.find("://");
+  if (location.rfind("//", 0) == 0) return base.substr(0, scheme_end + 1) + location;
+  const size_t host_end = base.find_first_of("/?#", scheme_end + 3);
+  const std::string origin = base.substr(0, host_end);
+  if (!location.empty() && location.front() == '/') return origin + location;
+  std::string path = host_end == std::string::npos ? "/" : base.substr(host_end);
+  path.erase(std::min(path.find_first_of("?#"), path.size()));
+  path.erase(path.rfind('/') + 1);
+  return origin + path + location;
+}
+
+// Easy handles are pooled so connections (and TLS sessions) are reused across requests; DNS
+// and TLS session caches are shared. The connection cache itself is not shared through CURLSH
+// because libcurl does not support that between concurrent threads.
+struct HttpClient::Shared {
+  CURLSH* share = nullptr;
+  std::array<std::mutex, CURL_LOCK_DATA_LAST> locks;
+  std::mutex pool_mu;
+  std::vector<CURL*> pool;
+
+  static void lock(CURL*, curl_lock_data data, curl_lock_access, void* user) {
+    static_cast<Shared*>(user)->locks.at(static_cast<size_t>(data)).lock();
+  }
+  static void unlock(CURL*, curl_lock_data data, void* user) {
+    static_cast<Shared*>(user)->locks.at(static_cast<size_t>(data)).unlock();
+  }
+  CURL* take() {
+    {
+      std::lock_guard<std::mutex> g(pool_mu);
+      if (!pool.empty()) {
+        CURL* c = pool.back();
+        pool.pop_back();
+        curl_easy_reset(c);
+        return c;
+      }
+    }
+    return curl_easy_init();
+  }
+  void give(CURL* c) {
+    std::lock_guard<std::mutex> g(pool_mu);
+    if (pool.size() < 8)
+      pool.push_back(c);
+    else
+      curl_easy_cleanup(c);
+  }
+};
+
+HttpClient::HttpClient(HttpOptions options)
+    : m_options(std::move(options)), m_shared(std::make_unique<Shared>()) {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  m_shared->share = curl_share_init();
+  if (m_shared->share != nullptr) {
+    curl_share_setopt(m_shared->share, CURLSHOPT_LOCKFUNC, &Shared::lock);
+    curl_share_setopt(m_shared->share, CURLSHOPT_UNLOCKFUNC, &Shared::unlock);
+    curl_share_setopt(m_shared->share, CURLSHOPT_USERDATA, m_shared.get());
+    curl_share_setopt(m_shared->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+    curl_share_setopt(m_shared->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+  }
+}
+
+HttpClient::~HttpClient() {
+  for (CURL* c : m_shared->pool) curl_easy_cleanup(c);
+  if (m_shared->share != nullptr) curl_share_cleanup(m_shared->share);
+}
+
+Result<HttpResponse> HttpClient::send_once(const HttpRequest& request, const std::string& url,
+                                           const std::vector<std::string>& headers,
+                                           milliseconds budget) {
+  CURL* c = m_shared->take();
+  if (c == nullptr) return make_error(ErrorCode::internal, "curl_easy_init failed");
+  HttpResponse response;
+  Transfer t{&request, &response, c, false};
+  curl_slist* list = nullptr;
+  for (const auto& h : headers) list = curl_slist_append(list, h.c_str());
+  list = curl_slist_append(list, "Expect:");
+  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(c, CURLOPT_USERAGENT, "flytecd/" FLYTECD_VERSION);
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, list);
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
+                   static_cast<long>(std::min(m_options.connect_timeout, budget).count()));
+  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS,
+                   static_cast<long>(std::max<long long>(1, budget.count())));
+  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
+  if (m_shared->share != nullptr) curl_easy_setopt(c, CURLOPT_SHARE, m_shared->share);
+  if (!m_options.ca_file.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, m_options.ca_file.c_str());
+  if (request.method == "HEAD") curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+  const CURLcode rc = curl_easy_perform(c);
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
+  curl_slist_free_all(list);
+  m_shared->give(c);
+  if (t.sink_aborted) return make_error(ErrorCode::internal, "aborted by receiver");
+  if (rc == CURLE_WRITE_ERROR && response.body_overflow)
+    return make_error(ErrorCode::invalid_input,
+                      "response body exceeds " + std::to_string(request.max_body) + " bytes");
+  if (rc != CURLE_OK) {
+    std::string what = curl_easy_strerror(rc);
+    if (is_tls_failure(rc)) what += " (TLS: is the registry's CA in ca_file or the system store?)";
+    return make_error(rc == CURLE_OPERATION_TIMEDOUT ? ErrorCode::timeout : ErrorCode::unavailable,
+                      what);
+  }
+  response.final_url = url;
+  return response;
+}
+
+Result<HttpResponse> HttpClient::execute(const HttpRequest& request) {
+  const auto deadline = Clock::now() + m_options.total_timeout;
+  const std::string origin = url_origin(request.url);
+  int failures = 0, sent = 0;
+  std::string url = request.url;
+  std::vector<std::string> headers = request.headers;
+  int redirects = 0;
+  for (;;) {
+    const auto budget = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
+    if (budget.count() <= 0)
+      return make_error(ErrorCode::timeout, "gave up after " +
+                                                std::to_string(m_options.total_timeout.count()) +
+                                                " ms (" + std::to_string(sent) + " requests)");
+    if (request.on_restart) request.on_restart();
+    ++sent;
+    auto r = send_once(request, url, headers, budget);
+    milliseconds wait{0};
+    if (!r) {
+      const bool transient =
+          r.error().code == ErrorCode::unavailable || r.error().code == ErrorCode::timeout;
+      const bool tls = r.error().message.find("(TLS:") != std::string::npos;
+      if (!transient || tls || failures + 1 >= m_options.max_attempts) {
+        Error e = r.error();
+        if (failures > 0) e.message += " (after " + std::to_string(sent) + " requests)";
+        return e;
+      }
+      wait = backoff(m_options, ++failures);
+    } else if (is_redirect(r->status) && !r->header("location").empty()) {
+      if (++redirects > m_options.max_redirects)
+        return make_error(ErrorCode::unavailable,
+                          "more than " + std::to_string(m_options.max_redirects) + " redirects");
+      const std::string next = resolve_location(url, r->header("location"));
+      if (url_origin(next) != origin) {
+        // Credentials are for the registry only: never forward them to storage or a CDN.
+        std::erase_if(headers, [](const std::string& h) {
+          return lower(h.substr(0, 14)) == "authorization:";
+        });
+      }
+      url = next;
+      continue;
+    } else if (is_retryable_status(r->status) && failures + 1 < m_options.max_attempts) {
+      ++failures;
+      const long long after =
+          parse_retry_after(r->header("retry-after"), std::chrono::system_clock::now());
+      wait = after >= 0 ? std::min(milliseconds(after * 1000), m_options.max_retry_after)
+                        : backoff(m_options, failures);
+      if (Clock::now() + wait >= deadline) {
+        r->attempts = sent;
+        return r;
+      }
+    } else {
+      r->attempts = sent;
+      return r;
+    }
+    std::this_thread::sleep_for(
+        std::min(wait, std::chrono::duration_cast<milliseconds>(deadline - Clock::now())));
+    url = request.url;  // retries start over: a redirect target may have expired
+    headers = request.headers;
+    redirects = 0;
+  }
+}
+
+}  // namespace flytecd::sources::oci

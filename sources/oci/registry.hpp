@@ -1,0 +1,86 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "daemon/common/result.hpp"
+#include "sources/oci/auth.hpp"
+#include "sources/oci/http_client.hpp"
+
+namespace flytecd::sources::oci {
+
+// What a streamed download produced.
+struct Download {
+  std::string digest;  // sha256 of the bytes received
+  uint64_t size = 0;
+};
+
+using Sender = std::function<Result<HttpResponse>(const HttpRequest&)>;
+
+// Streams a GET of `request.url` into `dest` (truncated on every retry or redirect), hashing as
+// it goes and stopping as soon as more than `max_bytes` arrive. `what` prefixes messages.
+// Errors: the sender's, invalid_input when the body exceeds max_bytes, internal on disk errors.
+// Non-2xx statuses are returned as the response for the caller to map.
+Result<std::pair<HttpResponse, Download>> download_to_file(const Sender& send, HttpRequest request,
+                                                           const std::filesystem::path& dest,
+                                                           uint64_t max_bytes,
+                                                           const std::string& what);
+
+// The error for a final non-success status: 404 not_found, 401 unauthenticated, 403
+// permission_denied, 429 resource_exhausted, 408 timeout, 5xx unavailable, other invalid_input;
+// the registry's own error code/message (distribution's {"errors": […]}) is quoted. Pure.
+Error status_error(long status, const std::string& body, const std::string& what);
+
+// One registry (host[:port]): the distribution API over http(s) with anonymous, Basic or Bearer
+// auth as the registry's WWW-Authenticate challenge asks. Thread-safe.
+class RegistryClient {
+ public:
+  RegistryClient(std::string registry, bool plain_http, std::shared_ptr<HttpClient> http,
+                 std::optional<Credentials> credentials, std::shared_ptr<TokenCache> tokens);
+
+  struct ManifestBytes {
+    std::string bytes;
+    std::string digest;  // sha256 of bytes (checked against Docker-Content-Digest and a pin)
+    std::string content_type;
+  };
+
+  // GET /v2/<repo>/manifests/<tag|digest> with every manifest type accepted. Errors: not_found
+  // (missing tag/repository), unauthenticated, permission_denied, retryable codes, and
+  // invalid_input for oversized or tampered content.
+  Result<ManifestBytes> get_manifest(const std::string& repo, const std::string& reference,
+                                     uint64_t max_bytes);
+
+  // GET /v2/<repo>/blobs/<digest> into `dest`, verifying size and sha256 while streaming.
+  // Errors as get_manifest; invalid_input on any size or digest mismatch.
+  Status get_blob(const std::string& repo, const std::string& digest, uint64_t size,
+                  const std::filesystem::path& dest);
+
+  // Requests sent (including retries, redirects and token requests), for tests and figures.
+  uint64_t requests() const;
+  const std::string& name() const { return m_registry; }
+
+ private:
+  // Sends with the current auth and answers one 401 challenge (Basic or Bearer) by retrying.
+  Result<HttpResponse> send(const std::string& repo, HttpRequest request);
+  Result<std::string> bearer_token(const std::string& realm, const std::string& service,
+                                   const std::string& scope, bool renew);
+  std::string base() const;
+
+  std::string m_registry;
+  bool m_plain_http;
+  std::shared_ptr<HttpClient> m_http;
+  std::optional<Credentials> m_credentials;
+  std::shared_ptr<TokenCache> m_tokens;
+
+  mutable std::mutex m_mu;  // guards the fields below
+  enum class Scheme { unknown, none, basic, bearer } m_scheme = Scheme::unknown;
+  std::string m_realm, m_service;
+  uint64_t m_requests = 0;
+};
+
+}  // namespace flytecd::sources::oci

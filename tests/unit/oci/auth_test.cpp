@@ -1,0 +1,121 @@
+#include "sources/oci/auth.hpp"
+
+#include <catch2/catch.hpp>
+
+namespace oci = flytecd::sources::oci;
+using flytecd::ErrorCode;
+
+TEST_CASE("oci auth: Bearer challenge with realm, service, scope and error is parsed", "[oci]") {
+  auto c = oci::parse_www_authenticate(
+      R"(Bearer realm="http://127.0.0.1:5006/token",service="flyte-test-registry",)"
+      R"(scope="repository:flyte/my-project:pull,push",error="insufficient_scope")");
+  REQUIRE(c.size() == 1);
+  CHECK(c[0].scheme == "bearer");
+  CHECK(c[0].param("realm") == "http://127.0.0.1:5006/token");
+  CHECK(c[0].param("service") == "flyte-test-registry");
+  CHECK(c[0].param("scope") == "repository:flyte/my-project:pull,push");
+  CHECK(c[0].param("error") == "insufficient_scope");
+  CHECK(c[0].param("missing").empty());
+}
+
+TEST_CASE("oci auth: challenge parsing is case-insensitive, handles escapes and several schemes",
+          "[oci]") {
+  auto c = oci::parse_www_authenticate(
+      R"(BASIC Realm="a \"quoted\" realm", bearer realm=https://auth.example/token , SERVICE="x")");
+  REQUIRE(c.size() == 2);
+  CHECK(c[0].scheme == "basic");
+  CHECK(c[0].param("realm") == "a \"quoted\" realm");
+  CHECK(c[1].scheme == "bearer");
+  CHECK(c[1].param("realm") == "https://auth.example/token");
+  CHECK(c[1].param("service") == "x");
+  CHECK(oci::parse_www_authenticate("").empty());
+  CHECK(oci::parse_www_authenticate("Basic").at(0).scheme == "basic");
+  // Garbage does not crash and yields no params.
+  for (auto s : {"=,=,\"", "Bearer realm=\"unterminated", ",,,", "Bearer ,realm"})
+    CHECK_NOTHROW(oci::parse_www_authenticate(s));
+}
+
+TEST_CASE("oci auth: docker config.json with base64 auth, username/password and URL keys",
+          "[oci]") {
+  const std::string json = R"({
+    "auths": {
+      "127.0.0.1:5001": {"auth": ")" +
+                           oci::base64_encode("flyte:pa:ss") + R"("},
+      "https://ghcr.io/v1/": {"username": "bot", "password": "tok"},
+      "https://index.docker.io/v1/": {"auth": ")" +
+                           oci::base64_encode("hub:secret") + R"("},
+      "quay.io": {"identitytoken": "only-a-refresh-token"}
+    },
+    "credsStore": "desktop"
+  })";
+  auto r = oci::parse_docker_config(json, "config.json");
+  REQUIRE(r);
+  CHECK(r->size() == 3);
+  CHECK(r->at("127.0.0.1:5001").username == "flyte");
+  CHECK(r->at("127.0.0.1:5001").password == "pa:ss");  // split at the first colon only
+  CHECK(r->at("ghcr.io").username == "bot");
+  CHECK(r->at("ghcr.io").password == "tok");
+  CHECK(r->at("docker.io").password == "secret");
+  CHECK(r->count("quay.io") == 0);
+}
+
+TEST_CASE("oci auth: malformed docker config is invalid_input without echoing secrets", "[oci]") {
+  auto bad_json = oci::parse_docker_config("{not json", "/x/config.json");
+  REQUIRE_FALSE(bad_json);
+  CHECK(bad_json.error().code == ErrorCode::invalid_input);
+  CHECK(bad_json.error().message.find("/x/config.json") != std::string::npos);
+  auto bad_auth = oci::parse_docker_config(R"({"auths":{"h":{"auth":"bm8tY29sb24="}}})",
+                                           "c.json");  // "no-colon"
+  REQUIRE_FALSE(bad_auth);
+  CHECK(bad_auth.error().message.find("username:password") != std::string::npos);
+  CHECK(bad_auth.error().message.find("no-colon") == std::string::npos);
+  CHECK(oci::parse_docker_config("{}", "c.json")->empty());
+}
+
+TEST_CASE("oci auth: credential lookup order is env variable, explicit file, then none", "[oci]") {
+  CHECK(oci::registry_env_var("127.0.0.1:5001") == "FLYTECD_REGISTRY_AUTH_127_0_0_1_5001");
+  CHECK(oci::registry_env_var("ghcr.io") == "FLYTECD_REGISTRY_AUTH_GHCR_IO");
+  CHECK(oci::normalize_registry_key("HTTPS://Registry.Example:443/v2/") == "registry.example:443");
+  std::map<std::string, std::string> env = {{"FLYTECD_REGISTRY_AUTH_GHCR_IO", "envuser:envpass"},
+                                            {"HOME", "/nonexistent-home"}};
+  oci::CredentialStore store("/nonexistent/config.json", [&](const std::string& k) {
+    auto it = env.find(k);
+    return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
+  });
+  auto c = store.lookup("ghcr.io");
+  REQUIRE(c);
+  CHECK(c->username == "envuser");
+  CHECK(c->password == "envpass");
+  CHECK(c->source == "$FLYTECD_REGISTRY_AUTH_GHCR_IO");
+  CHECK_FALSE(store.lookup("quay.io"));
+  CHECK(store.warnings().empty());
+}
+
+TEST_CASE("oci auth: token responses and the token cache honour expiry", "[oci]") {
+  const auto now = std::chrono::steady_clock::now();
+  auto t = oci::parse_token_response(R"({"access_token":"abc","expires_in":300})", now);
+  REQUIRE(t);
+  CHECK(t->value == "abc");
+  CHECK(t->expires == now + std::chrono::seconds(300));
+  auto d = oci::parse_token_response(R"({"token":"xyz"})", now);
+  REQUIRE(d);
+  CHECK(d->expires == now + std::chrono::seconds(60));  // distribution's default
+  CHECK_FALSE(oci::parse_token_response(R"({"expires_in":3})", now));
+  CHECK_FALSE(oci::parse_token_response("[]", now));
+
+  oci::TokenCache cache;
+  cache.put("k", *t);
+  CHECK(cache.get("k", now) == std::optional<std::string>("abc"));
+  CHECK_FALSE(cache.get("other", now));
+  CHECK_FALSE(cache.get("k", now + std::chrono::seconds(299)));  // renewed shortly before expiry
+  CHECK_FALSE(cache.get("k", now));                              // and dropped
+}
+
+TEST_CASE("oci auth: base64 round trip", "[oci]") {
+  for (const std::string& s :
+       std::vector<std::string>{"", "a", "ab", "abc", "flyte:flytepass", std::string("\0\xff", 2)})
+    CHECK(oci::base64_decode(oci::base64_encode(s)) == s);
+  CHECK(oci::base64_decode("Zm9v") == std::optional<std::string>("foo"));
+  CHECK(oci::base64_decode("Zm9vYg") == std::optional<std::string>("foob"));  // unpadded
+  CHECK_FALSE(oci::base64_decode("%%%%"));
+}
