@@ -1,0 +1,178 @@
+#include "daemon/k8s/settings.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+namespace flytecd::k8s {
+namespace {
+
+// "15s", "500ms", "1m", "2" (seconds) -> milliseconds.
+std::optional<int> parse_millis(const std::string& v) {
+  try {
+    size_t pos = 0;
+    double n = std::stod(v, &pos);
+    std::string unit = v.substr(pos);
+    double mult = unit == "ms" ? 1 : unit.empty() || unit == "s" ? 1000 : unit == "m" ? 60000 : -1;
+    if (mult < 0 || n <= 0 || n * mult > 24.0 * 3600 * 1000) return std::nullopt;
+    return static_cast<int>(std::lround(n * mult));
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+std::string trimmed_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return {};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string s = ss.str();
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+Status unknown(const std::string& where, const std::string& key, const char* expected) {
+  return make_error(ErrorCode::invalid_input,
+                    where + ": kubernetes." + key + ": unknown key (expected " + expected + ")");
+}
+
+}  // namespace
+
+Status parse_settings(const YAML::Node& node, const std::string& where, Settings& out) {
+  if (!node.IsMap())
+    return make_error(ErrorCode::invalid_input, where + ": kubernetes: expected a mapping");
+  auto duration = [&](const YAML::Node& v, const std::string& key, int& ms) -> Status {
+    auto d = parse_millis(v.as<std::string>());
+    if (!d)
+      return make_error(ErrorCode::invalid_input,
+                        where + ": kubernetes." + key + ": expected a duration like 15s or 500ms");
+    ms = *d;
+    return ok_status();
+  };
+  try {
+    for (const auto& kv : node) {
+      const std::string k = kv.first.Scalar();
+      const YAML::Node& v = kv.second;
+      if (k == "apiServer") {
+        out.api_server = v.as<std::string>();
+      } else if (k == "tokenFile") {
+        out.token_file = v.as<std::string>();
+      } else if (k == "caFile") {
+        out.ca_file = v.as<std::string>();
+      } else if (k == "namespace") {
+        out.api_namespace = v.as<std::string>();
+      } else if (k == "leaderElection") {
+        if (!v.IsMap())
+          return make_error(ErrorCode::invalid_input,
+                            where + ": kubernetes.leaderElection: expected a mapping");
+        auto& le = out.leader_election;
+        for (const auto& f : v) {
+          const std::string fk = f.first.Scalar();
+          const std::string path = "leaderElection." + fk;
+          Status s = ok_status();
+          if (fk == "enabled")
+            le.enabled = f.second.as<bool>();
+          else if (fk == "leaseName")
+            le.lease_name = f.second.as<std::string>();
+          else if (fk == "namespace")
+            le.lease_namespace = f.second.as<std::string>();
+          else if (fk == "identity")
+            le.identity = f.second.as<std::string>();
+          else if (fk == "leaseDuration")
+            s = duration(f.second, path, le.lease_duration_ms);
+          else if (fk == "renewDeadline")
+            s = duration(f.second, path, le.renew_deadline_ms);
+          else if (fk == "retryPeriod")
+            s = duration(f.second, path, le.retry_period_ms);
+          else
+            return unknown(where, path,
+                           "enabled, leaseName, namespace, identity, leaseDuration, "
+                           "renewDeadline, retryPeriod");
+          if (!s) return s;
+        }
+      } else if (k == "configMap") {
+        if (!v.IsMap())
+          return make_error(ErrorCode::invalid_input,
+                            where + ": kubernetes.configMap: expected a mapping");
+        auto& cm = out.config_map;
+        for (const auto& f : v) {
+          const std::string fk = f.first.Scalar();
+          if (fk == "enabled")
+            cm.enabled = f.second.as<bool>();
+          else if (fk == "namespace")
+            cm.cm_namespace = f.second.as<std::string>();
+          else if (fk == "name")
+            cm.name = f.second.as<std::string>();
+          else if (fk == "key")
+            cm.key = f.second.as<std::string>();
+          else if (fk == "restartDeployment")
+            cm.restart_deployment = f.second.as<std::string>();
+          else
+            return unknown(where, "configMap." + fk,
+                           "enabled, namespace, name, key, restartDeployment");
+        }
+      } else {
+        return unknown(where, k,
+                       "apiServer, tokenFile, caFile, namespace, leaderElection, configMap");
+      }
+    }
+  } catch (const YAML::Exception& e) {
+    return make_error(ErrorCode::invalid_input, where + ": kubernetes: " + e.msg);
+  }
+  const auto& le = out.leader_election;
+  if (le.lease_duration_ms % 1000 != 0)
+    return make_error(ErrorCode::invalid_input,
+                      where +
+                          ": kubernetes.leaderElection.leaseDuration: whole seconds only "
+                          "(the Lease stores leaseDurationSeconds)");
+  // client-go's rules: the leader must give up before anyone may take the lease over.
+  if (le.renew_deadline_ms >= le.lease_duration_ms)
+    return make_error(ErrorCode::invalid_input,
+                      where +
+                          ": kubernetes.leaderElection: renewDeadline must be shorter than "
+                          "leaseDuration");
+  if (le.retry_period_ms >= le.renew_deadline_ms)
+    return make_error(ErrorCode::invalid_input,
+                      where +
+                          ": kubernetes.leaderElection: retryPeriod must be shorter than "
+                          "renewDeadline");
+  return ok_status();
+}
+
+Result<Settings> resolve_in_cluster(Settings s) {
+  const std::string sa = k_service_account_dir;
+  if (s.api_server.empty()) {
+    const char* host = std::getenv("KUBERNETES_SERVICE_HOST");
+    const char* port = std::getenv("KUBERNETES_SERVICE_PORT");
+    if (!host || !*host)
+      return make_error(ErrorCode::invalid_input,
+                        "kubernetes: not running in a cluster (KUBERNETES_SERVICE_HOST unset) "
+                        "and kubernetes.apiServer is not configured");
+    std::string h = host;
+    if (h.find(':') != std::string::npos) h = "[" + h + "]";  // IPv6
+    s.api_server = "https://" + h + ":" + (port && *port ? port : "443");
+  }
+  if (s.token_file.empty()) s.token_file = sa + "/token";
+  if (s.ca_file.empty()) s.ca_file = sa + "/ca.crt";
+  if (s.api_namespace.empty()) s.api_namespace = trimmed_file(sa + "/namespace");
+  if (s.api_namespace.empty()) s.api_namespace = "default";
+  if (s.leader_election.lease_namespace.empty())
+    s.leader_election.lease_namespace = s.api_namespace;
+  if (s.config_map.cm_namespace.empty()) s.config_map.cm_namespace = s.api_namespace;
+  return s;
+}
+
+std::string resolve_identity(const LeaderElectionSettings& s) {
+  if (!s.identity.empty()) return s.identity;
+  if (const char* pod = std::getenv("POD_NAME"); pod && *pod) return pod;
+  // Host name plus pid: two processes on one host must not share an identity.
+  char host[256] = {};
+  std::string h = gethostname(host, sizeof(host) - 1) == 0 && host[0] ? host : "flytecd";
+  return h + "-" + std::to_string(::getpid());
+}
+
+}  // namespace flytecd::k8s
