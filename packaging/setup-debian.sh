@@ -16,6 +16,8 @@ packages=(
   docker-registry openssl curl openssh-client openssh-server
   skopeo apache2-utils python3  # OCI: pull benchmark peer, htpasswd, test token server
   clang-format
+  # packaging: CPack DEB (dpkg-shlibdeps, file), manifest checks (python3-yaml)
+  dpkg-dev file python3-yaml
 )
 
 missing=()

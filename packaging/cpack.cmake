@@ -1,0 +1,39 @@
+# Debian package of flytecd (CPack DEB generator), included from the root CMakeLists.txt.
+#   cmake -S . -B build -G Ninja && cmake --build build -j2 && (cd build && cpack -G DEB)
+# produces build/flytecd_<version>_<arch>.deb: the binary, the hardened systemd unit, a commented
+# default configuration as a conffile, the README and the example repository as documentation.
+# Runtime dependencies come from dpkg-shlibdeps (CPACK_DEBIAN_PACKAGE_SHLIBDEPS).
+
+set(FLYTECD_PKG_DIR ${CMAKE_CURRENT_LIST_DIR})
+
+# /usr/lib/systemd/system is on systemd's unit search path on Debian 12 (merged /usr).
+install(FILES ${FLYTECD_PKG_DIR}/systemd/flytecd.service DESTINATION lib/systemd/system)
+# /etc is absolute on purpose: it is the conffile (see deb/conffiles), never under the prefix.
+install(FILES ${FLYTECD_PKG_DIR}/etc/flytecd/config.yaml DESTINATION /etc/flytecd)
+install(FILES ${CMAKE_SOURCE_DIR}/README.md ${FLYTECD_PKG_DIR}/deb/copyright
+        DESTINATION share/doc/flytecd)
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/repo-layout-example
+        DESTINATION share/doc/flytecd/examples)
+
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME flytecd)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_CONTACT "flytecd maintainers <flytecd@example.com>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "GitOps for Flyte: keeps FlyteAdmin equal to a Git repository")
+set(CPACK_PACKAGE_DESCRIPTION
+    "flytecd validates Flyte overrides (matchable attributes), projects and workflow\n"
+    "registrations kept in Git, shows what a change will do before it merges, and\n"
+    "reconciles FlyteAdmin to the repository as a daemon with status, metrics and\n"
+    "drift detection. This package ships the daemon and a hardened systemd unit.")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_STRIP_FILES ON)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION admin)
+set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS OFF)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
+    ${FLYTECD_PKG_DIR}/deb/conffiles ${FLYTECD_PKG_DIR}/deb/postinst
+    ${FLYTECD_PKG_DIR}/deb/prerm ${FLYTECD_PKG_DIR}/deb/postrm)
+include(CPack)
