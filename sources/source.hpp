@@ -29,6 +29,11 @@ class Source {
   // The snapshot at the current head (fetching if needed). Errors as head(), plus invalid_input
   // when the revision is refused (e.g. bad commit signature).
   virtual Result<Snapshot> sync() = 0;
+  // A file of a revision returned by sync() (repository-relative, e.g. a workflow package kept
+  // in the repository). Errors: not_found, invalid_input (larger than max_bytes, leaves the
+  // repository).
+  virtual Result<std::string> read_file(const std::string& revision, const std::string& path,
+                                        uint64_t max_bytes) = 0;
   // Redacted description for logs and status ("git https://host/org/repo@main:path").
   virtual std::string describe() const = 0;
 };

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "sources/local/directory_reader.hpp"
 #include "sources/oci/digest.hpp"
 
 namespace flytecd::registration {
@@ -81,26 +82,8 @@ sources::oci::FetchOptions fetch_options(const config::PackagesConfig& cfg,
 }
 
 RepoFileReader directory_reader(const std::string& root, uint64_t max_bytes) {
-  namespace fs = std::filesystem;
-  return [root, max_bytes](const std::string& path) -> Result<std::string> {
-    std::error_code ec;
-    fs::path base = fs::weakly_canonical(root, ec);
-    fs::path full = fs::weakly_canonical(fs::path(root) / path, ec);
-    auto rel = full.lexically_relative(base);
-    if (ec || rel.empty() || *rel.begin() == "..")
-      return make_error(ErrorCode::invalid_input, "'" + path + "' is outside the repository");
-    if (!fs::is_regular_file(full, ec))
-      return make_error(ErrorCode::not_found, "no file '" + path + "' in the repository");
-    auto size = fs::file_size(full, ec);
-    if (ec || size > max_bytes)
-      return make_error(ErrorCode::invalid_input,
-                        "'" + path + "' is larger than " + std::to_string(max_bytes) + " bytes");
-    std::ifstream in(full, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    if (!in.good() && !in.eof())
-      return make_error(ErrorCode::internal, "cannot read '" + path + "'");
-    return ss.str();
+  return [root, max_bytes](const std::string& path) {
+    return sources::local::read_repo_file(root, path, max_bytes);
   };
 }
 

@@ -14,12 +14,14 @@
 #include "daemon/cli/target.hpp"
 #include "daemon/common/log.hpp"
 #include "daemon/http/server.hpp"
+#include "daemon/k8s/in_cluster.hpp"
 #include "daemon/metrics/flytecd_metrics.hpp"
 #include "daemon/metrics/metrics.hpp"
 #include "daemon/model/incremental.hpp"
 #include "daemon/notify/notifier.hpp"
 #include "daemon/reconcile/apply.hpp"
 #include "daemon/reconcile/render.hpp"
+#include "daemon/registration/registrar.hpp"
 
 namespace flytecd::run {
 namespace {
@@ -60,6 +62,18 @@ struct Daemon::Impl {
   std::unique_ptr<notify::Notifier> notifier;
   metrics::Registry registry;
   metrics::FlytecdMetrics metrics{registry};
+  metrics::GaugeFamily& leader_gauge =
+      registry.gauge("flytecd_leader",
+                     "1 when this replica may reconcile (leader, or no leader election), else 0.");
+  // Kubernetes: leader election and ConfigMap mode (null when neither is configured).
+  std::unique_ptr<k8s::InCluster> cluster;
+  std::string configmap_doc;  // ConfigMap mode: the overrides document of the revision in force
+  // Workflow registrations: packages through one fetcher (token and blob caches persist).
+  std::unique_ptr<registration::DefaultPackageSource> packages;
+  std::vector<model::Registration> registrations;  // of the revision in force
+  metrics::GaugeFamily& registrations_gauge =
+      registry.gauge("flytecd_registrations",
+                     "Workflow registrations by state after the last reconcile.", {"state"});
 
   // Scheduler.
   std::mutex mu;
@@ -67,6 +81,8 @@ struct Daemon::Impl {
   bool stop = false, reload = false;
   std::string trigger_reason;
   std::atomic<bool> cancel{false};
+  // Stops apply from starting new steps: on stop, and when leadership is lost.
+  std::atomic<bool> halt{false};
 
   // State in force (reconcile thread), and the status view (guarded by status_mu).
   bool have_desired = false;
@@ -88,7 +104,20 @@ struct Daemon::Impl {
     auto t = cli::open_target(cfg);
     if (!t) return t.error();
     target = std::make_unique<cli::Target>(std::move(*t));
+    packages.reset();  // the packages settings may have changed
     metrics.set_target(false, target->embedded());
+    k8s::ElectorCallbacks on_lease{[this] {
+                                     leader_gauge.with({}).set(1);
+                                     nudge("became leader");
+                                   },
+                                   [this] {
+                                     halt = true;  // before anything else: stop writing
+                                     leader_gauge.with({}).set(0);
+                                   }};
+    auto in_cluster = k8s::InCluster::start(cfg.kubernetes, std::move(on_lease));
+    if (!in_cluster) return in_cluster.error();
+    cluster = std::move(*in_cluster);
+    leader_gauge.with({}).set(!cluster || cluster->leading() ? 1 : 0);
 
     std::vector<notify::NotifyTarget> targets;
     for (const auto& n : cfg.notifications) {
@@ -133,9 +162,12 @@ struct Daemon::Impl {
     hh.trigger_sync = [this](const std::string& reason) { nudge(reason); };
     hh.status = [this] {
       std::lock_guard<std::mutex> lock(status_mu);
-      return status;
+      nlohmann::json s = status;
+      if (cluster) s["leader"] = cluster->status();
+      return s;
     };
     hh.ready = [this] {
+      if (cluster && !cluster->leading()) return cluster->healthy();  // a follower
       std::lock_guard<std::mutex> lock(status_mu);
       return first_success && target_up;
     };
@@ -161,6 +193,7 @@ struct Daemon::Impl {
   void teardown() {
     if (http) http->stop();
     http.reset();
+    cluster.reset();  // releases a held lease
     if (notifier) notifier->stop();
     notifier.reset();
     target.reset();
@@ -248,6 +281,12 @@ struct Daemon::Impl {
       return;
     }
     desired = reconcile::desired_state(loaded.documents);
+    registrations = loaded.documents.registrations;
+    if (cluster && cluster->configmap_mode()) {
+      // RFC 3749: overrides live in FlyteAdmin's ConfigMap, not its database.
+      configmap_doc = k8s::render_overrides_document(loaded.documents);
+      desired.overrides.clear();
+    }
     revision = snap->revision;
     have_desired = true;
     rejected_revision.clear();
@@ -262,13 +301,16 @@ struct Daemon::Impl {
 
   void reconcile_once(const std::string& reason) {
     auto started = std::chrono::steady_clock::now();
+    halt = cancel.load();  // reset first: a leadership loss from here on sets it again
+    const bool leading = !cluster || cluster->leading();
+    leader_gauge.with({}).set(leading ? 1 : 0);
     pull();
-    if (!have_desired) return;
+    if (!have_desired || !leading) return;  // followers pull (status) but never write
     reconcile::ApplyOptions ao;
     ao.revision = revision;
     ao.policy = cfg.policy;
     ao.parallelism = cfg.parallelism;
-    ao.cancel = &cancel;
+    ao.cancel = &halt;
     auto report = reconcile::apply(
         *target->sink, *target->ledger, desired, ao, [&](const reconcile::StepResult& r) {
           if (r.step.action == reconcile::Action::adopt) return;
@@ -277,6 +319,38 @@ struct Daemon::Impl {
           else
             log->warn("{} FAILED: {}", reconcile::step_line(r.step), r.status.error().message);
         });
+    if (cluster && cluster->configmap_mode() && !halt) {
+      auto cm = cluster->apply_overrides(configmap_doc, revision);
+      if (!cm)
+        report.error += (report.error.empty() ? "" : "; ") + cm.error().message;
+      else if (cm->changed)
+        log->info("{}: applied overrides document sha256 {}{}", cluster->describe_configmap(),
+                  cm->sha256, cm->restart_requested ? " (FlyteAdmin restart requested)" : "");
+    }
+    // Registrations after projects and overrides (projects exist, TASK_RESOURCE limits set).
+    registration::RegistrationReport regs;
+    if (!halt) {
+      if (!packages)
+        packages = std::make_unique<registration::DefaultPackageSource>(
+            registration::fetch_options(cfg.packages, cfg.state_dir), cfg.packages.registry,
+            [this](const std::string& path) {
+              return source->read_file(revision, path, 512ull << 20);
+            });
+      registration::RegistrarOptions ro;
+      ro.revision = revision;
+      ro.self_heal = cfg.policy.self_heal;
+      ro.prune = cfg.policy.prune;
+      ro.parallelism = cfg.parallelism;
+      ro.cancel = &halt;
+      regs = registration::reconcile_registrations(registrations, *target->sink, *packages,
+                                                   *target->ledger, ro,
+                                                   [&](const registration::RegistrationOutcome& o) {
+                                                     if (!o.ok())
+                                                       log->warn("{}", registration::describe(o));
+                                                     else if (o.state != "in-sync")
+                                                       log->info("{}", registration::describe(o));
+                                                   });
+    }
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     sync_rpc_metrics();
     const auto& p = report.first_plan;
@@ -341,9 +415,10 @@ struct Daemon::Impl {
       std::lock_guard<std::mutex> lock(status_mu);
       status["lastSync"] = {{"time", iso(Clock::now())},
                             {"reason", reason},
-                            {"outcome", report.refused ? "refused"
-                                        : report.ok()  ? "success"
-                                                       : "failed"},
+                            {"outcome", report.refused             ? "refused"
+                                        : report.ok() && regs.ok() ? "success"
+                                                                   : "failed"},
+                            {"failedRegistrations", regs.failed()},
                             {"durationSeconds", secs},
                             {"steps", report.results.size()},
                             {"failedSteps", report.failed},
@@ -351,19 +426,43 @@ struct Daemon::Impl {
                             {"error", report.error}};
       status["objects"] = objects;
       status["drift"] = drift;
+      nlohmann::json reg_status = nlohmann::json::array();
+      std::map<std::string, double> by_state;
+      for (const auto& o : regs.items) {
+        reg_status.push_back(registration::to_json(o));
+        by_state[o.state] += 1;
+        for (const auto& d : o.drift)
+          drift.push_back({{"key", o.key}, {"detail", d}, {"reverted", cfg.policy.self_heal}});
+      }
+      status["registrations"] = reg_status;
+      status["drift"] = drift;
+      for (const char* st :
+           {"registered", "in-sync", "activated", "removed", "orphaned", "failed", "conflict"})
+        registrations_gauge.with({st}).set(by_state[st]);
       target_up = observed && report.error.find("flyteadmin:") == std::string::npos;
       if (report.ok()) {
         first_success = true;
+        not_ready.clear();
+      }
+      if (report.ok() && regs.ok()) {
         recovered = failing;
         failing = false;
         status.erase("lastError");
-        not_ready.clear();
-      } else {
+      } else if (!report.ok()) {
         not_ready = report.error.empty() ? "last reconcile failed" : report.error;
       }
       if (!target_up) not_ready = "target unreachable: " + report.error;
     }
     if (!report.ok()) set_failure("reconcile of " + revision + " failed: " + report.error);
+    // A failing registration (unreachable registry, conflict) fails only itself: it is reported
+    // and retried every reconcile, but does not make the replica unready.
+    if (!regs.ok()) {
+      std::vector<std::string> lines;
+      for (const auto& o : regs.items)
+        if (!o.ok()) lines.push_back(registration::describe(o));
+      set_failure(std::to_string(regs.failed()) + " registration(s) of " + revision +
+                  " failed: " + lines.front());
+    }
     if (recovered)
       notify_event(notify::EventKind::sync_recovered, "sync recovered at " + revision, {});
     log->info("reconcile ({}) of {}: {}; {:.2f}s", reason, revision, reconcile::summary_line(p),
@@ -420,6 +519,7 @@ void Daemon::request_stop() {
     m_impl->stop = true;
   }
   m_impl->cancel = true;
+  m_impl->halt = true;
   m_impl->cv.notify_all();
 }
 

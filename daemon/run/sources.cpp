@@ -16,6 +16,10 @@ class GitAdapter : public sources::Source {
     if (!s) return s.error();
     return sources::Snapshot{s->revision, s->subject, std::move(s->files), std::move(s->blob_ids)};
   }
+  Result<std::string> read_file(const std::string& revision, const std::string& path,
+                                uint64_t max_bytes) override {
+    return m_git->read_file(revision, path, max_bytes);
+  }
   std::string describe() const override { return "git " + m_git->describe(); }
 
  private:

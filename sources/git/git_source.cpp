@@ -399,6 +399,50 @@ struct GitSource::Impl {
     return snap;
   }
 
+  // One file of a commit (path relative to the subpath), bounded by max_bytes.
+  Result<std::string> read_file(const std::string& id, const std::string& path,
+                                uint64_t max_bytes) {
+    git_oid oid;
+    if (git_oid_fromstr(&oid, id.c_str()) < 0)
+      return make_error(ErrorCode::internal, "bad commit id " + id);
+    git_commit* raw_commit = nullptr;
+    if (int rc = git_commit_lookup(&raw_commit, repo.get(), &oid); rc < 0)
+      return git_failure(rc, "commit " + id);
+    CommitPtr commit(raw_commit);
+    git_tree* raw_tree = nullptr;
+    if (int rc = git_commit_tree(&raw_tree, commit.get()); rc < 0)
+      return git_failure(rc, "tree of commit " + id);
+    TreePtr tree(raw_tree);
+    const std::string full = subpath.empty() ? path : subpath + "/" + path;
+    git_tree_entry* raw_entry = nullptr;
+    if (git_tree_entry_bypath(&raw_entry, tree.get(), full.c_str()) < 0)
+      return make_error(ErrorCode::not_found, "no file '" + path + "' in commit " + short_id(id));
+    EntryPtr entry(raw_entry);
+    const auto mode = git_tree_entry_filemode(entry.get());
+    if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE)
+      return make_error(ErrorCode::invalid_input,
+                        "'" + path + "' in commit " + short_id(id) + " is not a regular file");
+    git_odb* raw_odb = nullptr;
+    if (int rc = git_repository_odb(&raw_odb, repo.get()); rc < 0)
+      return git_failure(rc, "object database");
+    OdbPtr odb(raw_odb);
+    size_t size = 0;
+    git_object_t type{};
+    if (int rc = git_odb_read_header(&size, &type, odb.get(), git_tree_entry_id(entry.get()));
+        rc < 0)
+      return git_failure(rc, "read " + path);
+    if (size > max_bytes)
+      return make_error(ErrorCode::invalid_input, "'" + path + "' is " + std::to_string(size) +
+                                                      " bytes; the limit is " +
+                                                      std::to_string(max_bytes));
+    git_blob* raw_blob = nullptr;
+    if (int rc = git_blob_lookup(&raw_blob, repo.get(), git_tree_entry_id(entry.get())); rc < 0)
+      return git_failure(rc, "read " + path);
+    BlobPtr blob(raw_blob);
+    return std::string(static_cast<const char*>(git_blob_rawcontent(blob.get())),
+                       static_cast<size_t>(git_blob_rawsize(blob.get())));
+  }
+
   // A local revspec resolved to a commit id; "" when the mirror does not have it.
   Result<std::string> resolve_local(const std::string& revspec) {
     std::vector<std::string> tries = {revspec};
@@ -584,6 +628,12 @@ Result<Snapshot> GitSource::sync() {
 Result<Snapshot> GitSource::snapshot(const std::string& revspec) {
   std::lock_guard<std::mutex> lock(m_impl->mu);
   return m_impl->snapshot(revspec);
+}
+
+Result<std::string> GitSource::read_file(const std::string& revision, const std::string& path,
+                                         uint64_t max_bytes) {
+  std::lock_guard<std::mutex> lock(m_impl->mu);
+  return m_impl->read_file(revision, path, max_bytes);
 }
 
 std::string GitSource::describe() const {

@@ -85,6 +85,12 @@ class GitSource {
   // not in the mirror. Signatures are not checked here (this serves `flytecd plan`).
   Result<Snapshot> snapshot(const std::string& revspec);
 
+  // One file of a commit already in the mirror (path relative to the configured sub-path), e.g.
+  // a workflow package kept in the repository. Errors: not_found, invalid_input (not a regular
+  // file, larger than max_bytes).
+  Result<std::string> read_file(const std::string& revision, const std::string& path,
+                                uint64_t max_bytes);
+
   // "<redacted url> (ref <ref>[, path <subpath>])" for logs and status.
   std::string describe() const;
 

@@ -47,4 +47,26 @@ Result<std::vector<model::SourceFile>> read_yaml_tree(const fs::path& root, size
   return files;
 }
 
+Result<std::string> read_repo_file(const std::filesystem::path& root, const std::string& path,
+                                   uint64_t max_bytes) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path base = fs::weakly_canonical(root, ec);
+  const fs::path full = fs::weakly_canonical(root / path, ec);
+  const fs::path rel = full.lexically_relative(base);
+  if (ec || rel.empty() || *rel.begin() == "..")
+    return make_error(ErrorCode::invalid_input, "'" + path + "' is outside the repository");
+  if (!fs::is_regular_file(full, ec))
+    return make_error(ErrorCode::not_found, "no file '" + path + "' in the repository");
+  const auto size = fs::file_size(full, ec);
+  if (ec || size > max_bytes)
+    return make_error(ErrorCode::invalid_input,
+                      "'" + path + "' is larger than " + std::to_string(max_bytes) + " bytes");
+  std::ifstream in(full, std::ios::binary);
+  std::string bytes(static_cast<size_t>(size), '\0');
+  if (!in.read(bytes.data(), static_cast<std::streamsize>(size)))
+    return make_error(ErrorCode::internal, "cannot read '" + path + "'");
+  return bytes;
+}
+
 }  // namespace flytecd::sources::local

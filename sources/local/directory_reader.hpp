@@ -14,4 +14,9 @@ namespace flytecd::sources::local {
 Result<std::vector<model::SourceFile>> read_yaml_tree(const std::filesystem::path& root,
                                                       size_t max_file_bytes);
 
+// Reads one file under `root` by repository-relative path (e.g. a workflow package). Errors:
+// invalid_input (path leaves root, larger than max_bytes), not_found, internal (read error).
+Result<std::string> read_repo_file(const std::filesystem::path& root, const std::string& path,
+                                   uint64_t max_bytes);
+
 }  // namespace flytecd::sources::local

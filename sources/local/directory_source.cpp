@@ -52,6 +52,10 @@ class DirectorySource : public Source {
     return s;
   }
 
+  Result<std::string> read_file(const std::string&, const std::string& path,
+                                uint64_t max_bytes) override {
+    return local::read_repo_file(m_dir, path, max_bytes);
+  }
   std::string describe() const override { return "directory " + m_dir; }
 
  private:

@@ -151,6 +151,20 @@ TEST_CASE(
         std::string::npos);
   CHECK(metrics->body.find("flytecd_target_is_emulator 0") != std::string::npos);
 
+  // Registrations: the packages are read from the Git revision (they live under flyte/packages).
+  REQUIRE(eventually([&] { return status()["registrations"].size() == 6; }, 20));
+  for (const auto& r : status()["registrations"]) {
+    INFO(r.dump());
+    CHECK((r["state"] == "registered" || r["state"] == "in-sync"));
+    CHECK(r["digest"].get<std::string>().rfind("sha256:", 0) == 0);
+    if (r["name"] == "flytesnacks-core-development") {
+      CHECK(r["counts"]["tasks"] == 39);
+      CHECK(r["counts"]["launchPlans"] == 24);
+      CHECK(r["active"].size() == 24);
+    }
+  }
+  CHECK(metrics->body.find("flytecd_registrations{state=\"failed\"} 0") != std::string::npos);
+
   auto raw = flyteidl::service::AdminService::NewStub(
       grpc::CreateChannel((*emu)->address(), grpc::InsecureChannelCredentials()));
   auto label_of = [&](const std::string& project, const std::string& domain) -> std::string {
