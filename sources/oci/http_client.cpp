@@ -224,6 +224,8 @@ Result<HttpResponse> HttpClient::send_once(const HttpRequest& request, const std
   curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
+  // Larger receive buffer: fewer callbacks (hash + write) per blob; measurably faster on 50 MiB.
+  curl_easy_setopt(c, CURLOPT_BUFFERSIZE, 256L * 1024L);
   if (m_shared->share != nullptr) curl_easy_setopt(c, CURLOPT_SHARE, m_shared->share);
   if (!m_options.ca_file.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, m_options.ca_file.c_str());
   if (request.method == "HEAD") curl_easy_setopt(c, CURLOPT_NOBODY, 1L);

@@ -120,7 +120,17 @@ RegistryClient::RegistryClient(std::string registry, bool plain_http,
       m_tokens(std::move(tokens)) {}
 
 std::string RegistryClient::base() const {
-  return (m_plain_http ? "http://" : "https://") + m_registry;
+  // Docker Hub's API lives on another host than its registry name.
+  const std::string host = m_registry == "docker.io" || m_registry == "index.docker.io"
+                               ? "registry-1.docker.io"
+                               : m_registry;
+  return (m_plain_http ? "http://" : "https://") + host;
+}
+
+std::string RegistryClient::api_repository(const std::string& repo) const {
+  // Docker Hub's official images ("alpine") live under "library/".
+  const bool hub = m_registry == "docker.io" || m_registry == "index.docker.io";
+  return hub && repo.find('/') == std::string::npos ? "library/" + repo : repo;
 }
 
 uint64_t RegistryClient::requests() const {
@@ -173,7 +183,7 @@ Result<std::string> RegistryClient::bearer_token(const std::string& realm,
 }
 
 Result<HttpResponse> RegistryClient::send(const std::string& repo, HttpRequest request) {
-  const std::string default_scope = "repository:" + repo + ":pull";
+  const std::string default_scope = "repository:" + api_repository(repo) + ":pull";
   std::string scope = default_scope;
   bool sent_basic = false, fresh_token = false;
   for (int round = 0; round < 3; ++round) {
@@ -259,7 +269,7 @@ Result<RegistryClient::ManifestBytes> RegistryClient::get_manifest(const std::st
                                                                    uint64_t max_bytes) {
   const std::string what = "manifest " + m_registry + "/" + repo + ":" + reference;
   HttpRequest req;
-  req.url = base() + "/v2/" + repo + "/manifests/" + reference;
+  req.url = base() + "/v2/" + api_repository(repo) + "/manifests/" + reference;
   req.headers.push_back(manifest_accept_header());
   req.max_body = max_bytes;
   auto r = send(repo, req);
@@ -296,7 +306,7 @@ Status RegistryClient::get_blob(const std::string& repo, const std::string& dige
                                 const std::filesystem::path& dest) {
   const std::string what = "blob " + digest + " from " + m_registry + "/" + repo;
   HttpRequest req;
-  req.url = base() + "/v2/" + repo + "/blobs/" + digest;
+  req.url = base() + "/v2/" + api_repository(repo) + "/blobs/" + digest;
   Sender sender = [&](const HttpRequest& rq) { return send(repo, rq); };
   auto r = download_to_file(sender, req, dest, size, what);
   if (!r) {

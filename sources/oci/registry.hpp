@@ -70,6 +70,7 @@ class RegistryClient {
   Result<std::string> bearer_token(const std::string& realm, const std::string& service,
                                    const std::string& scope, bool renew);
   std::string base() const;
+  std::string api_repository(const std::string& repo) const;
 
   std::string m_registry;
   bool m_plain_http;
