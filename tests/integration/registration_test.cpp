@@ -409,3 +409,52 @@ TEST_CASE("activate: none registers without activating; a dry run writes nothing
   CHECK(h.active("flytesnacks", "development").empty());
   CHECK(h.emu->calls("UpdateLaunchPlan") == 0);
 }
+
+#include "tests/oci/oci_test_support.hpp"
+
+TEST_CASE("an OCI package registers; a tag moved to a new digest is a change the plan shows",
+          "[registration][integration][oci]") {
+  if (oci_test::registry_binary().empty()) {
+    WARN("SKIP: docker-registry is not installed (packaging/setup-debian.sh installs it)");
+    return;
+  }
+  Harness h;
+  oci_test::Registry registry({});
+  oci_test::Pusher pusher(registry);
+  auto first = pusher.push_package("flyte/pkg", "v1", read_file(fixtures() / "valid-register.tgz"));
+  sources::oci::FetchOptions fo;
+  fo.cache_dir = h.dir / "oci-cache";
+  fo.plain_http_registries = {registry.host()};
+  registration::DefaultPackageSource oci(fo, "", registration::directory_reader(h.dir.string()));
+  auto r =
+      reg("pkg", "flytesnacks", "development", "v1", "oci://" + registry.host() + "/flyte/pkg:v1");
+  registration::RegistrarOptions o;
+  auto rep = registration::reconcile_registrations({r}, *h.sink, oci, *h.ledger, o);
+  INFO(registration::describe(rep.items.at(0)));
+  REQUIRE(rep.ok());
+  CHECK(rep.items[0].state == "registered");
+  CHECK(rep.items[0].digest == first.layer_digest);
+  CHECK(rep.items[0].manifest_digest == first.manifest_digest);
+  CHECK(rep.items[0].tasks == 2);
+  CHECK(h.ledger->registrations()->at("registration/flytesnacks/development/pkg").digest ==
+        first.layer_digest);
+
+  // Unchanged tag: in sync, nothing written.
+  rep = registration::reconcile_registrations({r}, *h.sink, oci, *h.ledger, o);
+  REQUIRE(rep.ok());
+  CHECK(rep.items[0].state == "in-sync");
+  CHECK(rep.rpcs == 0);
+
+  // Someone pushes other content under the same tag: the plan shows it before anything happens.
+  auto moved = pusher.push_package("flyte/pkg", "v1", read_file(fixtures() / "flyte-package.tgz"));
+  REQUIRE(moved.layer_digest != first.layer_digest);
+  registration::RegistrarOptions dry;
+  dry.dry_run = true;
+  const uint64_t writes = h.entity_writes();
+  auto plan = registration::reconcile_registrations({r}, *h.sink, oci, *h.ledger, dry);
+  REQUIRE(plan.ok());
+  CHECK(plan.items[0].state == "register");
+  CHECK(plan.items[0].digest == moved.layer_digest);
+  CHECK(registration::describe(plan.items[0]).find("would register") != std::string::npos);
+  CHECK(h.entity_writes() == writes);
+}
