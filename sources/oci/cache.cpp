@@ -143,8 +143,12 @@ void BlobCache::evict(const std::string& keep) {
   if (total <= m_max_bytes) return;
   std::sort(entries.begin(), entries.end(),
             [](const Entry& a, const Entry& b) { return a.used < b.used; });
+  // Blobs used in the last minute stay even above the bound: a fetch may have just returned
+  // one of them and its caller is still reading the file.
+  const auto recent = fs::file_time_type::clock::now() - std::chrono::seconds(60);
   for (const auto& e : entries) {
     if (total <= m_max_bytes) break;
+    if (e.used > recent) continue;
     std::error_code rm;
     if (fs::remove(e.path, rm)) total -= e.size;
   }

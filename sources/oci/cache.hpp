@@ -29,7 +29,8 @@ class TempFile {
 // Content-addressed blob store: <root>/blobs/sha256/<hex>. A blob enters only through
 // commit(), after its bytes were verified, by an atomic rename; readers therefore never see
 // partial content. Least-recently-used blobs (by mtime, refreshed on every hit) are evicted
-// when the total exceeds max_bytes. Thread-safe; several processes may share a root.
+// when the total exceeds max_bytes, except blobs used in the last 60 s (a caller may still be
+// reading a path it was just given). Thread-safe; several processes may share a root.
 class BlobCache {
  public:
   BlobCache(std::filesystem::path root, uint64_t max_bytes);

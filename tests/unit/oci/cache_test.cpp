@@ -48,7 +48,8 @@ TEST_CASE("oci cache: blobs are content-addressed, verified on hit, evicted leas
   CHECK(cache.read(da, 1000) == std::optional<std::string>(a));
   CHECK_FALSE(cache.read(da, 10));  // over the caller's bound
   REQUIRE(cache.put(db, b));
-  // Make `a` the most recently used, then insert c: b is evicted, not a.
+  // Make `a` the most recently used, then insert c: b is evicted, not a (a was used within the
+  // last minute, so it would stay anyway; b is an hour old).
   fs::last_write_time(cache.blob_path(db),
                       fs::file_time_type::clock::now() - std::chrono::hours(1));
   CHECK(cache.lookup(da));
@@ -57,12 +58,42 @@ TEST_CASE("oci cache: blobs are content-addressed, verified on hit, evicted leas
   CHECK_FALSE(cache.lookup(db));
   CHECK(cache.lookup(dc));
   CHECK(cache.total_bytes() == 200);
+}
 
-  // Corrupted on disk: dropped, so the caller fetches again.
+TEST_CASE("oci cache: a blob corrupted on disk is dropped on lookup", "[oci]") {
+  TmpRoot root;
+  oci::BlobCache cache(root.path, 1 << 20);
+  const std::string c(100, 'c');
+  const auto dc = oci::sha256_digest(c);
+  REQUIRE(cache.put(dc, c));
   std::ofstream(cache.blob_path(dc), std::ios::binary | std::ios::trunc) << std::string(100, 'x');
   CHECK_FALSE(cache.lookup(dc));
   CHECK_FALSE(fs::exists(cache.blob_path(dc)));
   CHECK_FALSE(cache.lookup("sha256:nothex"));
+}
+
+TEST_CASE("oci cache: blobs used in the last minute survive eviction, older ones go first",
+          "[oci]") {
+  TmpRoot root;
+  oci::BlobCache cache(root.path, 50);
+  const std::string a(100, 'a'), c(100, 'c');
+  const auto da = oci::sha256_digest(a), dc = oci::sha256_digest(c);
+  REQUIRE(cache.put(da, a));
+  REQUIRE(cache.put(dc, c));
+  // Over the bound, but everything was used within the last minute: nothing is evicted yet.
+  const std::string e(100, 'e');
+  REQUIRE(cache.put(oci::sha256_digest(e), e));
+  CHECK(cache.total_bytes() == 300);
+  fs::last_write_time(cache.blob_path(da),
+                      fs::file_time_type::clock::now() - std::chrono::hours(2));
+  fs::last_write_time(cache.blob_path(dc),
+                      fs::file_time_type::clock::now() - std::chrono::hours(1));
+  const std::string g(10, 'g');
+  REQUIRE(cache.put(oci::sha256_digest(g), g));
+  CHECK_FALSE(fs::exists(cache.blob_path(da)));  // hours old: evicted
+  CHECK_FALSE(fs::exists(cache.blob_path(dc)));
+  CHECK(cache.lookup(oci::sha256_digest(e)));  // recent: kept although over the bound
+  CHECK(cache.total_bytes() == 110);
 }
 
 TEST_CASE("oci cache: temp files vanish unless committed", "[oci]") {
