@@ -65,4 +65,22 @@ TEST_CASE("packaging: every optional setting in the default config is a real key
   CHECK(cfg.admin.auth_type == "ClientSecret");
   CHECK(cfg.http.sync_token_file == "/run/credentials/flytecd.service/sync-token");
   CHECK(cfg.notifications.size() == 2);
+  CHECK(cfg.kubernetes.leader_election.enabled);
+  CHECK(cfg.kubernetes.config_map.name == "flyte-admin-overrides");
+}
+
+TEST_CASE("packaging: the kustomize base's config.yaml parses and enables leader election",
+          "[packaging][k8s]") {
+  const fs::path file = fs::path(FLYTECD_SOURCE_DIR) / "packaging/kustomize/base/config.yaml";
+  auto cfg = flytecd::config::defaults();
+  auto s = flytecd::config::load_file(file.string(), cfg);
+  INFO((s ? std::string() : s.error().message));
+  REQUIRE(s.ok());
+  CHECK(cfg.http.listen == "0.0.0.0:8080");
+  CHECK(cfg.kubernetes.leader_election.enabled);
+  CHECK(cfg.kubernetes.leader_election.lease_duration_ms == 15000);
+  CHECK(cfg.kubernetes.leader_election.renew_deadline_ms == 10000);
+  CHECK(cfg.kubernetes.leader_election.retry_period_ms == 2000);
+  CHECK_FALSE(cfg.kubernetes.config_map.enabled);
+  CHECK(cfg.kubernetes.config_map.restart_deployment == "flyteadmin");
 }
