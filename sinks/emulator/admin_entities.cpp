@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "daemon/model/quantity.hpp"
 #include "sinks/emulator/admin_common.hpp"
 
 namespace flytecd::sinks::emulator {
@@ -25,6 +26,78 @@ Status validate_task_template(const fc::TaskTemplate& t) {
         "invalid TaskSpecification, pod tasks should specify their target as a K8sPod with a "
         "defined pod spec");
   }
+  return ok_status();
+}
+
+// FlyteAdmin's task_resources.limits configuration defaults, used when no TASK_RESOURCE row
+// matches the task's project/domain (flyte-semantics §3.9).
+fa::TaskResourceSpec default_task_limits() {
+  fa::TaskResourceSpec s;
+  s.set_cpu("2");
+  s.set_memory("1Gi");
+  s.set_gpu("1");
+  return s;
+}
+
+// validateTaskResources: a container's requests and limits must not exceed the platform limit for
+// the task's project/domain (TASK_RESOURCE row at project-domain or project level, else the
+// configuration; workflow-level rows are not consulted for a TASK id), and requests must not
+// exceed the task's own limits.
+Status validate_task_resources(Tx& tx, const std::string& project, const std::string& domain,
+                               const fc::TaskTemplate& t) {
+  if (!t.has_container()) return ok_status();
+  fa::TaskResourceSpec platform = default_task_limits();
+  auto row = tx.most_specific_resource(fa::TASK_RESOURCE, project, domain, "");
+  if (!row) return row.error();
+  if (row->has_value()) {
+    fa::MatchingAttributes attrs;
+    if (!attrs.ParseFromString((*row)->attributes))
+      return internal("emulator: corrupt attributes row");
+    platform = attrs.task_resource_attributes().limits();
+  }
+  auto platform_limit = [&](fc::Resources::ResourceName name) -> std::string {
+    switch (name) {
+      case fc::Resources::CPU:
+        return platform.cpu();
+      case fc::Resources::GPU:
+        return platform.gpu();
+      case fc::Resources::MEMORY:
+        return platform.memory();
+      case fc::Resources::EPHEMERAL_STORAGE:
+        return platform.ephemeral_storage();
+      default:
+        return "";
+    }
+  };
+  auto label = [](fc::Resources::ResourceName name) {
+    return fc::Resources::ResourceName_Name(name);
+  };
+  std::map<int, std::string> own_limits;
+  for (const auto& e : t.container().resources().limits()) own_limits[e.name()] = e.value();
+  auto check = [&](const fc::Resources::ResourceEntry& e, const char* what) -> Status {
+    auto q = model::parse_quantity(e.value());
+    if (!q) return invalid("Parsing of " + e.value() + " failed");
+    const std::string limit = platform_limit(e.name());
+    if (auto l = limit.empty() ? std::nullopt : model::parse_quantity(limit);
+        l && q->value > l->value)
+      return invalid("Requested " + label(e.name()) + " " + what + " [" + e.value() +
+                     "] is greater than current limit set in the platform configuration [" + limit +
+                     "]. Please contact Flyte Admins to change these limits or consult the "
+                     "configuration");
+    return ok_status();
+  };
+  for (const auto& e : t.container().resources().requests()) {
+    if (auto st = check(e, "default"); !st) return st;
+    auto own = own_limits.find(e.name());
+    if (own == own_limits.end()) continue;
+    auto q = model::parse_quantity(e.value());
+    auto l = model::parse_quantity(own->second);
+    if (q && l && q->value > l->value)
+      return invalid("Type " + label(e.name()) + " for [" + t.id().name() +
+                     "] cannot set default > limit");
+  }
+  for (const auto& e : t.container().resources().limits())
+    if (auto st = check(e, "limit"); !st) return st;
   return ok_status();
 }
 
@@ -119,6 +192,8 @@ Status Admin::create_task(const fa::TaskCreateRequest& req, fa::TaskCreateRespon
       return st;
     if (!req.has_spec() || !req.spec().has_template_()) return missing("spec");
     if (auto st = validate_task_template(req.spec().template_()); !st) return st;
+    if (auto st = validate_task_resources(tx, key.project, key.domain, req.spec().template_()); !st)
+      return st;
 
     fa::Task task;
     *task.mutable_id() = identifier_of(key);

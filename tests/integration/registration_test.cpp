@@ -458,3 +458,97 @@ TEST_CASE("an OCI package registers; a tag moved to a new digest is a change the
   CHECK(registration::describe(plan.items[0]).find("would register") != std::string::npos);
   CHECK(h.entity_writes() == writes);
 }
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <sys/wait.h>
+
+namespace {
+
+// Writes `pkg` back as a .tgz (entities serialized under their original member names).
+std::string write_package(const registration::Package& pkg) {
+  std::string out;
+  struct archive* a = archive_write_new();
+  archive_write_set_format_pax_restricted(a);
+  archive_write_add_filter_gzip(a);
+  archive_write_open(
+      a, &out, nullptr,
+      [](struct archive*, void* user, const void* buf, size_t n) -> la_ssize_t {
+        static_cast<std::string*>(user)->append(static_cast<const char*>(buf), n);
+        return static_cast<la_ssize_t>(n);
+      },
+      nullptr);
+  for (const auto& e : pkg.entities) {
+    std::string bytes = e.kind == registration::EntityKind::task ? e.task.SerializeAsString()
+                        : e.kind == registration::EntityKind::workflow
+                            ? e.workflow.SerializeAsString()
+                            : e.launch_plan.SerializeAsString();
+    struct archive_entry* entry = archive_entry_new();
+    archive_entry_set_pathname(entry, e.file.c_str());
+    archive_entry_set_size(entry, static_cast<la_int64_t>(bytes.size()));
+    archive_entry_set_filetype(entry, AE_IFREG);
+    archive_entry_set_perm(entry, 0644);
+    archive_write_header(a, entry);
+    archive_write_data(a, bytes.data(), bytes.size());
+    archive_entry_free(entry);
+  }
+  archive_write_close(a);
+  archive_write_free(a);
+  return out;
+}
+
+int run_binary(const std::vector<std::string>& args, std::string& output) {
+  std::string cmd = FLYTECD_BINARY;
+  for (const auto& a : args) cmd += " '" + a + "'";
+  cmd += " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  char buf[4096];
+  output.clear();
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) output.append(buf, n);
+  int status = pclose(p);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace
+
+TEST_CASE("flytecd apply writes overrides that raise TASK_RESOURCE limits before the tasks",
+          "[registration][integration][cli]") {
+  // A task asking for 3Gi of memory: above FlyteAdmin's default platform limit (1Gi).
+  auto pkg = registration::read_package(read_file(fixtures() / "valid-register.tgz"), "vr");
+  REQUIRE(pkg.ok());
+  auto* task = &pkg->entities.front();
+  REQUIRE(task->kind == registration::EntityKind::task);
+  auto* res = task->task.mutable_template_()->mutable_container()->mutable_resources();
+  for (auto* list : {res->mutable_requests(), res->mutable_limits()}) {
+    auto* e = list->Add();
+    e->set_name(fc::Resources::MEMORY);
+    e->set_value("3Gi");
+  }
+  fs::path dir = fs::temp_directory_path() / ("flytecd-reg-cli-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "repo/packages");
+  std::ofstream(dir / "repo/packages/big.tgz", std::ios::binary) << write_package(*pkg);
+  std::ofstream(dir / "repo/project.yaml")
+      << "apiVersion: flytecd/v1\nkind: Project\nid: res\nname: res\n";
+  std::ofstream(dir / "repo/registration.yaml")
+      << "apiVersion: flytecd/v1\nkind: WorkflowRegistration\nmetadata: {name: big}\n"
+         "project: res\ndomain: development\nversion: v1\npackage: packages/big.tgz\n";
+  const std::vector<std::string> apply = {"apply", "--repo", (dir / "repo").string(), "--state-dir",
+                                          (dir / "state").string()};
+  std::string out;
+  // Negative control: without an override the emulator (like FlyteAdmin) refuses the task.
+  CHECK(run_binary(apply, out) == 1);
+  INFO(out);
+  CHECK(out.find("FAILED") != std::string::npos);
+  CHECK(out.find("greater than current limit set in the platform configuration [1Gi]") !=
+        std::string::npos);
+  // The override that raises the limit lands in the same apply, before the task is created.
+  std::ofstream(dir / "repo/overrides.yaml")
+      << "apiVersion: flytecd/v1\nkind: Overrides\nproject: res\ndomain: development\n"
+         "spec:\n  taskResourceAttributes:\n    defaults: {cpu: '1', memory: 1Gi}\n"
+         "    limits: {cpu: '2', memory: 4Gi}\n";
+  CHECK(run_binary(apply, out) == 0);
+  CHECK(out.find("registration/res/development/big: registered v1") != std::string::npos);
+  fs::remove_all(dir);
+}
