@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark (prints figures; never pass/fail): pull a 50 MiB random layer from a loopback
-# docker-registry with flytecd's client, with curl (manifest + blob + sha256sum, like the
+# docker-registry with flytecd's client, with curl (manifest + blob + openssl sha256, like the
 # recipe's minimal pull, and a bare blob GET), and with `skopeo copy` to dir:, in the same run.
 # Usage: tests/bench/bench_oci_pull.sh BUILD_DIR [RUNS=5] [MIB=50]
 # Needs: docker-registry, curl, skopeo, python3; BUILD_DIR/tests/flytecd_bench_oci_pull built.
@@ -31,12 +31,12 @@ run() { # name cmd...
   s=$(now_ms); "$@" > /dev/null; e=$(now_ms)
   T[$name]+="$(( (e - s) / 1000 )) "
 }
-curl_pull() { # manifest (digest-checked) + blob + sha256 check, like oci-pull-curl.sh minimal
+curl_pull() { # manifest + layer digest + blob + openssl sha256 check (the recipe's minimal curl pull)
   local m l
   m=$(curl -sS -f -H 'Accept: application/vnd.oci.image.manifest.v1+json, application/vnd.oci.image.index.v1+json' "$BASE/v2/bench/pkg/manifests/v1")
-  l=$(printf %s "$m" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["layers"][0]["digest"])')
+  l=$(printf %s "$m" | grep -o '"layers":\[{"mediaType":"[^"]*","digest":"sha256:[0-9a-f]*' | grep -o 'sha256:[0-9a-f]*$')
   curl -sS -f -L -o "$D/curl.bin" "$BASE/v2/bench/pkg/blobs/$l"
-  [[ "sha256:$(sha256sum "$D/curl.bin" | cut -d' ' -f1)" == "$l" ]]
+  [[ "sha256:$(openssl dgst -sha256 -r "$D/curl.bin" | cut -d' ' -f1)" == "$l" ]]
 }
 curl_blob() { curl -sS -f -o "$D/blob.bin" "$BASE/v2/bench/pkg/blobs/$LD"; }
 skopeo_pull() { skopeo copy -q --src-tls-verify=false "docker://$HOST/bench/pkg:v1" "dir:$D/sk"; }
@@ -62,7 +62,7 @@ for k in flytecd curl curl-blob skopeo; do
   label=$k
   case $k in
     flytecd) label="flytecd (manifest+blob+verify+cache)";;
-    curl) label="curl (manifest+blob+sha256sum)";;
+    curl) label="curl (manifest+blob+openssl sha256)";;
     curl-blob) label="curl (bare blob GET)";;
     skopeo) label="skopeo copy to dir:";;
   esac
