@@ -15,6 +15,7 @@ packages=(
   nodejs npm
   docker-registry openssl curl openssh-client openssh-server
   skopeo apache2-utils python3  # OCI: pull benchmark peer, htpasswd, test token server
+  lighttpd  # Git: git http-backend as CGI behind a real web server (tests, bench)
   clang-format
   # packaging: CPack DEB (dpkg-shlibdeps, file), manifest checks (python3-yaml)
   dpkg-dev file python3-yaml
@@ -40,6 +41,11 @@ fi
 # Debian's docker-registry package starts a system service on :5000; tests start their own.
 if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet docker-registry 2>/dev/null; then
   systemctl stop docker-registry 2>/dev/null || true
+fi
+# Debian's lighttpd package starts a system service on :80; tests start their own as the user.
+if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet lighttpd 2>/dev/null; then
+  systemctl stop lighttpd 2>/dev/null || true
+  systemctl disable lighttpd 2>/dev/null || true
 fi
 
 # The Flyte IDL, exactly as pinned by packaging/idl/package-lock.json.
