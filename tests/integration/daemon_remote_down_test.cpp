@@ -91,7 +91,7 @@ class DaemonProcess {
 }  // namespace
 
 TEST_CASE(
-    "daemon: a Git remote that goes away keeps the last revision in force and is reported; a "
+    "daemon: a Git remote that goes away keeps the last revision in force and is reported, and a "
     "target that goes away makes the replica unready until it is back",
     "[daemon][integration]") {
   if (!git_test::have_lighttpd()) {
