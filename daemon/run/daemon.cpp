@@ -92,6 +92,9 @@ struct Daemon::Impl {
   nlohmann::json status = nlohmann::json::object();
   bool first_success = false, target_up = false, failing = false;
   std::string not_ready = "no reconcile has finished yet";
+  // The source's current problem (unreachable, fetch failed, revision rejected); "" when the
+  // revision in force is the source's head. Keeps lastError set while the target is fine.
+  std::string source_error;
   std::set<std::string> known_drift;
   std::map<std::string, uint64_t> rpc_seen;
 
@@ -232,6 +235,20 @@ struct Daemon::Impl {
     if (transition) notify_event(notify::EventKind::sync_failed, what, {});
   }
 
+  // Records (or, with "", clears) the source's problem; a new problem is also a failure.
+  void source_problem(const std::string& what) {
+    {
+      std::lock_guard<std::mutex> lock(status_mu);
+      if (what == source_error) return;
+      source_error = what;
+      if (what.empty())
+        status.erase("sourceError");
+      else
+        status["sourceError"] = what;
+    }
+    if (!what.empty()) set_failure(what);
+  }
+
   void sync_rpc_metrics() {
     for (const auto& [key, n] : target->sink->rpc_counts()) {
       auto space = key.find(' ');
@@ -248,16 +265,19 @@ struct Daemon::Impl {
     auto head = source->head();
     metrics.source_polls_total.with({head ? "success" : "error"}).inc();
     if (!head) {
-      set_failure("source " + source->describe() + ": " + head.error().message +
-                  (have_desired ? " (revision " + revision + " stays in force)" : ""));
+      source_problem("source " + source->describe() + ": " + head.error().message +
+                     (have_desired ? " (revision " + revision + " stays in force)" : ""));
       return;
     }
-    if (have_desired && *head == revision) return;  // unchanged: one ref lookup
-    if (*head == rejected_revision) return;         // already rejected; wait for a new one
+    if (have_desired && *head == revision) {  // unchanged: one ref lookup
+      source_problem("");
+      return;
+    }
+    if (*head == rejected_revision) return;  // already rejected; wait for a new one
     auto snap = source->sync();
     metrics.source_fetches_total.with({snap ? "success" : "error"}).inc();
     if (!snap) {
-      set_failure("source " + source->describe() + ": " + snap.error().message);
+      source_problem("source " + source->describe() + ": " + snap.error().message);
       return;
     }
     auto loaded = loader->load(snap->files, snap->blob_ids);
@@ -273,7 +293,7 @@ struct Daemon::Impl {
         status["rejectedRevision"] = {
             {"revision", snap->revision}, {"time", iso(Clock::now())}, {"errors", errors}};
       }
-      set_failure(
+      source_problem(
           "revision " + snap->revision + " is invalid (" + std::to_string(errors.size()) +
           " errors) and was rejected whole; " +
           (have_desired ? "revision " + revision + " stays in force" : "nothing is applied"));
@@ -290,6 +310,7 @@ struct Daemon::Impl {
     revision = snap->revision;
     have_desired = true;
     rejected_revision.clear();
+    source_problem("");
     metrics.set_revision(revision);
     log->info("revision {} loaded: {} documents ({} files re-parsed)", revision,
               loaded.documents.document_count, loader->parsed_last());
@@ -444,7 +465,7 @@ struct Daemon::Impl {
         first_success = true;
         not_ready.clear();
       }
-      if (report.ok() && regs.ok()) {
+      if (report.ok() && regs.ok() && source_error.empty()) {
         recovered = failing;
         failing = false;
         status.erase("lastError");

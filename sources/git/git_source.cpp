@@ -332,14 +332,20 @@ struct GitSource::Impl {
     return ok_status();
   }
 
-  Result<Snapshot> build_snapshot(const std::string& id) {
+  Result<CommitPtr> lookup_commit(const std::string& id) {
     git_oid oid;
     if (git_oid_fromstr(&oid, id.c_str()) < 0)
       return make_error(ErrorCode::internal, "bad commit id " + id);
     git_commit* raw_commit = nullptr;
     if (int rc = git_commit_lookup(&raw_commit, repo.get(), &oid); rc < 0)
       return git_failure(rc, "commit " + id);
-    CommitPtr commit(raw_commit);
+    return CommitPtr(raw_commit);
+  }
+
+  Result<Snapshot> build_snapshot(const std::string& id) {
+    auto found = lookup_commit(id);
+    if (!found) return found.error();
+    CommitPtr commit = std::move(*found);
     Snapshot snap;
     snap.revision = id;
     snap.subject = git_commit_summary(commit.get()) ? git_commit_summary(commit.get()) : "";
@@ -402,15 +408,10 @@ struct GitSource::Impl {
   // One file of a commit (path relative to the subpath), bounded by max_bytes.
   Result<std::string> read_file(const std::string& id, const std::string& path,
                                 uint64_t max_bytes) {
-    git_oid oid;
-    if (git_oid_fromstr(&oid, id.c_str()) < 0)
-      return make_error(ErrorCode::internal, "bad commit id " + id);
-    git_commit* raw_commit = nullptr;
-    if (int rc = git_commit_lookup(&raw_commit, repo.get(), &oid); rc < 0)
-      return git_failure(rc, "commit " + id);
-    CommitPtr commit(raw_commit);
+    auto commit = lookup_commit(id);
+    if (!commit) return commit.error();
     git_tree* raw_tree = nullptr;
-    if (int rc = git_commit_tree(&raw_tree, commit.get()); rc < 0)
+    if (int rc = git_commit_tree(&raw_tree, commit->get()); rc < 0)
       return git_failure(rc, "tree of commit " + id);
     TreePtr tree(raw_tree);
     const std::string full = subpath.empty() ? path : subpath + "/" + path;

@@ -273,16 +273,14 @@ TEST_CASE(
   CHECK(daemon.stop() == 0);
 }
 
-// Known gap (see the report of the remote-down work): a source error is written to lastError by
-// the poll, and the reconcile of the revision still in force, which succeeds against the target,
-// erases it again a moment later (daemon/run/daemon.cpp, reconcile_once). The error is only in
-// the log and in flytecd_source_polls_total{result="error"}. "[!shouldfail]": this case starts
-// failing (and the tag must go) once lastError keeps the source error while the remote is down.
+// A source error stays in lastError (and sourceError) while the remote is down, even though the
+// reconcile of the revision in force succeeds against the target (it used to be erased).
 TEST_CASE(
     "daemon: while the Git remote is down, /api/v1/status keeps the source error in lastError",
-    "[daemon][integration][!shouldfail]") {
+    "[daemon][integration]") {
   if (!git_test::have_lighttpd()) {
-    FAIL("lighttpd is not installed");  // keeps the [!shouldfail] contract
+    WARN("SKIP: lighttpd is not installed (packaging/setup-debian.sh installs it)");
+    return;
   }
   git_test::TempDir tmp;
   const std::string home = tmp.str("home"), work = tmp.str("work");
@@ -342,4 +340,5 @@ TEST_CASE(
   auto st = status();
   INFO(st.dump(2));
   CHECK(st.value("lastError", std::string()).find("remote.git") != std::string::npos);
+  CHECK(st.value("sourceError", std::string()).find("remote.git") != std::string::npos);
 }
