@@ -153,7 +153,8 @@ TEST_CASE(
 
   // Registrations: the packages are read from the Git revision (they live under flyte/packages).
   REQUIRE(eventually([&] { return status()["registrations"].size() == 6; }, 20));
-  for (const auto& r : status()["registrations"]) {
+  const nlohmann::json with_registrations = status();  // the loop must not iterate a temporary
+  for (const auto& r : with_registrations["registrations"]) {
     INFO(r.dump());
     CHECK((r["state"] == "registered" || r["state"] == "in-sync"));
     CHECK(r["digest"].get<std::string>().rfind("sha256:", 0) == 0);
