@@ -21,6 +21,9 @@ struct LoadedPackage {
   bool from_cache = false;
 };
 
+// The largest package read from a repository (same bound as an OCI blob by default).
+inline constexpr uint64_t k_max_repo_package_bytes = 512ull << 20;
+
 // Reads a file of the revision being reconciled (repository-relative path).
 using RepoFileReader = std::function<Result<std::string>(const std::string& path)>;
 
@@ -53,6 +56,7 @@ sources::oci::FetchOptions fetch_options(const config::PackagesConfig& cfg,
                                          const std::string& state_dir);
 
 // A reader for a repository checked out (or kept) as a directory: rejects paths that leave it.
-RepoFileReader directory_reader(const std::string& root, uint64_t max_bytes = 512ull << 20);
+RepoFileReader directory_reader(const std::string& root,
+                                uint64_t max_bytes = k_max_repo_package_bytes);
 
 }  // namespace flytecd::registration

@@ -42,14 +42,13 @@ std::string describe(const RegistrationOutcome& o) {
   if (auto pin = pkg.find("#sha256:"); pin != std::string::npos) pkg.resize(pin);
   if (!o.digest.empty()) pkg += " (" + sources::oci::short_digest(o.digest) + ")";
   if (o.state == "failed" || o.state == "conflict")
-    return s + (o.state == "failed" ? "FAILED: " : "CONFLICT: ") + o.message;
-  if (o.state == "removed" || o.state == "orphaned")
-    return s + (o.state == "removed" ? "removed from Git; deactivated " : "orphaned: ") +
-           (o.state == "removed" ? (o.deactivated.empty() ? "nothing (no launch plan was ACTIVE "
-                                                            "at " +
-                                                                o.version + ")"
-                                                          : names(o.deactivated))
-                                 : o.message);
+    return s + (o.state == "failed" ? "FAILED: " : "CONFLICT: ") +
+           (o.source.empty() ? "" : "(" + o.source + ") ") + o.message;
+  if (o.state == "orphaned") return s + "orphaned: " + o.message;
+  if (o.state == "removed")
+    return s + "removed from Git; deactivated " +
+           (o.deactivated.empty() ? "nothing (no launch plan was ACTIVE at " + o.version + ")"
+                                  : names(o.deactivated));
   if (o.state == "register")
     s += "would register " + o.version + " from " + pkg + ": " + counts();
   else if (o.state == "registered")
@@ -75,6 +74,7 @@ nlohmann::json to_json(const RegistrationOutcome& o) {
       {"key", o.key},
       {"name", o.name},
       {"kind", o.source_kind},
+      {"source", o.source},
       {"project", o.project},
       {"domain", o.domain},
       {"version", o.version},
@@ -159,6 +159,7 @@ class Run {
     o.version = r.version;
     o.package = r.package;
     o.activate = r.activate;
+    o.source = r.where.file.empty() ? "" : r.where.file + ":" + std::to_string(r.where.line);
     auto fail = [&](const Error& e, const char* state = "failed") {
       o.state = state;
       o.message = e.message;

@@ -30,6 +30,7 @@ struct RegistrarOptions {
 struct RegistrationOutcome {
   std::string key;
   std::string name, source_kind, project, domain, version;
+  std::string source;   // "registrations/x.yaml:12": the document (empty for removals)
   std::string package;  // as written in Git (expanded for FlyteRegistration)
   std::string digest;   // package content digest
   std::string manifest_digest;

@@ -355,7 +355,7 @@ struct Daemon::Impl {
         packages = std::make_unique<registration::DefaultPackageSource>(
             registration::fetch_options(cfg.packages, cfg.state_dir), cfg.packages.registry,
             [this](const std::string& path) {
-              return source->read_file(revision, path, 512ull << 20);
+              return source->read_file(revision, path, registration::k_max_repo_package_bytes);
             });
       registration::RegistrarOptions ro;
       ro.revision = revision;

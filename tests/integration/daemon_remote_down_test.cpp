@@ -22,22 +22,14 @@
 
 namespace {
 
+using git_test::eventually;
+
 namespace admin = flyteidl::admin;
 namespace emulator = flytecd::sinks::emulator;
 using git_test::git;
 using git_test::spit;
 
 // Polls `pred` every 50 ms until it holds or `seconds` pass.
-template <typename Pred>
-bool eventually(Pred pred, double seconds) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return pred();
-}
-
 // The value of one sample line of a Prometheus text exposition ("name{labels} value"); 0 when
 // the sample is absent.
 double sample(const std::string& text, const std::string& series) {

@@ -19,23 +19,15 @@
 
 #include "flytecd_service.grpc.pb.h"
 #include "sinks/emulator/emulator.hpp"
+#include "tests/integration/git/git_test_support.hpp"
 
 namespace fs = std::filesystem;
 namespace admin = flyteidl::admin;
 
 namespace {
 
-int free_port() {
-  int s = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(s, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t len = sizeof(a);
-  getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
-  close(s);
-  return ntohs(a.sin_port);
-}
+using git_test::eventually;
+using git_test::free_port;
 
 void sh(const std::string& cmd) {
   INFO(cmd);
@@ -67,16 +59,6 @@ std::string hmac_hex(const std::string& key, const std::string& body) {
 }
 
 // Polls `pred` every 50 ms until it holds or `seconds` pass.
-template <typename Pred>
-bool eventually(Pred pred, double seconds) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return pred();
-}
-
 }  // namespace
 
 TEST_CASE(

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "sinks/emulator/emulator.hpp"
+#include "tests/integration/git/git_test_support.hpp"
 #include "tests/integration/kube_standin.hpp"
 
 namespace fs = std::filesystem;
@@ -25,27 +26,8 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-int free_port() {
-  int s = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(s, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t len = sizeof(a);
-  getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
-  close(s);
-  return ntohs(a.sin_port);
-}
-
-template <typename Pred>
-bool eventually(Pred pred, double seconds) {
-  auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
-  while (Clock::now() < deadline) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return pred();
-}
+using git_test::eventually;
+using git_test::free_port;
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p);

@@ -308,6 +308,8 @@ TEST_CASE("invalid-fast.tgz and an unreachable registry fail only their own regi
   CHECK(bad.state == "failed");
   CHECK(bad.message.find("invalid-fast") != std::string::npos);
   CHECK(bad.message.find("tagz") != std::string::npos);
+  CHECK(bad.source == "registrations.yaml:1");  // the failing document is named
+  CHECK(registration::describe(bad).find("FAILED: (registrations.yaml:1) ") != std::string::npos);
   CHECK(item(rep, "gone").state == "failed");
   CHECK(item(rep, "good").state == "registered");
   CHECK(h.emu->calls("CreateTask") == 2);  // only the good package's tasks

@@ -134,6 +134,17 @@ inline std::string git(const std::string& home, const std::string& dir,
   return out;
 }
 
+// Polls `pred` every 50 ms until it holds or `seconds` pass; the last answer decides.
+template <typename Pred>
+bool eventually(Pred pred, double seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return pred();
+}
+
 // A port that was free a moment ago (the kernel picks it; we release it for the server).
 inline int free_port() {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
