@@ -13,6 +13,7 @@
 
 #include "daemon/cli/target.hpp"
 #include "daemon/common/log.hpp"
+#include "daemon/http/json_snapshot.hpp"
 #include "daemon/http/server.hpp"
 #include "daemon/k8s/in_cluster.hpp"
 #include "daemon/metrics/flytecd_metrics.hpp"
@@ -89,7 +90,7 @@ struct Daemon::Impl {
   reconcile::State desired;
   std::string revision, rejected_revision;
   std::mutex status_mu;
-  nlohmann::json status = nlohmann::json::object();
+  http::JsonSnapshot status;  // rendered once per change for /api/v1/status
   bool first_success = false, target_up = false, failing = false;
   std::string not_ready = "no reconcile has finished yet";
   // The source's current problem (unreachable, fetch failed, revision rejected); "" when the
@@ -164,10 +165,11 @@ struct Daemon::Impl {
     http::HttpHandlers hh;
     hh.trigger_sync = [this](const std::string& reason) { nudge(reason); };
     hh.status = [this] {
+      // Leader state is live (not part of the document), so it is compared, not versioned.
+      nlohmann::json extra = nullptr;
+      if (cluster) extra = {{"leader", cluster->status()}};
       std::lock_guard<std::mutex> lock(status_mu);
-      nlohmann::json s = status;
-      if (cluster) s["leader"] = cluster->status();
-      return s;
+      return status.rendered(extra);
     };
     hh.ready = [this] {
       if (cluster && !cluster->leading()) return cluster->healthy();  // a follower
