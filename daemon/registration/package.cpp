@@ -482,11 +482,15 @@ uint64_t footprint(const Entity& e) {
   return sizeof(Entity) + e.file.capacity() + message;
 }
 
-// Memory to lease before the second pass: the fast source as stored, every entity decoded (a
-// decoded message takes more room than its wire form), and the one raw member being decoded.
+// Memory to lease before the second pass: the fast source as stored, the one raw member being
+// decoded, and every entity decoded. A decoded message takes more room than its wire form: about
+// the same for a large string, ~5x for pyflyte's small entities (flytesnacks: 53 KB of .pb hold
+// 310 KB decoded), hence twice the bytes plus a fixed allowance per entity. What is actually
+// held is measured as each entity is decoded; the lease grows past this (if the budget has the
+// bytes free) or is trimmed down to it.
 uint64_t estimate_memory(const Scan& c) {
   return c.fast_bytes + c.largest_entity + 2 * c.entity_bytes +
-         (sizeof(Entity) + 1024) * c.entity_count;
+         (sizeof(Entity) + 8 * 1024) * c.entity_count;
 }
 
 // Grows `pkg.memory` to `bytes` (never waits: the lease was taken whole up front).
