@@ -327,9 +327,9 @@ class Run {
 
     auto order = registration_order(pkg);
     if (!order) return order.error();
-    std::vector<const Entity*> tasks, rest;
+    std::vector<Entity*> tasks, rest;
     for (size_t i : *order) {
-      const Entity& e = pkg.entities[i];
+      Entity& e = pkg.entities[i];
       (e.kind == EntityKind::task ? tasks : rest).push_back(&e);
     }
 
@@ -359,7 +359,7 @@ class Run {
     for (auto& t : pool) t.join();
     if (first_error) return *first_error;
     // Workflows and launch plans in dependency order (pyflyte's file order, verified).
-    for (const Entity* e : rest) {
+    for (Entity* e : rest) {
       if (cancelled()) return make_error(ErrorCode::unavailable, "cancelled");
       if (auto s = create(r, *e, o, mu); !s) return s;
     }
@@ -375,8 +375,9 @@ class Run {
     return id_text(kind, r.project, r.domain, e.id());
   }
 
-  Status create(const model::Registration& r, const Entity& e, RegistrationOutcome& o,
-                std::mutex& mu) {
+  // Moves the spec into the request and back (no copy of a possibly large spec per call in
+  // flight); `e` is unchanged afterwards.
+  Status create(const model::Registration& r, Entity& e, RegistrationOutcome& o, std::mutex& mu) {
     fc::Identifier id;
     id.set_project(r.project);
     id.set_domain(r.domain);
@@ -388,24 +389,27 @@ class Run {
         fa::TaskCreateRequest req;
         id.set_resource_type(fc::TASK);
         *req.mutable_id() = id;
-        *req.mutable_spec() = e.task;
+        req.mutable_spec()->Swap(&e.task);
         res = m_sink.create_task(req);
+        req.mutable_spec()->Swap(&e.task);
         break;
       }
       case EntityKind::workflow: {
         fa::WorkflowCreateRequest req;
         id.set_resource_type(fc::WORKFLOW);
         *req.mutable_id() = id;
-        *req.mutable_spec() = e.workflow;
+        req.mutable_spec()->Swap(&e.workflow);
         res = m_sink.create_workflow(req);
+        req.mutable_spec()->Swap(&e.workflow);
         break;
       }
       case EntityKind::launch_plan: {
         fa::LaunchPlanCreateRequest req;
         id.set_resource_type(fc::LAUNCH_PLAN);
         *req.mutable_id() = id;
-        *req.mutable_spec() = e.launch_plan.spec();
+        req.mutable_spec()->Swap(e.launch_plan.mutable_spec());
         res = m_sink.create_launch_plan(req);
+        req.mutable_spec()->Swap(e.launch_plan.mutable_spec());
         break;
       }
     }
