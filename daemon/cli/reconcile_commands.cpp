@@ -42,6 +42,9 @@ registration::RegistrationReport run_registrations(const config::Config& cfg, Ta
   ro.prune = cfg.policy.prune;
   ro.dry_run = dry_run;
   ro.parallelism = cfg.parallelism;
+  ro.max_package_bytes = cfg.packages.max_package_bytes;
+  registration::MemoryBudget memory(cfg.packages.memory_budget_bytes);
+  ro.memory = &memory;
   return registration::reconcile_registrations(docs.registrations, *target.sink, packages,
                                                *target.ledger, ro,
                                                [&](const registration::RegistrationOutcome& o) {

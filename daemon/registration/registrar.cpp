@@ -135,8 +135,8 @@ size_t count_prefix(const std::vector<std::string>& ids, std::string_view prefix
 class Run {
  public:
   Run(sinks::EntitySink& sink, PackageSource& packages, ledger::Ledger& ledger,
-      const RegistrarOptions& options)
-      : m_sink(sink), m_packages(packages), m_ledger(ledger), m_opt(options) {}
+      const RegistrarOptions& options, MemoryBudget& memory)
+      : m_sink(sink), m_packages(packages), m_ledger(ledger), m_opt(options), m_memory(memory) {}
 
   bool cancelled() const { return m_opt.cancel && m_opt.cancel->load(); }
 
@@ -174,6 +174,7 @@ class Run {
     o.manifest_digest = loaded->manifest_digest;
     const std::string fingerprint = fingerprint_of(r, loaded->digest);
     const bool registered_before = !force_register && prev && prev->fingerprint == fingerprint;
+    if (registered_before) std::string().swap(loaded->bytes);  // only its digest was needed
 
     ledger::RegistrationRecord rec;
     rec.key = o.key;
@@ -190,7 +191,12 @@ class Run {
       rec.launch_plans = prev->launch_plans;
       rec.activated = prev->activated;
     } else {
-      auto pkg = read_package(loaded->bytes, loaded->reference);
+      ReaderLimits limits;
+      limits.max_total_bytes = m_opt.max_package_bytes;
+      limits.budget = &m_memory;
+      limits.cancel = m_opt.cancel;
+      auto pkg = read_package(loaded->bytes, loaded->reference, limits);
+      std::string().swap(loaded->bytes);  // decoded now; the archive is not needed any more
       if (!pkg) return fail(pkg.error());
       for (const auto& e : pkg->entities) {
         if (e.kind != EntityKind::launch_plan) continue;
@@ -309,7 +315,11 @@ class Run {
                       pkg.fast_source_md5.size()));
       if (!where) return where.error().wrap("fast-registration upload location");
       count_rpc();
-      if (auto s = put_upload(*where, pkg.fast_source_tar, pkg.fast_source_md5); !s) return s;
+      if (auto s = put_upload(
+              *where, pkg.fast_source_size, [&pkg] { return open_fast_source(pkg); },
+              pkg.fast_source_md5);
+          !s)
+        return s;
       count_rpc();
       params.remote_package_path = where->native_url;
     }
@@ -317,9 +327,9 @@ class Run {
 
     auto order = registration_order(pkg);
     if (!order) return order.error();
-    std::vector<const Entity*> tasks, rest;
+    std::vector<Entity*> tasks, rest;
     for (size_t i : *order) {
-      const Entity& e = pkg.entities[i];
+      Entity& e = pkg.entities[i];
       (e.kind == EntityKind::task ? tasks : rest).push_back(&e);
     }
 
@@ -349,7 +359,7 @@ class Run {
     for (auto& t : pool) t.join();
     if (first_error) return *first_error;
     // Workflows and launch plans in dependency order (pyflyte's file order, verified).
-    for (const Entity* e : rest) {
+    for (Entity* e : rest) {
       if (cancelled()) return make_error(ErrorCode::unavailable, "cancelled");
       if (auto s = create(r, *e, o, mu); !s) return s;
     }
@@ -365,8 +375,9 @@ class Run {
     return id_text(kind, r.project, r.domain, e.id());
   }
 
-  Status create(const model::Registration& r, const Entity& e, RegistrationOutcome& o,
-                std::mutex& mu) {
+  // Moves the spec into the request and back (no copy of a possibly large spec per call in
+  // flight); `e` is unchanged afterwards.
+  Status create(const model::Registration& r, Entity& e, RegistrationOutcome& o, std::mutex& mu) {
     fc::Identifier id;
     id.set_project(r.project);
     id.set_domain(r.domain);
@@ -378,24 +389,27 @@ class Run {
         fa::TaskCreateRequest req;
         id.set_resource_type(fc::TASK);
         *req.mutable_id() = id;
-        *req.mutable_spec() = e.task;
+        req.mutable_spec()->Swap(&e.task);
         res = m_sink.create_task(req);
+        req.mutable_spec()->Swap(&e.task);
         break;
       }
       case EntityKind::workflow: {
         fa::WorkflowCreateRequest req;
         id.set_resource_type(fc::WORKFLOW);
         *req.mutable_id() = id;
-        *req.mutable_spec() = e.workflow;
+        req.mutable_spec()->Swap(&e.workflow);
         res = m_sink.create_workflow(req);
+        req.mutable_spec()->Swap(&e.workflow);
         break;
       }
       case EntityKind::launch_plan: {
         fa::LaunchPlanCreateRequest req;
         id.set_resource_type(fc::LAUNCH_PLAN);
         *req.mutable_id() = id;
-        *req.mutable_spec() = e.launch_plan.spec();
+        req.mutable_spec()->Swap(e.launch_plan.mutable_spec());
         res = m_sink.create_launch_plan(req);
+        req.mutable_spec()->Swap(e.launch_plan.mutable_spec());
         break;
       }
     }
@@ -470,6 +484,7 @@ class Run {
   PackageSource& m_packages;
   ledger::Ledger& m_ledger;
   const RegistrarOptions& m_opt;
+  MemoryBudget& m_memory;
   std::mutex m_mu;
   size_t m_rpcs = 0;
 };
@@ -495,7 +510,8 @@ RegistrationReport reconcile_registrations(
   std::sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
     return registration_key(*a) < registration_key(*b);
   });
-  Run run(sink, packages, ledger, options);
+  MemoryBudget local_memory(k_default_memory_budget_bytes);
+  Run run(sink, packages, ledger, options, options.memory ? *options.memory : local_memory);
   std::vector<RegistrationOutcome> outs(order.size());
   std::mutex cb_mu;
   std::atomic<size_t> next{0};

@@ -9,6 +9,8 @@
 
 #include "daemon/ledger/ledger.hpp"
 #include "daemon/model/documents.hpp"
+#include "daemon/registration/budget.hpp"
+#include "daemon/registration/package.hpp"
 #include "daemon/registration/packages.hpp"
 #include "sinks/entity_sink.hpp"
 
@@ -24,6 +26,11 @@ struct RegistrarOptions {
   bool dry_run = false;   // plan only: read packages and live activation, write nothing
   int parallelism = 8;    // tasks in flight per package; packages in flight
   const std::atomic<bool>* cancel = nullptr;
+  // Decompressed bytes one package may hold (packages.maxPackageBytes).
+  uint64_t max_package_bytes = k_default_max_package_bytes;
+  // What package reading may hold across the registrations in flight (the daemon passes one
+  // process-wide budget; null = one of k_default_memory_budget_bytes for this call).
+  MemoryBudget* memory = nullptr;
 };
 
 // What happened (or, in a dry run, would happen) to one registration.

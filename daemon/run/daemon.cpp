@@ -71,6 +71,8 @@ struct Daemon::Impl {
   std::string configmap_doc;  // ConfigMap mode: the overrides document of the revision in force
   // Workflow registrations: packages through one fetcher (token and blob caches persist).
   std::unique_ptr<registration::DefaultPackageSource> packages;
+  // What package reading may hold at once, across every registration (packages.memoryBudgetBytes).
+  std::unique_ptr<registration::MemoryBudget> package_memory;
   std::vector<model::Registration> registrations;  // of the revision in force
   metrics::GaugeFamily& registrations_gauge =
       registry.gauge("flytecd_registrations",
@@ -109,6 +111,7 @@ struct Daemon::Impl {
     if (!t) return t.error();
     target = std::make_unique<cli::Target>(std::move(*t));
     packages.reset();  // the packages settings may have changed
+    package_memory = std::make_unique<registration::MemoryBudget>(cfg.packages.memory_budget_bytes);
     metrics.set_target(false, target->embedded());
     k8s::ElectorCallbacks on_lease{[this] {
                                      leader_gauge.with({}).set(1);
@@ -365,6 +368,8 @@ struct Daemon::Impl {
       ro.prune = cfg.policy.prune;
       ro.parallelism = cfg.parallelism;
       ro.cancel = &halt;
+      ro.max_package_bytes = cfg.packages.max_package_bytes;
+      ro.memory = package_memory.get();
       regs = registration::reconcile_registrations(registrations, *target->sink, *packages,
                                                    *target->ledger, ro,
                                                    [&](const registration::RegistrationOutcome& o) {
