@@ -260,13 +260,15 @@ Status load_file(const std::string& path, Config& cfg) {
             cfg.policy.max_prune_share = p.second.as<double>();
           else if (k == "allowMassPrune")
             cfg.policy.allow_mass_prune = p.second.as<bool>();
+          else if (k == "allowEmpty")
+            cfg.policy.allow_empty = p.second.as<bool>();
           else if (k == "requireDigestPins")
             cfg.documents.require_digest_pins = p.second.as<bool>();
           else
             return make_error(ErrorCode::invalid_input,
                               where(p.first, "policy." + k) +
                                   ": unknown key (expected selfHeal, prune, maxPruneShare, "
-                                  "allowMassPrune, requireDigestPins)");
+                                  "allowMassPrune, allowEmpty, requireDigestPins)");
         }
       } else {
         return make_error(

@@ -89,6 +89,7 @@ struct Daemon::Impl {
 
   // State in force (reconcile thread), and the status view (guarded by status_mu).
   bool have_desired = false;
+  size_t document_count = 0;
   reconcile::State desired;
   std::string revision, rejected_revision;
   std::mutex status_mu;
@@ -307,6 +308,7 @@ struct Daemon::Impl {
     }
     desired = reconcile::desired_state(loaded.documents);
     registrations = loaded.documents.registrations;
+    document_count = loaded.documents.document_count;
     if (cluster && cluster->configmap_mode()) {
       // RFC 3749: overrides live in FlyteAdmin's ConfigMap, not its database.
       configmap_doc = k8s::render_overrides_document(loaded.documents);
@@ -325,6 +327,15 @@ struct Daemon::Impl {
     status.erase("rejectedRevision");
   }
 
+  static reconcile::ApplyReport refused_report(const std::string& reason) {
+    reconcile::ApplyReport r;
+    r.refused = true;
+    r.error = reason;
+    r.first_plan.refused = true;
+    r.first_plan.refusal = reason;
+    return r;
+  }
+
   void reconcile_once(const std::string& reason) {
     auto started = std::chrono::steady_clock::now();
     halt = cancel.load();  // reset first: a leadership loss from here on sets it again
@@ -337,15 +348,28 @@ struct Daemon::Impl {
     ao.policy = cfg.policy;
     ao.parallelism = cfg.parallelism;
     ao.cancel = &halt;
-    auto report = reconcile::apply(
-        *target->sink, *target->ledger, desired, ao, [&](const reconcile::StepResult& r) {
-          if (r.step.action == reconcile::Action::adopt) return;
-          if (r.status)
-            log->info("{}", reconcile::step_line(r.step));
-          else
-            log->warn("{} FAILED: {}", reconcile::step_line(r.step), r.status.error().message);
-        });
-    if (cluster && cluster->configmap_mode() && !halt) {
+    // One guard over everything the revision would destroy, before any step of it runs.
+    reconcile::GuardVerdict verdict;
+    if (auto v = cli::guard_revision(cfg, *target, document_count, registrations, desired); v)
+      verdict = *v;
+    else
+      verdict = {true, "ledger: " + v.error().message};
+    if (verdict.refused) {
+      log->error("revision {} REFUSED, nothing executed: {}", revision, verdict.reason);
+      cli::record_refusal(*target, revision, verdict.reason);
+    }
+    auto report = verdict.refused ? refused_report(verdict.reason)
+                                  : reconcile::apply(
+                                        *target->sink, *target->ledger, desired, ao,
+                                        [&](const reconcile::StepResult& r) {
+                                          if (r.step.action == reconcile::Action::adopt) return;
+                                          if (r.status)
+                                            log->info("{}", reconcile::step_line(r.step));
+                                          else
+                                            log->warn("{} FAILED: {}", reconcile::step_line(r.step),
+                                                      r.status.error().message);
+                                        });
+    if (cluster && cluster->configmap_mode() && !halt && !report.refused) {
       auto cm = cluster->apply_overrides(configmap_doc, revision);
       if (!cm)
         report.error += (report.error.empty() ? "" : "; ") + cm.error().message;
@@ -355,7 +379,7 @@ struct Daemon::Impl {
     }
     // Registrations after projects and overrides (projects exist, TASK_RESOURCE limits set).
     registration::RegistrationReport regs;
-    if (!halt) {
+    if (!halt && !report.refused) {
       if (!packages)
         packages = std::make_unique<registration::DefaultPackageSource>(
             registration::fetch_options(cfg.packages, cfg.state_dir), cfg.packages.registry,
@@ -467,7 +491,9 @@ struct Daemon::Impl {
       for (const char* st :
            {"registered", "in-sync", "activated", "removed", "orphaned", "failed", "conflict"})
         registrations_gauge.with({st}).set(by_state[st]);
-      target_up = observed && report.error.find("flyteadmin:") == std::string::npos;
+      // A revision refused by the guard before observing says nothing about the target.
+      target_up =
+          (observed || verdict.refused) && report.error.find("flyteadmin:") == std::string::npos;
       if (report.ok()) {
         first_success = true;
         not_ready.clear();
