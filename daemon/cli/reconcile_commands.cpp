@@ -32,7 +32,8 @@ Result<model::Documents> load_valid(const config::Config& cfg, std::ostream& err
 registration::RegistrationReport run_registrations(const config::Config& cfg, Target& target,
                                                    const model::Documents& docs,
                                                    const std::string& revision, bool dry_run,
-                                                   std::ostream* out) {
+                                                   std::ostream* out,
+                                                   CircuitBreaker* breaker = nullptr) {
   registration::DefaultPackageSource packages(
       registration::fetch_options(cfg.packages, cfg.state_dir), cfg.packages.registry,
       registration::directory_reader(cfg.repo));
@@ -42,6 +43,7 @@ registration::RegistrationReport run_registrations(const config::Config& cfg, Ta
   ro.prune = cfg.policy.prune;
   ro.dry_run = dry_run;
   ro.parallelism = cfg.parallelism;
+  ro.breaker = breaker;
   return registration::reconcile_registrations(docs.registrations, *target.sink, packages,
                                                *target.ledger, ro,
                                                [&](const registration::RegistrationOutcome& o) {
@@ -94,6 +96,8 @@ int run_apply(const TargetOptions& opt, std::ostream& out, std::ostream& err) {
   ao.revision = "dir:" + std::filesystem::absolute(cfg->repo).lexically_normal().string();
   ao.policy = cfg->policy;
   ao.parallelism = cfg->parallelism;
+  CircuitBreaker breaker;  // one pass: a target that stops answering stops it all
+  ao.breaker = &breaker;
   auto started = std::chrono::steady_clock::now();
   auto report = reconcile::apply(
       *target->sink, *target->ledger, reconcile::desired_state(*docs), ao,
@@ -111,7 +115,7 @@ int run_apply(const TargetOptions& opt, std::ostream& out, std::ostream& err) {
   out << reconcile::summary_line(p) << "\n";
   // Registrations after projects and overrides: projects must exist, and TASK_RESOURCE limits a
   // task needs are in place before the task is created.
-  auto regs = run_registrations(*cfg, *target, *docs, ao.revision, false, &out);
+  auto regs = run_registrations(*cfg, *target, *docs, ao.revision, false, &out, &breaker);
   out << "registrations: " << regs.items.size() << " (" << regs.failed() << " failed), "
       << regs.rpcs << " write RPCs\n";
   size_t adopted = 0;
@@ -120,6 +124,10 @@ int run_apply(const TargetOptions& opt, std::ostream& out, std::ostream& err) {
   out << "applied " << report.results.size() - adopted << " steps (" << report.failed
       << " failed), adopted " << adopted << ", rounds " << report.rounds << ", " << secs << " s; "
       << (report.ok() ? "converged" : "NOT converged: " + report.error) << "\n";
+  if (report.target_down() || regs.target_down)
+    err << "flytecd apply: FlyteAdmin at " << target->description << " is down ("
+        << (report.target_down() ? report.error : regs.target_down->message)
+        << "); what succeeded is recorded in the ledger; run apply again when it is back\n";
   return report.ok() && regs.ok() ? 0 : 1;
 }
 
