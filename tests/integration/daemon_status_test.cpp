@@ -95,7 +95,8 @@ TEST_CASE(
         << "admin: {endpoint: " << (*emu)->address()
         << ", insecure: true, authType: ClientSecret, clientId: flytecd, clientSecretLocation: "
         << (dir / "client-secret").string() << ", tokenUrl: 'http://127.0.0.1:" << tokens.port()
-        << "/oauth2/token', authorizationHeader: flyte-authorization, maxRetries: 1}\n"
+        << "/oauth2/token', authorizationHeader: flyte-authorization, scopes: [all],\n"
+        << "  maxRetries: 1}\n"
         << "http: {listen: 127.0.0.1:" << port << "}\n";
   }
   pid_t pid = fork();
