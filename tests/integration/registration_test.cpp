@@ -555,9 +555,10 @@ TEST_CASE("flytecd apply writes overrides that raise TASK_RESOURCE limits before
   fs::remove_all(dir);
 }
 
-TEST_CASE("FlyteAdmin unreachable: after a few failed calls the remaining registrations are not "
-          "attempted, and the report says the target is down",
-          "[registration][integration][breaker]") {
+TEST_CASE(
+    "FlyteAdmin unreachable: after a few failed calls the remaining registrations are not "
+    "attempted, and the report says the target is down",
+    "[registration][integration][breaker]") {
   Harness h;
   std::vector<model::Registration> regs;
   for (int i = 0; i < 8; ++i)
