@@ -95,6 +95,14 @@ int wait_exit(pid_t pid, double seconds) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
 }
 
+// Kills and reaps a child still running when a failing REQUIRE leaves the test.
+struct Reaper {
+  pid_t pid = 0;
+  ~Reaper() {
+    if (pid > 0 && kill(pid, SIGKILL) == 0) waitpid(pid, nullptr, 0);
+  }
+};
+
 struct Rig {
   fs::path dir;
   fs::path repo;
@@ -140,15 +148,19 @@ TEST_CASE(
     return pid;
   };
   pid_t emulator = start_emulator("writes:latency=10ms");
+  Reaper emulator_reaper{emulator};
   pid_t apply = spawn(rig.apply_args(address), rig.dir / "apply.out", rig.dir / "apply.err");
+  Reaper apply_reaper{apply};
   // Kill the emulator once the apply is well under way (100 steps done).
   REQUIRE(eventually(
       [&] { return count_lines_ending(slurp(rig.dir / "apply.out"), "  ok") >= 100; }, 60));
   kill(emulator, SIGKILL);
   waitpid(emulator, nullptr, 0);
+  emulator_reaper.pid = 0;
   const auto killed = std::chrono::steady_clock::now();
   // Generous bound: the old code took minutes here (every remaining step with retries).
   const int rc = wait_exit(apply, 60);
+  apply_reaper.pid = 0;
   const double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
   const std::string out = slurp(rig.dir / "apply.out"), err = slurp(rig.dir / "apply.err");
@@ -167,6 +179,7 @@ TEST_CASE(
 
   // Restarted on the same port and database: the next apply converges.
   emulator = start_emulator("");
+  emulator_reaper.pid = emulator;
   pid_t again = spawn(rig.apply_args(address), rig.dir / "again.out", rig.dir / "again.err");
   const int rc2 = wait_exit(again, 120);
   INFO(slurp(rig.dir / "again.err"));
@@ -175,6 +188,7 @@ TEST_CASE(
   CHECK(rig.ledger_size() == k_steps);
   kill(emulator, SIGTERM);
   CHECK(wait_exit(emulator, 15) >= 0);
+  emulator_reaper.pid = 0;
 }
 
 TEST_CASE(

@@ -109,6 +109,13 @@ TEST_CASE(
           static_cast<char*>(nullptr));
     _exit(127);
   }
+  // A failing REQUIRE must not leave the daemon running.
+  struct Reaper {
+    pid_t pid;
+    ~Reaper() {
+      if (pid > 0 && kill(pid, SIGKILL) == 0) waitpid(pid, nullptr, 0);
+    }
+  } reaper{pid};
   httplib::Client http("127.0.0.1", port);
   http.set_connection_timeout(1);
   auto status = [&]() -> nlohmann::json {
@@ -176,6 +183,7 @@ TEST_CASE(
   kill(pid, SIGTERM);
   int wstatus = 0;
   REQUIRE(eventually([&] { return waitpid(pid, &wstatus, WNOHANG) == pid; }, 15));
+  reaper.pid = 0;
   CHECK(WIFEXITED(wstatus));
   fs::remove_all(dir);
 }
