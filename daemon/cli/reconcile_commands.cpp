@@ -32,7 +32,8 @@ Result<model::Documents> load_valid(const config::Config& cfg, std::ostream& err
 registration::RegistrationReport run_registrations(const config::Config& cfg, Target& target,
                                                    const model::Documents& docs,
                                                    const std::string& revision, bool dry_run,
-                                                   std::ostream* out) {
+                                                   std::ostream* out,
+                                                   CircuitBreaker* breaker = nullptr) {
   registration::DefaultPackageSource packages(
       registration::fetch_options(cfg.packages, cfg.state_dir), cfg.packages.registry,
       registration::directory_reader(cfg.repo));
@@ -45,6 +46,7 @@ registration::RegistrationReport run_registrations(const config::Config& cfg, Ta
   ro.max_package_bytes = cfg.packages.max_package_bytes;
   registration::MemoryBudget memory(cfg.packages.memory_budget_bytes);
   ro.memory = &memory;
+  ro.breaker = breaker;
   return registration::reconcile_registrations(docs.registrations, *target.sink, packages,
                                                *target.ledger, ro,
                                                [&](const registration::RegistrationOutcome& o) {
@@ -113,6 +115,8 @@ int run_apply(const TargetOptions& opt, std::ostream& out, std::ostream& err) {
         << "applied 0 steps; registrations: 0 write RPCs; nothing of this revision was executed\n";
     return 1;
   }
+  CircuitBreaker breaker;  // one pass: a target that stops answering stops it all
+  ao.breaker = &breaker;
   auto started = std::chrono::steady_clock::now();
   auto report = reconcile::apply(
       *target->sink, *target->ledger, desired, ao, [&](const reconcile::StepResult& r) {
@@ -131,7 +135,8 @@ int run_apply(const TargetOptions& opt, std::ostream& out, std::ostream& err) {
   // task needs are in place before the task is created.
   // A refused plan executes nothing: neither its overrides nor its registrations.
   registration::RegistrationReport regs;
-  if (!report.refused) regs = run_registrations(*cfg, *target, *docs, ao.revision, false, &out);
+  if (!report.refused)
+    regs = run_registrations(*cfg, *target, *docs, ao.revision, false, &out, &breaker);
   out << "registrations: " << regs.items.size() << " (" << regs.failed() << " failed), "
       << regs.rpcs << " write RPCs\n";
   size_t adopted = 0;
@@ -140,6 +145,10 @@ int run_apply(const TargetOptions& opt, std::ostream& out, std::ostream& err) {
   out << "applied " << report.results.size() - adopted << " steps (" << report.failed
       << " failed), adopted " << adopted << ", rounds " << report.rounds << ", " << secs << " s; "
       << (report.ok() ? "converged" : "NOT converged: " + report.error) << "\n";
+  if (report.target_down() || regs.target_down)
+    err << "flytecd apply: FlyteAdmin at " << target->description << " is down ("
+        << (report.target_down() ? report.error : regs.target_down->message)
+        << "); what succeeded is recorded in the ledger; run apply again when it is back\n";
   return report.ok() && regs.ok() ? 0 : 1;
 }
 

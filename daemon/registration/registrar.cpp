@@ -132,11 +132,63 @@ size_t count_prefix(const std::vector<std::string>& ids, std::string_view prefix
   }));
 }
 
+// Every FlyteAdmin call of a registration pass goes through the breaker: it counts calls that
+// found FlyteAdmin unreachable (each already retried by the transport) and, once open, fails the
+// calls not yet made at once instead of retrying each against a target that is gone.
+class GuardedSink final : public sinks::EntitySink {
+ public:
+  GuardedSink(sinks::EntitySink& inner, CircuitBreaker& breaker)
+      : m_inner(inner), m_breaker(breaker) {}
+
+  Result<sinks::Created> create_task(const fa::TaskCreateRequest& req) override {
+    return guard([&] { return m_inner.create_task(req); });
+  }
+  Result<sinks::Created> create_workflow(const fa::WorkflowCreateRequest& req) override {
+    return guard([&] { return m_inner.create_workflow(req); });
+  }
+  Result<sinks::Created> create_launch_plan(const fa::LaunchPlanCreateRequest& req) override {
+    return guard([&] { return m_inner.create_launch_plan(req); });
+  }
+  Result<std::map<std::string, std::string>> active_launch_plans(
+      const std::string& project, const std::string& domain) override {
+    return guard([&] { return m_inner.active_launch_plans(project, domain); });
+  }
+  Status set_launch_plan_state(const fc::Identifier& id, bool active) override {
+    return guard([&] { return m_inner.set_launch_plan_state(id, active); });
+  }
+  Result<sinks::UploadLocation> create_upload_location(const std::string& project,
+                                                       const std::string& domain,
+                                                       const std::string& filename,
+                                                       const std::string& content_md5) override {
+    return guard(
+        [&] { return m_inner.create_upload_location(project, domain, filename, content_md5); });
+  }
+
+ private:
+  template <typename Fn>
+  auto guard(Fn fn) -> decltype(fn()) {
+    if (auto down = m_breaker.error()) return down->wrap("flyteadmin: not attempted");
+    auto res = fn();
+    if (res)
+      m_breaker.record_success();
+    else
+      m_breaker.record(res.error());
+    return res;
+  }
+  sinks::EntitySink& m_inner;
+  CircuitBreaker& m_breaker;
+};
+
 class Run {
  public:
   Run(sinks::EntitySink& sink, PackageSource& packages, ledger::Ledger& ledger,
-      const RegistrarOptions& options, MemoryBudget& memory)
-      : m_sink(sink), m_packages(packages), m_ledger(ledger), m_opt(options), m_memory(memory) {}
+      const RegistrarOptions& options, MemoryBudget& memory, CircuitBreaker& breaker)
+      : m_sink(sink, breaker),
+        m_breaker(breaker),
+        m_packages(packages),
+        m_ledger(ledger),
+        m_opt(options),
+        m_memory(memory) {}
 
   bool cancelled() const { return m_opt.cancel && m_opt.cancel->load(); }
 
@@ -166,6 +218,7 @@ class Run {
       return o;
     };
     if (cancelled()) return fail(Error{ErrorCode::unavailable, "cancelled before it started"});
+    if (auto down = m_breaker.error()) return fail(down->wrap("flyteadmin: not attempted"));
 
     auto loaded = m_packages.load(r);
     if (!loaded) return fail(loaded.error());
@@ -480,7 +533,8 @@ class Run {
     return ok_status();
   }
 
-  sinks::EntitySink& m_sink;
+  GuardedSink m_sink;
+  CircuitBreaker& m_breaker;
   PackageSource& m_packages;
   ledger::Ledger& m_ledger;
   const RegistrarOptions& m_opt;
@@ -511,7 +565,10 @@ RegistrationReport reconcile_registrations(
     return registration_key(*a) < registration_key(*b);
   });
   MemoryBudget local_memory(k_default_memory_budget_bytes);
-  Run run(sink, packages, ledger, options, options.memory ? *options.memory : local_memory);
+  CircuitBreaker own_breaker;
+  CircuitBreaker& breaker = options.breaker ? *options.breaker : own_breaker;
+  Run run(sink, packages, ledger, options, options.memory ? *options.memory : local_memory,
+          breaker);
   std::vector<RegistrationOutcome> outs(order.size());
   std::mutex cb_mu;
   std::atomic<size_t> next{0};
@@ -542,6 +599,7 @@ RegistrationReport reconcile_registrations(
     if (on_item) on_item(report.items.back());
   }
   report.rpcs = run.rpcs();
+  report.target_down = breaker.error();
   return report;
 }
 

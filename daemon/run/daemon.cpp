@@ -343,11 +343,15 @@ struct Daemon::Impl {
     leader_gauge.with({}).set(leading ? 1 : 0);
     pull();
     if (!have_desired || !leading) return;  // followers pull (status) but never write
+    // One breaker for the pass: when FlyteAdmin stops answering, neither the rest of the
+    // overrides nor the registrations start, and the thread is free again within seconds.
+    CircuitBreaker breaker;
     reconcile::ApplyOptions ao;
     ao.revision = revision;
     ao.policy = cfg.policy;
     ao.parallelism = cfg.parallelism;
     ao.cancel = &halt;
+    ao.breaker = &breaker;
     // One guard over everything the revision would destroy, before any step of it runs.
     reconcile::GuardVerdict verdict;
     if (auto v = cli::guard_revision(cfg, *target, document_count, registrations, desired); v)
@@ -394,6 +398,7 @@ struct Daemon::Impl {
       ro.cancel = &halt;
       ro.max_package_bytes = cfg.packages.max_package_bytes;
       ro.memory = package_memory.get();
+      ro.breaker = &breaker;
       regs = registration::reconcile_registrations(registrations, *target->sink, *packages,
                                                    *target->ledger, ro,
                                                    [&](const registration::RegistrationOutcome& o) {
@@ -407,12 +412,17 @@ struct Daemon::Impl {
     sync_rpc_metrics();
     const auto& p = report.first_plan;
     const bool observed = report.rounds > 0;
+    // By code, not by message: not observed, unreachable (breaker or observation), or refused.
+    // A revision refused by the guard before observing says nothing about the target.
+    const bool target_down = (!observed && !verdict.refused) || report.target_down() ||
+                             report.error_code == ErrorCode::unauthenticated ||
+                             regs.target_down.has_value();
     auto result = report.refused ? metrics::ReconcileResult::refused
                   : report.ok()  ? metrics::ReconcileResult::success
                                  : metrics::ReconcileResult::failed;
     metrics.record_reconcile(
         result, secs, std::chrono::duration<double>(Clock::now().time_since_epoch()).count());
-    metrics.set_target(observed, target->embedded());
+    metrics.set_target(!target_down, target->embedded());
 
     // Objects by state.
     auto managed = target->ledger->managed();
@@ -447,16 +457,13 @@ struct Daemon::Impl {
                        (cfg.policy.self_heal ? " (reverted)" : " (self-heal off)"),
                    fresh);
 
+    // Per object, what FlyteAdmin answered in this pass (synced only if observed equal).
     nlohmann::json objects = nlohmann::json::array();
-    std::map<std::string, std::string> failed;
-    for (const auto& r : report.results)
-      if (!r.status) failed[r.step.key] = r.status.error().message;
-    for (const auto& [k, o] : desired.projects) {
-      std::string key = reconcile::project_key(k);
-      objects.push_back({{"key", key}, {"state", failed.count(key) ? "failed" : "synced"}});
+    for (const auto& o : report.objects) {
+      nlohmann::json j{{"key", o.key}, {"state", std::string(reconcile::to_string(o.state))}};
+      if (!o.detail.empty()) j["error"] = o.detail;
+      objects.push_back(std::move(j));
     }
-    for (const auto& [k, o] : desired.overrides)
-      objects.push_back({{"key", k}, {"state", failed.count(k) ? "failed" : "synced"}});
     for (const auto& u : p.unmanaged) objects.push_back({{"key", u}, {"state", "unmanaged"}});
     nlohmann::json drift = nlohmann::json::array();
     for (const auto& d : p.drift)
@@ -465,17 +472,21 @@ struct Daemon::Impl {
     bool recovered = false;
     {
       std::lock_guard<std::mutex> lock(status_mu);
-      status["lastSync"] = {{"time", iso(Clock::now())},
-                            {"reason", reason},
-                            {"outcome", report.refused             ? "refused"
-                                        : report.ok() && regs.ok() ? "success"
-                                                                   : "failed"},
-                            {"failedRegistrations", regs.failed()},
-                            {"durationSeconds", secs},
-                            {"steps", report.results.size()},
-                            {"failedSteps", report.failed},
-                            {"summary", reconcile::summary_line(p)},
-                            {"error", report.error}};
+      status["lastSync"] = {
+          {"time", iso(Clock::now())},
+          {"reason", reason},
+          {"outcome", report.refused             ? "refused"
+                      : report.ok() && regs.ok() ? "success"
+                                                 : "failed"},
+          {"failedRegistrations", regs.failed()},
+          {"durationSeconds", secs},
+          {"steps", report.results.size()},
+          {"failedSteps", report.failed},
+          {"summary", reconcile::summary_line(p)},
+          {"error", report.error},
+          {"errorCode",
+           report.error.empty() ? std::string() : std::string(to_string(report.error_code))},
+          {"stepsNotStarted", report.not_started}};
       status["objects"] = objects;
       status["drift"] = drift;
       nlohmann::json reg_status = nlohmann::json::array();
@@ -491,9 +502,7 @@ struct Daemon::Impl {
       for (const char* st :
            {"registered", "in-sync", "activated", "removed", "orphaned", "failed", "conflict"})
         registrations_gauge.with({st}).set(by_state[st]);
-      // A revision refused by the guard before observing says nothing about the target.
-      target_up =
-          (observed || verdict.refused) && report.error.find("flyteadmin:") == std::string::npos;
+      target_up = !target_down;
       if (report.ok()) {
         first_success = true;
         not_ready.clear();
@@ -505,7 +514,10 @@ struct Daemon::Impl {
       } else if (!report.ok()) {
         not_ready = report.error.empty() ? "last reconcile failed" : report.error;
       }
-      if (!target_up) not_ready = "target unreachable: " + report.error;
+      if (!target_up)
+        not_ready =
+            "target unreachable: " +
+            (report.error.empty() && regs.target_down ? regs.target_down->message : report.error);
     }
     if (!report.ok()) set_failure("reconcile of " + revision + " failed: " + report.error);
     // A failing registration (unreachable registry, conflict) fails only itself: it is reported

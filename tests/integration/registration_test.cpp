@@ -616,3 +616,36 @@ TEST_CASE("flytecd apply writes overrides that raise TASK_RESOURCE limits before
   CHECK(out.find("registration/res/development/big: registered v1") != std::string::npos);
   fs::remove_all(dir);
 }
+
+TEST_CASE(
+    "FlyteAdmin unreachable: after a few failed calls the remaining registrations are not "
+    "attempted, and the report says the target is down",
+    "[registration][integration][breaker]") {
+  Harness h;
+  std::vector<model::Registration> regs;
+  for (int i = 0; i < 8; ++i)
+    regs.push_back(reg("r" + std::to_string(i), "flytesnacks", "development",
+                       "v" + std::to_string(i), "packages/valid-register.tgz"));
+  auto down = sinks::emulator::parse_faults("*:rate=1,code=UNAVAILABLE");
+  REQUIRE(down.ok());
+  h.emu->set_faults(*down);
+  auto rep = h.run(regs);
+  REQUIRE(rep.target_down.has_value());
+  CHECK(rep.target_down->code == ErrorCode::unavailable);
+  size_t not_attempted = 0;
+  for (const auto& i : rep.items) {
+    INFO(i.key << ": " << i.message);
+    CHECK(i.state == "failed");
+    not_attempted += i.message.find("not attempted") != std::string::npos;
+  }
+  // Parallelism 4: two packages in flight with two tasks each; the breaker opens at 5 calls.
+  CHECK(not_attempted >= 3);
+  // Every call that was made was retried (5 attempts); the old code made all 8 x 2 of them.
+  CHECK(h.emu->calls("CreateTask") <= 8 * 5);
+
+  // The next pass against a healthy FlyteAdmin registers everything.
+  h.emu->set_faults({});
+  auto again = h.run(regs);
+  CHECK(again.ok());
+  CHECK_FALSE(again.target_down.has_value());
+}
