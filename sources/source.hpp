@@ -29,6 +29,13 @@ class Source {
   // The snapshot at the current head (fetching if needed). Errors as head(), plus invalid_input
   // when the revision is refused (e.g. bad commit signature).
   virtual Result<Snapshot> sync() = 0;
+  // The snapshot at `revision` (a commit id, branch or tag) without moving what sync() tracks.
+  // Sources without history (a directory) have only their current tree: any revision is
+  // invalid_input. Errors as sync(), plus not_found for an unknown revision.
+  virtual Result<Snapshot> snapshot_at(const std::string& revision) {
+    return make_error(ErrorCode::invalid_input,
+                      describe() + " has no revisions; cannot read '" + revision + "'");
+  }
   // A file of a revision returned by sync() (repository-relative, e.g. a workflow package kept
   // in the repository). Errors: not_found, invalid_input (larger than max_bytes, leaves the
   // repository).

@@ -187,7 +187,7 @@ int run(int argc, char** argv) {
       ropt.format = plan_format;
       int rc = run_plan_review(popt, ropt, std::cout, std::cerr);
       if (!live || rc == 1) return rc;
-      int live_rc = run_plan_live(popt, plan_format, std::cout, std::cerr);
+      int live_rc = run_plan_live(popt, plan_format, std::cout, std::cerr, &ropt);
       return live_rc == 1 ? 1 : std::max(rc, live_rc);
     }
     if (!live) {

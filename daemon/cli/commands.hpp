@@ -1,9 +1,11 @@
 #pragma once
 
+#include <memory>
 #include <ostream>
 #include <string>
 
 #include "daemon/model/loader.hpp"
+#include "sources/source.hpp"
 
 namespace flytecd::cli {
 
@@ -49,15 +51,32 @@ struct TargetOptions {
   double lock_wait_seconds = -1;
 };
 
-// File, then environment, then flags.
+// File, then environment, then flags. An explicit --repo DIR wins over a configured git.url.
 Result<config::Config> resolve_config(const TargetOptions& opt);
+
+// One revision of the configured source, loaded and validated: git.url (at its ref's head, or
+// at `at`), else the repository directory (which has no revisions: `at` must be empty). Every
+// command that reconciles or plans against live state reads its documents through this.
+// Errors: the source's (unavailable, not_found, …); invalid_input when the revision is invalid
+// (each diagnostic is written to `err` first).
+struct LoadedRevision {
+  std::unique_ptr<sources::Source> source;  // null for a directory
+  std::string revision;                     // commit id, or "dir:<absolute path>"
+  model::Documents docs;
+};
+Result<LoadedRevision> load_revision(const config::Config& cfg, const std::string& at,
+                                     std::ostream& err);
+
+struct ReviewOptions;
 
 // `flytecd apply`: one reconcile; 0 converged, 1 otherwise.
 int run_apply(const TargetOptions& opt, std::ostream& out, std::ostream& err);
 
 // `flytecd plan --live`: 0 no changes, 2 changes, 1 error.
+// With `head`, the documents are its --git repository at --head (plan --git … --live);
+// otherwise the configured source: git.url at its ref, else the repository directory.
 int run_plan_live(const TargetOptions& opt, const std::string& format, std::ostream& out,
-                  std::ostream& err);
+                  std::ostream& err, const ReviewOptions* head = nullptr);
 
 // `flytecd plan --git DIR|URL --base REV --head REV [--path P]`: what merging head into base
 // would change, from the two revisions alone. 0 no changes, 2 changes, 1 error.

@@ -9,34 +9,61 @@
 #include "daemon/reconcile/apply.hpp"
 #include "daemon/reconcile/render.hpp"
 #include "daemon/registration/registrar.hpp"
+#include "daemon/run/daemon.hpp"
 #include "sources/local/directory_reader.hpp"
 
 namespace flytecd::cli {
-namespace {
+namespace {}  // namespace
 
-Result<model::Documents> load_valid(const config::Config& cfg, std::ostream& err) {
+Result<LoadedRevision> load_revision(const config::Config& cfg, const std::string& at,
+                                     std::ostream& err) {
+  LoadedRevision out;
   model::Limits limits;
-  auto files = sources::local::read_yaml_tree(cfg.repo, limits.max_file_bytes);
-  if (!files) return files.error();
-  auto loaded = model::load_documents(*files, limits, cfg.documents);
+  std::vector<model::SourceFile> files;
+  std::string where;
+  if (cfg.git.url.empty()) {
+    if (!at.empty())
+      return make_error(ErrorCode::invalid_input,
+                        "revision '" + at + "' needs a Git source (git.url or --git)");
+    auto tree = sources::local::read_yaml_tree(cfg.repo, limits.max_file_bytes);
+    if (!tree) return tree.error();
+    files = std::move(*tree);
+    out.revision = "dir:" + std::filesystem::absolute(cfg.repo).lexically_normal().string();
+    where = "the repository at " + cfg.repo;
+  } else {
+    auto source = run::make_source(cfg);
+    if (!source) return source.error();
+    auto snap = at.empty() ? (*source)->sync() : (*source)->snapshot_at(at);
+    if (!snap) return snap.error();
+    out.revision = snap->revision;
+    files = std::move(snap->files);
+    where = (*source)->describe() + " at " + out.revision.substr(0, 12);
+    out.source = std::move(*source);
+  }
+  auto loaded = model::load_documents(files, limits, cfg.documents);
   if (!loaded.ok()) {
     for (const auto& d : loaded.diagnostics)
       if (d.severity == model::Severity::error) err << model::format(d) << "\n";
     return make_error(ErrorCode::invalid_input,
-                      "the repository at " + cfg.repo +
-                          " is invalid; nothing was applied (run `flytecd validate`)");
+                      where + " is invalid; nothing was applied (run `flytecd validate`)");
   }
-  return std::move(loaded.documents);
+  out.docs = std::move(loaded.documents);
+  return out;
 }
 
+namespace {
+
 registration::RegistrationReport run_registrations(const config::Config& cfg, Target& target,
-                                                   const model::Documents& docs,
+                                                   const LoadedRevision& rev,
                                                    const std::string& revision, bool dry_run,
                                                    std::ostream* out,
                                                    CircuitBreaker* breaker = nullptr) {
   registration::DefaultPackageSource packages(
       registration::fetch_options(cfg.packages, cfg.state_dir), cfg.packages.registry,
-      registration::directory_reader(cfg.repo));
+      rev.source ? registration::RepoFileReader([&rev](const std::string& path) {
+        return rev.source->read_file(rev.revision, path, registration::k_max_repo_package_bytes);
+      })
+                 : registration::directory_reader(cfg.repo));
   registration::RegistrarOptions ro;
   ro.revision = revision;
   ro.self_heal = cfg.policy.self_heal;
@@ -47,7 +74,7 @@ registration::RegistrationReport run_registrations(const config::Config& cfg, Ta
   registration::MemoryBudget memory(cfg.packages.memory_budget_bytes);
   ro.memory = &memory;
   ro.breaker = breaker;
-  return registration::reconcile_registrations(docs.registrations, *target.sink, packages,
+  return registration::reconcile_registrations(rev.docs.registrations, *target.sink, packages,
                                                *target.ledger, ro,
                                                [&](const registration::RegistrationOutcome& o) {
                                                  if (out) *out << registration::describe(o) << "\n";
@@ -66,7 +93,10 @@ Result<config::Config> resolve_config(const TargetOptions& opt) {
     if (!admin) return admin.error();
     cfg.admin = *admin;
   }
-  if (!opt.repo.empty()) cfg.repo = opt.repo;
+  if (!opt.repo.empty()) {
+    cfg.repo = opt.repo;
+    cfg.git.url.clear();  // an explicit directory wins over the configured Git source
+  }
   if (!opt.state_dir.empty()) cfg.state_dir = opt.state_dir;
   if (!opt.admin_endpoint.empty()) cfg.admin.endpoint = opt.admin_endpoint;
   if (opt.insecure) cfg.admin.insecure = true;
@@ -82,14 +112,15 @@ Result<config::Config> resolve_config(const TargetOptions& opt) {
 }
 
 int run_apply(const TargetOptions& opt, std::ostream& out, std::ostream& err) {
+  const std::string at;  // the configured source at its head
   auto cfg = resolve_config(opt);
   if (!cfg) {
     err << "flytecd apply: " << cfg.error().message << "\n";
     return 1;
   }
-  auto docs = load_valid(*cfg, err);
-  if (!docs) {
-    err << "flytecd apply: " << docs.error().message << "\n";
+  auto rev = load_revision(*cfg, at, err);
+  if (!rev) {
+    err << "flytecd apply: " << rev.error().message << "\n";
     return 1;
   }
   auto target = open_target(*cfg);
@@ -99,12 +130,13 @@ int run_apply(const TargetOptions& opt, std::ostream& out, std::ostream& err) {
   }
   out << "target: " << target->description << "\n";
   reconcile::ApplyOptions ao;
-  ao.revision = "dir:" + std::filesystem::absolute(cfg->repo).lexically_normal().string();
+  ao.revision = rev->revision;
   ao.policy = cfg->policy;
   ao.parallelism = cfg->parallelism;
-  const reconcile::State desired = reconcile::desired_state(*docs);
+  const reconcile::State desired = reconcile::desired_state(rev->docs);
   // One guard over everything this revision would destroy, before any step of it runs.
-  auto verdict = guard_revision(*cfg, *target, docs->document_count, docs->registrations, desired);
+  auto verdict =
+      guard_revision(*cfg, *target, rev->docs.document_count, rev->docs.registrations, desired);
   if (!verdict) {
     err << "flytecd apply: " << verdict.error().message << "\n";
     return 1;
@@ -136,7 +168,7 @@ int run_apply(const TargetOptions& opt, std::ostream& out, std::ostream& err) {
   // A refused plan executes nothing: neither its overrides nor its registrations.
   registration::RegistrationReport regs;
   if (!report.refused)
-    regs = run_registrations(*cfg, *target, *docs, ao.revision, false, &out, &breaker);
+    regs = run_registrations(*cfg, *target, *rev, ao.revision, false, &out, &breaker);
   out << "registrations: " << regs.items.size() << " (" << regs.failed() << " failed), "
       << regs.rpcs << " write RPCs\n";
   size_t adopted = 0;
@@ -153,15 +185,22 @@ int run_apply(const TargetOptions& opt, std::ostream& out, std::ostream& err) {
 }
 
 int run_plan_live(const TargetOptions& opt, const std::string& format, std::ostream& out,
-                  std::ostream& err) {
+                  std::ostream& err, const ReviewOptions* head) {
   auto cfg = resolve_config(opt);
+  std::string at;  // the configured source at its head, or --head of --git
+  if (cfg && head) {
+    cfg->git.url = head->git;
+    if (!head->path.empty()) cfg->git.path = head->path;
+    cfg->git.allowed_signers_file.clear();
+    at = head->head;
+  }
   if (!cfg) {
     err << "flytecd plan: " << cfg.error().message << "\n";
     return 1;
   }
-  auto docs = load_valid(*cfg, err);
-  if (!docs) {
-    err << "flytecd plan: " << docs.error().message << "\n";
+  auto rev = load_revision(*cfg, at, err);
+  if (!rev) {
+    err << "flytecd plan: " << rev.error().message << "\n";
     return 1;
   }
   auto target = open_target(*cfg, Access::read);
@@ -179,9 +218,10 @@ int run_plan_live(const TargetOptions& opt, const std::string& format, std::ostr
     err << "flytecd plan: " << managed.error().message << "\n";
     return 1;
   }
-  const reconcile::State desired = reconcile::desired_state(*docs);
+  const reconcile::State desired = reconcile::desired_state(rev->docs);
   auto p = reconcile::plan(desired, *live, *managed, cfg->policy);
-  auto verdict = guard_revision(*cfg, *target, docs->document_count, docs->registrations, desired);
+  auto verdict =
+      guard_revision(*cfg, *target, rev->docs.document_count, rev->docs.registrations, desired);
   if (!verdict) {
     err << "flytecd plan: " << verdict.error().message << "\n";
     return 1;
@@ -190,7 +230,7 @@ int run_plan_live(const TargetOptions& opt, const std::string& format, std::ostr
     p.refused = true;
     p.refusal = verdict->reason;
   }
-  auto regs = run_registrations(*cfg, *target, *docs, "plan", true, nullptr);
+  auto regs = run_registrations(*cfg, *target, *rev, "plan", true, nullptr);
   if (format == "json") {
     auto j = reconcile::render_json(p, target->description);
     j["registrations"] = nlohmann::ordered_json::array();
@@ -212,14 +252,15 @@ int run_plan_live(const TargetOptions& opt, const std::string& format, std::ostr
 
 int run_get_registrations(const TargetOptions& opt, const std::string& format, std::ostream& out,
                           std::ostream& err) {
+  const std::string at;
   auto cfg = resolve_config(opt);
   if (!cfg) {
     err << "flytecd get registrations: " << cfg.error().message << "\n";
     return 1;
   }
-  auto docs = load_valid(*cfg, err);
-  if (!docs) {
-    err << "flytecd get registrations: " << docs.error().message << "\n";
+  auto rev = load_revision(*cfg, at, err);
+  if (!rev) {
+    err << "flytecd get registrations: " << rev.error().message << "\n";
     return 1;
   }
   auto target = open_target(*cfg, Access::read);
@@ -229,7 +270,7 @@ int run_get_registrations(const TargetOptions& opt, const std::string& format, s
   }
   // A dry run: packages come from the cache (or the registry), activation from FlyteAdmin; the
   // ledger tells what was registered. Nothing is written.
-  auto regs = run_registrations(*cfg, *target, *docs, "get", true, nullptr);
+  auto regs = run_registrations(*cfg, *target, *rev, "get", true, nullptr);
   if (format == "json") {
     nlohmann::json j = nlohmann::json::array();
     for (const auto& o : regs.items) j.push_back(registration::to_json(o));

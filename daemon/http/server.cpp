@@ -80,6 +80,7 @@ struct HttpServer::Impl {
   metrics::FlytecdMetrics* metrics = nullptr;
   std::shared_ptr<spdlog::logger> logger;
   std::unique_ptr<Listener> listener;
+  DeliveryLog deliveries;  // replayed GitHub deliveries trigger nothing
 
   std::optional<Response> on_head(const Request& req);
   Response on_request(const Request& req);
@@ -193,6 +194,10 @@ Response HttpServer::Impl::webhook_body(Route route, const Request& req) {
     record_webhook(route, to_string(verdict), req);
     return with_header(text_response(401, std::string(to_string(verdict)) + "\n"),
                        "WWW-Authenticate", "Signature");
+  }
+  if (route == Route::github && !deliveries.first_seen(req.header("x-github-delivery"))) {
+    record_webhook(route, "replayed", req);
+    return text_response(200, "delivery already received; ignored\n");
   }
   if (route == Route::github && req.header("x-github-event") == "ping") {
     record_webhook(route, "ping", req);

@@ -135,4 +135,17 @@ bool constant_time_equal(std::string_view a, std::string_view b) {
   return CRYPTO_memcmp(da.data(), db.data(), da.size()) == 0;
 }
 
+bool DeliveryLog::first_seen(std::string_view id) {
+  if (id.empty()) return true;
+  std::lock_guard<std::mutex> lock(m_mu);
+  std::string key(id.substr(0, 128));  // ids are GUIDs; a longer header cannot grow memory
+  if (!m_seen.insert(key).second) return false;
+  m_order.push_back(std::move(key));
+  if (m_order.size() > m_capacity) {
+    m_seen.erase(m_order.front());
+    m_order.pop_front();
+  }
+  return true;
+}
+
 }  // namespace flytecd::http

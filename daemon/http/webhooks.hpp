@@ -3,8 +3,11 @@
 // Pure verification of webhook deliveries: no I/O, no logging. Secrets are compared in
 // constant time; an empty configured secret never verifies anything.
 
+#include <deque>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 
 namespace flytecd::http {
 
@@ -34,5 +37,21 @@ std::string hmac_sha256_hex(std::string_view key, std::string_view data);
 // Equality whose time does not depend on where the inputs differ, nor on their lengths
 // (both sides are hashed first).
 bool constant_time_equal(std::string_view a, std::string_view b);
+
+// Remembers the last `capacity` delivery ids (GitHub's X-GitHub-Delivery) so that a captured,
+// validly signed delivery replayed later triggers nothing. Thread-safe; bounded memory.
+class DeliveryLog {
+ public:
+  explicit DeliveryLog(size_t capacity = 4096) : m_capacity(capacity) {}
+  // True the first time `id` is seen (and remembers it); false for a replay. An empty id (no
+  // header) cannot be deduplicated and is always first.
+  bool first_seen(std::string_view id);
+
+ private:
+  size_t m_capacity;
+  std::mutex m_mu;
+  std::deque<std::string> m_order;
+  std::unordered_set<std::string> m_seen;
+};
 
 }  // namespace flytecd::http

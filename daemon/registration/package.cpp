@@ -106,6 +106,19 @@ std::optional<EntityKind> kind_from_suffix(std::string_view path) {
   }
 }
 
+// "NN_name_4.pb", "x_12.pb": a numeric type suffix that is not _1, _2 or _3 — a stray file,
+// not an entity without a suffix (which flytectl would try to decode as each kind).
+bool unknown_type_suffix(std::string_view path) {
+  constexpr std::string_view k_pb = ".pb";
+  if (path.size() < k_pb.size() + 2 || path.substr(path.size() - k_pb.size()) != k_pb) return false;
+  size_t end = path.size() - k_pb.size();
+  size_t start = end;
+  while (start > 0 && path[start - 1] >= '0' && path[start - 1] <= '9') --start;
+  if (start == end || start == 0 || path[start - 1] != '_') return false;
+  std::string_view digits = path.substr(start, end - start);
+  return !(digits == "1" || digits == "2" || digits == "3");
+}
+
 std::string_view message_name(EntityKind kind) {
   switch (kind) {
     case EntityKind::task:
@@ -162,6 +175,10 @@ Result<Entity> decode_entity(const std::string& name, const std::string& path,
                              std::string_view data) {
   Entity e;
   auto suffix = kind_from_suffix(path);
+  if (!suffix && unknown_type_suffix(path))
+    return invalid(name, path,
+                   "has a type suffix that is not _1 (task), _2 (workflow) or _3 (launch plan); "
+                   "expected a pyflyte entity file named NN_name_{1,2,3}.pb");
   if (suffix) {
     std::string suffix_text = "the _" + std::to_string(static_cast<int>(*suffix) + 1) +
                               ".pb suffix means a " + std::string(to_string(*suffix));

@@ -16,6 +16,11 @@ class GitAdapter : public sources::Source {
     if (!s) return s.error();
     return sources::Snapshot{s->revision, s->subject, std::move(s->files), std::move(s->blob_ids)};
   }
+  Result<sources::Snapshot> snapshot_at(const std::string& revision) override {
+    auto s = m_git->snapshot(revision);
+    if (!s) return s.error();
+    return sources::Snapshot{s->revision, s->subject, std::move(s->files), std::move(s->blob_ids)};
+  }
   Result<std::string> read_file(const std::string& revision, const std::string& path,
                                 uint64_t max_bytes) override {
     return m_git->read_file(revision, path, max_bytes);

@@ -231,6 +231,26 @@ TEST_CASE("http: a GitHub push with a valid signature triggers one sync (202)", 
   CHECK(f.webhooks("github", "accepted") == 1);
 }
 
+// Issue 10.8: a replayed delivery (same X-GitHub-Delivery, valid signature) synced again.
+TEST_CASE("http: a replayed GitHub delivery triggers nothing the second time", "[http]") {
+  Fixture f;
+  const std::string body = github_push_body();
+  const std::vector<std::string> headers = {
+      "X-Hub-Signature-256: sha256=" + hmac_hex(k_github_secret, body), "X-GitHub-Event: push",
+      "X-GitHub-Delivery: 0b1c2d3e-0000-11ef-8000-000000000001"};
+  CHECK(call("POST", f.base + "/api/v1/webhooks/github", body, headers).status == 202);
+  auto replay = call("POST", f.base + "/api/v1/webhooks/github", body, headers);
+  CHECK(replay.status == 200);
+  CHECK(replay.body == "delivery already received; ignored\n");
+  CHECK(f.triggered() == std::vector<std::string>{"webhook github"});
+  CHECK(f.webhooks("github", "replayed") == 1);
+  // A new delivery id is a new event.
+  auto next = headers;
+  next.back() = "X-GitHub-Delivery: 0b1c2d3e-0000-11ef-8000-000000000002";
+  CHECK(call("POST", f.base + "/api/v1/webhooks/github", body, next).status == 202);
+  CHECK(f.triggered().size() == 2);
+}
+
 TEST_CASE("http: a GitHub ping is answered 200 without a sync", "[http]") {
   Fixture f;
   const std::string body = R"({"zen":"Keep it logically awesome.","hook_id":1})";

@@ -117,3 +117,15 @@ TEST_CASE("webhook: HMAC-SHA256 helper matches RFC 4231 and verdicts have names"
   CHECK(to_string(WebhookVerdict::bad_signature) == "bad_signature");
   CHECK(to_string(WebhookVerdict::missing_signature) == "missing_signature");
 }
+
+TEST_CASE("webhook: the delivery log remembers a bounded number of ids", "[webhook]") {
+  flytecd::http::DeliveryLog log(2);
+  CHECK(log.first_seen("a"));
+  CHECK_FALSE(log.first_seen("a"));
+  CHECK(log.first_seen("b"));
+  CHECK(log.first_seen("c"));  // evicts "a"
+  CHECK(log.first_seen("a"));
+  CHECK_FALSE(log.first_seen("c"));
+  CHECK(log.first_seen(""));
+  CHECK(log.first_seen(""));
+}

@@ -359,6 +359,23 @@ TEST_CASE("package: stray files, ambiguous fast sources and empty packages are e
   CHECK_THAT(msg, Catch::Contains("zero.tgz: is empty"));
 }
 
+// Issue 10.8: NNN_name_4.pb was decoded as whatever it parsed as (a task) instead of refused.
+TEST_CASE("package: an entity file with an unknown numeric type suffix is refused",
+          "[registration]") {
+  for (const char* stray : {"3_t_4.pb", "3_t_0.pb", "3_t_12.pb"}) {
+    auto entries = base_entries();
+    entries.push_back({stray, task_pb("t2")});
+    auto msg = error_of(read_package(make_tar(entries), "p.tgz"));
+    CHECK_THAT(msg, Catch::Contains(std::string("p.tgz: ") + stray));
+    CHECK_THAT(msg, Catch::Contains("not _1 (task), _2 (workflow) or _3 (launch plan)"));
+  }
+  // Still accepted: no suffix at all (flytectl guesses by decoding), and names with digits.
+  auto entries = base_entries();
+  entries.push_back({"3_t2.pb", task_pb("t2")});
+  entries.push_back({"4_v2_t_1.pb", task_pb("v2t")});
+  CHECK(read_package(make_tar(entries), "p.tgz").ok());
+}
+
 TEST_CASE("package: corrupt input is rejected, not half-read", "[registration]") {
   std::string tgz = make_tar(base_entries());
   auto msg = error_of(read_package(tgz.substr(0, tgz.size() / 2), "truncated.tgz"));
