@@ -55,7 +55,7 @@ TEST_CASE("guard: the share rule applies per kind and to the total", "[guard]") 
   auto fine = guard_pass(counts(9, {{"projects", 10, 7, 3}, {"overrides", 10, 7, 3}}), policy);
   CHECK_FALSE(fine.refused);
   policy.allow_mass_prune = true;
-  CHECK_FALSE(guard_pass(counts(9, {{"projects", 1, 0, 1}}), policy).refused);
+  CHECK_FALSE(guard_pass(counts(9, {{"projects", 2, 1, 1}}), policy).refused);
 }
 
 TEST_CASE("guard: counts come from the ledger and the revision; prune off destroys nothing",
