@@ -20,11 +20,12 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/repo-layout-example
 # command definitions (`flytecd man`, `flytecd completion bash|zsh|fish`; daemon/cli/completion.cpp).
 set(FLYTECD_DOC_DIR ${CMAKE_BINARY_DIR}/doc)
 set(FLYTECD_DOC_FILES ${FLYTECD_DOC_DIR}/flytecd.1.gz ${FLYTECD_DOC_DIR}/flytecd.bash
-    ${FLYTECD_DOC_DIR}/_flytecd ${FLYTECD_DOC_DIR}/flytecd.fish)
+    ${FLYTECD_DOC_DIR}/_flytecd ${FLYTECD_DOC_DIR}/flytecd.fish ${FLYTECD_DOC_DIR}/changelog.gz)
 add_custom_command(
   OUTPUT ${FLYTECD_DOC_FILES}
   COMMAND sh ${FLYTECD_PKG_DIR}/deb/gen-doc.sh $<TARGET_FILE:flytecd> ${FLYTECD_DOC_DIR}
-  DEPENDS flytecd ${FLYTECD_PKG_DIR}/deb/gen-doc.sh
+          ${FLYTECD_PKG_DIR}/deb/changelog
+  DEPENDS flytecd ${FLYTECD_PKG_DIR}/deb/gen-doc.sh ${FLYTECD_PKG_DIR}/deb/changelog
   COMMENT "Generating flytecd.1 and the bash, zsh and fish completion from the CLI"
   VERBATIM)
 add_custom_target(flytecd_doc ALL DEPENDS ${FLYTECD_DOC_FILES})
@@ -33,6 +34,10 @@ install(FILES ${FLYTECD_DOC_DIR}/flytecd.bash DESTINATION share/bash-completion/
         RENAME flytecd)
 install(FILES ${FLYTECD_DOC_DIR}/_flytecd DESTINATION share/zsh/vendor-completions)
 install(FILES ${FLYTECD_DOC_DIR}/flytecd.fish DESTINATION share/fish/vendor_completions.d)
+# A native package's changelog, and lintian overrides (each with its reason).
+install(FILES ${FLYTECD_DOC_DIR}/changelog.gz DESTINATION share/doc/flytecd)
+install(FILES ${FLYTECD_PKG_DIR}/deb/lintian-overrides DESTINATION share/lintian/overrides
+        RENAME flytecd)
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME flytecd)
