@@ -19,7 +19,7 @@ packages=(
   skopeo apache2-utils python3  # OCI: pull benchmark peer, htpasswd, test token server
   lighttpd  # Git: git http-backend as CGI behind a real web server (tests, bench)
   clang-format
-  zsh fish  # completion tests: the generated zsh and fish scripts run in the real shells
+  zsh fish man-db groff-base  # completion and man page tests: the real shells, man, lexgrog
   # packaging: CPack DEB (dpkg-shlibdeps, file), manifest checks (python3-yaml)
   dpkg-dev file python3-yaml
   # checks: promtool test rules / a real scrape (prometheus), the .deb's lintian, unpacking Helm

@@ -6,6 +6,9 @@
 # Usage: completion_test.sh FLYTECD_BINARY SOURCE_DIR
 set -euo pipefail
 bin="$1"; src="$2"
+for t in bash zsh fish man lexgrog; do
+  command -v "$t" >/dev/null 2>&1 || { echo "FAIL: $t not found: run packaging/setup-debian.sh" >&2; exit 1; }
+done
 cd "$src"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
