@@ -1,7 +1,8 @@
 # Debian package of flytecd (CPack DEB generator), included from the root CMakeLists.txt.
 #   cmake -S . -B build -G Ninja && cmake --build build -j2 && (cd build && cpack -G DEB)
 # produces build/flytecd_<version>_<arch>.deb: the binary, the hardened systemd unit, a commented
-# default configuration as a conffile, the README and the example repository as documentation.
+# default configuration as a conffile, the README and the example repository as documentation,
+# the man page and bash/zsh/fish completion.
 # Runtime dependencies come from dpkg-shlibdeps (CPACK_DEBIAN_PACKAGE_SHLIBDEPS).
 
 set(FLYTECD_PKG_DIR ${CMAKE_CURRENT_LIST_DIR})
@@ -14,6 +15,29 @@ install(FILES ${CMAKE_SOURCE_DIR}/README.md ${FLYTECD_PKG_DIR}/deb/copyright
         DESTINATION share/doc/flytecd)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/repo-layout-example
         DESTINATION share/doc/flytecd/examples)
+
+# The man page and the shell completion scripts, generated at build time by the binary from its
+# command definitions (`flytecd man`, `flytecd completion bash|zsh|fish`; daemon/cli/completion.cpp).
+set(FLYTECD_DOC_DIR ${CMAKE_BINARY_DIR}/doc)
+set(FLYTECD_DOC_FILES ${FLYTECD_DOC_DIR}/flytecd.1.gz ${FLYTECD_DOC_DIR}/flytecd.bash
+    ${FLYTECD_DOC_DIR}/_flytecd ${FLYTECD_DOC_DIR}/flytecd.fish ${FLYTECD_DOC_DIR}/changelog.gz)
+add_custom_command(
+  OUTPUT ${FLYTECD_DOC_FILES}
+  COMMAND sh ${FLYTECD_PKG_DIR}/deb/gen-doc.sh $<TARGET_FILE:flytecd> ${FLYTECD_DOC_DIR}
+          ${FLYTECD_PKG_DIR}/deb/changelog
+  DEPENDS flytecd ${FLYTECD_PKG_DIR}/deb/gen-doc.sh ${FLYTECD_PKG_DIR}/deb/changelog
+  COMMENT "Generating flytecd.1 and the bash, zsh and fish completion from the CLI"
+  VERBATIM)
+add_custom_target(flytecd_doc ALL DEPENDS ${FLYTECD_DOC_FILES})
+install(FILES ${FLYTECD_DOC_DIR}/flytecd.1.gz DESTINATION share/man/man1)
+install(FILES ${FLYTECD_DOC_DIR}/flytecd.bash DESTINATION share/bash-completion/completions
+        RENAME flytecd)
+install(FILES ${FLYTECD_DOC_DIR}/_flytecd DESTINATION share/zsh/vendor-completions)
+install(FILES ${FLYTECD_DOC_DIR}/flytecd.fish DESTINATION share/fish/vendor_completions.d)
+# A native package's changelog, and lintian overrides (each with its reason).
+install(FILES ${FLYTECD_DOC_DIR}/changelog.gz DESTINATION share/doc/flytecd)
+install(FILES ${FLYTECD_PKG_DIR}/deb/lintian-overrides DESTINATION share/lintian/overrides
+        RENAME flytecd)
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME flytecd)

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "daemon/cli/commands.hpp"
+#include "daemon/cli/completion.hpp"
 #include "daemon/common/log.hpp"
 #include "sinks/emulator/emulator.hpp"
 
@@ -168,6 +169,20 @@ int run(int argc, char** argv) {
       "uses.\n"
       "Example:\n  flytecd emulator --listen 127.0.0.1:8089 --db /tmp/admin.db\n");
 
+  std::string shell;
+  auto* completion = app.add_subcommand(
+      "completion", "Print the shell completion script (generated from these commands)");
+  completion->add_option("shell", shell, "bash, zsh or fish")
+      ->required()
+      ->check(CLI::IsMember({"bash", "zsh", "fish"}));
+  completion->footer(
+      "The .deb installs all three. By hand:\n"
+      "  flytecd completion bash > /etc/bash_completion.d/flytecd\n"
+      "  flytecd completion zsh > \"${fpath[1]}/_flytecd\"\n"
+      "  flytecd completion fish > ~/.config/fish/completions/flytecd.fish\n");
+  // Hidden (no group): the build runs it to generate flytecd.1.
+  auto* man = app.add_subcommand("man", "Print the man page (roff)")->group("");
+
   // Global options (--log-level) may also follow the subcommand.
   for (auto* sub : app.get_subcommands({})) sub->fallthrough();
   try {
@@ -176,6 +191,19 @@ int run(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 1;
   }
   log::init(log_level, false);
+  if (completion->parsed()) {
+    auto script = completion_script(describe_commands(app), shell);
+    if (!script) {
+      std::cerr << "flytecd completion: " << script.error().message << "\n";
+      return 1;
+    }
+    std::cout << *script;
+    return 0;
+  }
+  if (man->parsed()) {
+    std::cout << man_page(describe_commands(app), FLYTECD_VERSION);
+    return 0;
+  }
   if (validate->parsed()) return run_validate(vopt, std::cout, std::cerr);
   if (apply->parsed()) return run_apply(aopt, std::cout, std::cerr);
   if (plan->parsed()) {
