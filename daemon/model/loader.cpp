@@ -472,8 +472,10 @@ void check_project_fields(Fields& f, const std::string& file, const YAML::Node& 
   constexpr size_t k_max_name = 64;
   constexpr size_t k_max_description = 300;
   constexpr size_t k_max_labels = 16;
+  // The name defaults to the id, so a long id without a name is reported at the id.
+  const YAML::Node name_node = doc["name"].IsDefined() ? doc["name"] : doc["id"];
   if (p.name.size() > k_max_name)
-    f.add(DiagKind::invalid_value, location_of(file, doc["name"]), "name",
+    f.add(DiagKind::invalid_value, location_of(file, name_node), "name",
           "project name of " + std::to_string(p.name.size()) + " characters",
           "at most " + std::to_string(k_max_name) + " characters (FlyteAdmin's limit)");
   if (p.description.size() > k_max_description)

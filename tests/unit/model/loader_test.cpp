@@ -378,3 +378,13 @@ TEST_CASE("loader: a YAML merge key is refused as unsupported, not as an unknown
     if (d.message.find("merge keys ('<<') are not supported") != std::string::npos) ++merge_errors;
   CHECK(merge_errors == 2);
 }
+
+// Found by the documents fuzz target: a long id without a name threw yaml-cpp's InvalidNode.
+TEST_CASE("loader: a project id over 64 characters without a name is an error, not a crash",
+          "[loader][hostile]") {
+  auto r = load_one("apiVersion: flytecd/v1\nkind: Project\nid: " + std::string(70, 'a') + "\n");
+  REQUIRE_FALSE(r.ok());
+  const Diagnostic* d = find(r, DiagKind::invalid_value);
+  REQUIRE(d != nullptr);
+  CHECK(d->where.line == 3);
+}
