@@ -17,6 +17,7 @@ packages=(
   skopeo apache2-utils python3  # OCI: pull benchmark peer, htpasswd, test token server
   lighttpd  # Git: git http-backend as CGI behind a real web server (tests, bench)
   clang-format
+  clang libclang-rt-14-dev llvm-14  # fuzz targets: clang 14, libFuzzer/ASan runtimes, symbolizer
   # packaging: CPack DEB (dpkg-shlibdeps, file), manifest checks (python3-yaml)
   dpkg-dev file python3-yaml
 )

@@ -176,6 +176,8 @@ std::string_view Request::header(std::string_view name) const {
   return it == headers.end() ? std::string_view() : std::string_view(it->second);
 }
 
+bool parse_request_head(std::string_view head, Request& req) { return parse_head(head, req); }
+
 Response text_response(int status, std::string body) {
   Response r;
   r.status = status;

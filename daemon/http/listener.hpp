@@ -68,6 +68,10 @@ struct RequestHandler {
   std::function<Response(const Request&)> on_request;
 };
 
+// Parses a request head (request line and headers, up to but not including the blank line) into
+// `req`. False when it is malformed (the listener answers 400). Pure; also the fuzz target's entry.
+bool parse_request_head(std::string_view head, Request& req);
+
 // Splits a listen address into host and port. Errors: invalid_input.
 Result<std::pair<std::string, int>> parse_listen_address(std::string_view listen);
 
