@@ -16,7 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   limits.max_entry_bytes = 8u << 20;
   limits.max_total_bytes = 32u << 20;
   const std::string name = "fuzz.tgz";
-  auto pkg = read_package(std::string_view(reinterpret_cast<const char*>(data), size), name, limits);
+  auto pkg =
+      read_package(std::string_view(reinterpret_cast<const char*>(data), size), name, limits);
   if (!pkg) {
     if (pkg.error().code != flytecd::ErrorCode::invalid_input) std::abort();
     if (pkg.error().message.rfind(name, 0) != 0) std::abort();

@@ -24,8 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (auto verify : {verify_github, verify_generic_hmac}) {
     const auto v = verify(k_secret, header, body);
     std::string h(header);
-    h.erase(0, h.find_first_not_of(" \t") == std::string::npos ? h.size()
-                                                                : h.find_first_not_of(" \t"));
+    h.erase(
+        0, h.find_first_not_of(" \t") == std::string::npos ? h.size() : h.find_first_not_of(" \t"));
     while (!h.empty() && (h.back() == ' ' || h.back() == '\t')) h.pop_back();
     std::string folded = h;
     std::transform(folded.begin(), folded.end(), folded.begin(),
