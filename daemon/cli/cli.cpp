@@ -76,6 +76,8 @@ int run(int argc, char** argv) {
     cmd->add_option("--max-prune-share", t.max_prune_share,
                     "Refuse plans pruning more than this share (0..1)");
     cmd->add_option("--parallelism", t.parallelism, "Steps in flight at once");
+    cmd->add_option("--lock-wait", t.lock_wait_seconds,
+                    "Seconds to wait for another flytecd holding the state directory (default 10)");
   };
 
   TargetOptions gropt;

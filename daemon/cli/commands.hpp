@@ -45,6 +45,7 @@ struct TargetOptions {
   bool allow_mass_prune = false;
   double max_prune_share = -1;
   int parallelism = 0;
+  double lock_wait_seconds = -1;
 };
 
 // File, then environment, then flags.

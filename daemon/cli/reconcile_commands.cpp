@@ -70,6 +70,8 @@ Result<config::Config> resolve_config(const TargetOptions& opt) {
   if (opt.allow_mass_prune) cfg.policy.allow_mass_prune = true;
   if (opt.max_prune_share >= 0) cfg.policy.max_prune_share = opt.max_prune_share;
   if (opt.parallelism > 0) cfg.parallelism = opt.parallelism;
+  if (opt.lock_wait_seconds >= 0) cfg.lock_wait_seconds = opt.lock_wait_seconds;
+  if (auto s = config::check_ranges(cfg); !s) return s.error();
   return cfg;
 }
 
@@ -135,7 +137,7 @@ int run_plan_live(const TargetOptions& opt, const std::string& format, std::ostr
     err << "flytecd plan: " << docs.error().message << "\n";
     return 1;
   }
-  auto target = open_target(*cfg);
+  auto target = open_target(*cfg, Access::read);
   if (!target) {
     err << "flytecd plan: " << target.error().message << "\n";
     return 1;
@@ -183,7 +185,7 @@ int run_get_registrations(const TargetOptions& opt, const std::string& format, s
     err << "flytecd get registrations: " << docs.error().message << "\n";
     return 1;
   }
-  auto target = open_target(*cfg);
+  auto target = open_target(*cfg, Access::read);
   if (!target) {
     err << "flytecd get registrations: " << target.error().message << "\n";
     return 1;
@@ -231,7 +233,7 @@ int run_import(const TargetOptions& opt, const std::string& out_dir, std::ostrea
     err << "flytecd import: " << cfg.error().message << "\n";
     return 1;
   }
-  auto target = open_target(*cfg);
+  auto target = open_target(*cfg, Access::read);
   if (!target) {
     err << "flytecd import: " << target.error().message << "\n";
     return 1;

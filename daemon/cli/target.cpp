@@ -6,13 +6,21 @@
 
 namespace flytecd::cli {
 
-Result<Target> open_target(const config::Config& cfg) {
+Result<Target> open_target(const config::Config& cfg, Access access) {
   Target t;
   std::error_code ec;
   std::filesystem::create_directories(cfg.state_dir, ec);
   if (ec)
     return make_error(ErrorCode::invalid_input,
                       "state directory " + cfg.state_dir + ": " + ec.message());
+  if (access == Access::write || cfg.admin.endpoint.empty()) {
+    auto lock = FileLock::acquire(
+        cfg.state_dir + "/lock",
+        std::chrono::milliseconds(static_cast<int64_t>(cfg.lock_wait_seconds * 1000)),
+        "state directory " + cfg.state_dir);
+    if (!lock) return lock.error();
+    t.lock = std::move(*lock);
+  }
   auto ledger = ledger::Ledger::open(cfg.state_dir + "/ledger.db");
   if (!ledger) return ledger.error();
   t.ledger = std::move(*ledger);

@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include "daemon/common/file_lock.hpp"
 #include "daemon/config/config.hpp"
 #include "daemon/ledger/ledger.hpp"
 #include "sinks/emulator/emulator.hpp"
@@ -13,6 +14,7 @@ namespace flytecd::cli {
 // Where flytecd writes: FlyteAdmin at the configured endpoint, or — with no endpoint — the
 // embedded FlyteAdmin emulator started in-process on loopback, persisted in the state directory.
 struct Target {
+  std::unique_ptr<FileLock> lock;  // first member: released after everything else is closed
   std::unique_ptr<sinks::emulator::Emulator> emulator;  // set when embedded
   std::unique_ptr<sinks::flyteadmin::AdminSink> sink;
   std::unique_ptr<ledger::Ledger> ledger;
@@ -20,7 +22,15 @@ struct Target {
   bool embedded() const { return emulator != nullptr; }
 };
 
+// What a command does to the state directory. A writer (apply, run) — and any command that
+// starts the embedded emulator on its database — holds the state directory's lock
+// (<state>/lock) for its lifetime: one writer per directory; a second waits up to
+// cfg.lock_wait_seconds, then fails naming the holder's pid. A reader of a remote target only
+// reads the ledger (SQLite WAL) and takes no lock.
+enum class Access { read, write };
+
 // Opens the ledger in cfg.state_dir and connects the sink (starting the emulator if needed).
-Result<Target> open_target(const config::Config& cfg);
+// Errors: conflict (state directory locked by another process), invalid_input, unavailable.
+Result<Target> open_target(const config::Config& cfg, Access access = Access::write);
 
 }  // namespace flytecd::cli

@@ -41,6 +41,16 @@ Status merge_flytectl(const std::string& path, Config& cfg) {
   return ok_status();
 }
 
+// What a key holds, for conversion errors ("bad conversion" alone names nothing).
+std::string expected_for(const std::string& key) {
+  if (key == "packages.cacheMaxBytes") return "a number of bytes, 0 or more";
+  if (key == "parallelism") return "a whole number, 1 or more";
+  if (key == "policy.maxPruneShare") return "a number between 0 and 1";
+  if (key == "domains" || key == "packages.plainHttpRegistries") return "a list of strings";
+  if (key.rfind("policy.", 0) == 0) return "true or false";
+  return "a string";
+}
+
 }  // namespace
 
 Config defaults() {
@@ -68,17 +78,25 @@ Status load_file(const std::string& path, Config& cfg) {
   auto where = [&](const YAML::Node& n, const std::string& key) {
     return "config " + path + ":" + std::to_string(n.Mark().line + 1) + ": " + key;
   };
+  std::string at_key;  // the key being read, so a conversion error can name it
   try {
     for (const auto& kv : root) {
       const std::string key = kv.first.Scalar();
       const YAML::Node& v = kv.second;
+      at_key = key;
       if (key == "repo")
         cfg.repo = expand_home(v.as<std::string>());
       else if (key == "stateDir")
         cfg.state_dir = expand_home(v.as<std::string>());
       else if (key == "parallelism")
         cfg.parallelism = std::max(1, v.as<int>());
-      else if (key == "flytectlConfig") {
+      else if (key == "lockWait") {
+        auto d = parse_seconds(v.as<std::string>());
+        if (!d)
+          return make_error(ErrorCode::invalid_input,
+                            where(v, key) + ": expected a duration like 10s or 1m");
+        cfg.lock_wait_seconds = *d;
+      } else if (key == "flytectlConfig") {
         if (auto s = merge_flytectl(v.as<std::string>(), cfg); !s) return s;
       } else if (key == "domains") {
         cfg.documents.domains = v.as<std::vector<std::string>>();
@@ -106,6 +124,7 @@ Status load_file(const std::string& path, Config& cfg) {
           return make_error(ErrorCode::invalid_input, where(v, key) + ": expected a mapping");
         for (const auto& g : v) {
           const std::string k = g.first.Scalar();
+          at_key = key + "." + k;
           const std::string val = g.second.as<std::string>();
           auto& c = cfg.git;
           if (k == "url")
@@ -140,6 +159,7 @@ Status load_file(const std::string& path, Config& cfg) {
           return make_error(ErrorCode::invalid_input, where(v, key) + ": expected a mapping");
         for (const auto& h : v) {
           const std::string k = h.first.Scalar();
+          at_key = key + "." + k;
           const std::string val = h.second.as<std::string>();
           auto& c = cfg.http;
           if (k == "listen")
@@ -166,6 +186,7 @@ Status load_file(const std::string& path, Config& cfg) {
           NotificationConfig nc;
           for (const auto& f : n) {
             const std::string k = f.first.Scalar();
+            at_key = key + "." + k;
             const std::string val = f.second.as<std::string>();
             if (k == "type")
               nc.type = val;
@@ -195,6 +216,7 @@ Status load_file(const std::string& path, Config& cfg) {
         auto& c = cfg.packages;
         for (const auto& p : v) {
           const std::string k = p.first.Scalar();
+          at_key = key + "." + k;
           if (k == "registry")
             c.registry = p.second.as<std::string>();
           else if (k == "cacheDir")
@@ -221,6 +243,7 @@ Status load_file(const std::string& path, Config& cfg) {
           return make_error(ErrorCode::invalid_input, where(v, key) + ": expected a mapping");
         for (const auto& p : v) {
           const std::string k = p.first.Scalar();
+          at_key = key + "." + k;
           if (k == "selfHeal")
             cfg.policy.self_heal = p.second.as<bool>();
           else if (k == "prune")
@@ -238,17 +261,34 @@ Status load_file(const std::string& path, Config& cfg) {
                                   "allowMassPrune, requireDigestPins)");
         }
       } else {
-        return make_error(ErrorCode::invalid_input,
-                          where(kv.first, key) +
-                              ": unknown key (expected repo, stateDir, flytectlConfig, admin, "
-                              "policy, domains, parallelism, git, interval, http, notifications, "
-                              "packages, kubernetes)");
+        return make_error(
+            ErrorCode::invalid_input,
+            where(kv.first, key) +
+                ": unknown key (expected repo, stateDir, flytectlConfig, admin, "
+                "policy, domains, parallelism, lockWait, git, interval, http, notifications, "
+                "packages, kubernetes)");
       }
     }
   } catch (const YAML::Exception& e) {
     return make_error(ErrorCode::invalid_input,
-                      "config " + path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+                      "config " + path + ":" + std::to_string(e.mark.line + 1) + ": " + at_key +
+                          ": " + e.msg + " (expected " + expected_for(at_key) + ")");
   }
+  if (auto s = check_ranges(cfg); !s)
+    return make_error(ErrorCode::invalid_input, "config " + path + ": " + s.error().message);
+  return ok_status();
+}
+
+Status check_ranges(const Config& cfg) {
+  const double share = cfg.policy.max_prune_share;
+  if (!(share >= 0 && share <= 1))
+    return make_error(ErrorCode::invalid_input,
+                      "policy.maxPruneShare: " + std::to_string(share) +
+                          " is out of range; expected a share between 0 and 1 (0.5 = half of the "
+                          "managed objects)");
+  if (!(cfg.lock_wait_seconds >= 0))
+    return make_error(ErrorCode::invalid_input,
+                      "lockWait: expected a duration of zero or more seconds");
   return ok_status();
 }
 

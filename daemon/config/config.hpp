@@ -76,6 +76,7 @@ struct Config {
   reconcile::Policy policy;
   model::Policy documents;
   int parallelism = 8;
+  double lock_wait_seconds = 10;  // how long a second writer waits for the state directory lock
   GitConfig git;
   int interval_seconds = 180;  // poll interval; +-10% jitter
   HttpConfig http;
@@ -89,6 +90,10 @@ Config defaults();
 
 // Reads a config file over `cfg`. Errors name the file, line and key.
 Status load_file(const std::string& path, Config& cfg);
+
+// Values out of range (policy.maxPruneShare outside [0, 1], a negative lockWait). Errors:
+// invalid_input naming the key.
+Status check_ranges(const Config& cfg);
 
 // Environment: FLYTECD_REPO, FLYTECD_STATE_DIR, FLYTECD_ADMIN_ENDPOINT, FLYTECD_ADMIN_INSECURE,
 // FLYTECD_FLYTECTL_CONFIG (flytectl file), FLYTECD_SELF_HEAL, FLYTECD_PRUNE.

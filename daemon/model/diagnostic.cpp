@@ -1,5 +1,7 @@
 #include "daemon/model/diagnostic.hpp"
 
+#include "daemon/common/scan.hpp"
+
 namespace flytecd::model {
 
 std::string_view to_string(DiagKind kind) {
@@ -81,7 +83,8 @@ std::string format(const Diagnostic& d) {
   s += d.message;
   if (!d.expected.empty()) s += " (expected: " + d.expected + ")";
   if (!d.related.file.empty()) s += " (see also " + to_string(d.related) + ")";
-  return s;
+  // One diagnostic is one line: a file name or value with a newline must not forge another.
+  return scan::printable(s, 4096);
 }
 
 }  // namespace flytecd::model

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
 #include <set>
 
+#include "daemon/common/scan.hpp"
 #include "daemon/model/package_ref.hpp"
 #include "daemon/model/proto_yaml.hpp"
 #include "daemon/model/quantity.hpp"
@@ -17,10 +17,7 @@ namespace {
 constexpr const char* k_api_version = "flytecd/v1";
 constexpr const char* k_operator_api_version = "flyte.backend/v1";
 
-bool dns_label(const std::string& s) {
-  static const std::regex k_label(R"(^[a-z0-9]([-a-z0-9]*[a-z0-9])?$)");
-  return s.size() <= 63 && std::regex_match(s, k_label);
-}
+bool dns_label(const std::string& s) { return scan::is_dns1123_label(s); }
 
 // Reads one YAML mapping, remembering which keys were consumed so the rest can be reported
 // as unknown fields.
@@ -42,7 +39,7 @@ class Fields {
     if (!n.IsDefined() || n.IsNull()) {
       if (required)
         add(DiagKind::missing_field, location_of(m_file, m_map), key,
-            "required field '" + key + "' is missing", expected);
+            "required field '" + scan::printable(key) + "' is missing", expected);
       return {};
     }
     if (!n.IsScalar()) {
@@ -51,8 +48,8 @@ class Fields {
       return {};
     }
     if (required && n.Scalar().empty())
-      add(DiagKind::missing_field, location_of(m_file, n), key, "field '" + key + "' is empty",
-          expected);
+      add(DiagKind::missing_field, location_of(m_file, n), key,
+          "field '" + scan::printable(key) + "' is empty", expected);
     return n.Scalar();
   }
 
@@ -83,7 +80,7 @@ class Fields {
       std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
       if (!m_known.count(key))
         add(DiagKind::unknown_field, location_of(m_file, kv.first), key,
-            "unknown field '" + key + "'", "one of: " + allowed);
+            "unknown field '" + scan::printable(key) + "'", "one of: " + allowed);
     }
   }
 
@@ -118,23 +115,25 @@ void check_quantities(const std::string& file, const YAML::Node& tra, const std:
       std::string field_path = path + "." + side + "." + kv.first.Scalar();
       auto q = parse_quantity(kv.second.Scalar());
       if (!q) {
-        diags.push_back(Diagnostic{Severity::error,
-                                   DiagKind::bad_quantity,
-                                   location_of(file, kv.second),
-                                   field_path,
-                                   "'" + kv.second.Scalar() + "' is not a Kubernetes quantity",
-                                   "a quantity like 500m, 2, 1.5Gi, 512Mi",
-                                   {}});
+        diags.push_back(
+            Diagnostic{Severity::error,
+                       DiagKind::bad_quantity,
+                       location_of(file, kv.second),
+                       field_path,
+                       "'" + scan::printable(kv.second.Scalar()) + "' is not a Kubernetes quantity",
+                       "a quantity like 500m, 2, 1.5Gi, 512Mi",
+                       {}});
         continue;
       }
       if (q->value < 0) {
-        diags.push_back(Diagnostic{Severity::error,
-                                   DiagKind::bad_quantity,
-                                   location_of(file, kv.second),
-                                   field_path,
-                                   "negative quantity '" + kv.second.Scalar() + "'",
-                                   "a non-negative quantity",
-                                   {}});
+        diags.push_back(
+            Diagnostic{Severity::error,
+                       DiagKind::bad_quantity,
+                       location_of(file, kv.second),
+                       field_path,
+                       "negative quantity '" + scan::printable(kv.second.Scalar()) + "'",
+                       "a non-negative quantity",
+                       {}});
         continue;
       }
       // ephemeralStorage and ephemeral_storage name the same field.
@@ -177,26 +176,26 @@ std::vector<SpecEntry> parse_spec(const std::string& file, const YAML::Node& spe
       std::string names;
       for (int i = 0; i < desc->field_count(); ++i)
         names += (i ? ", " : "") + desc->field(i)->json_name();
-      diags.push_back(Diagnostic{
-          Severity::error,
-          DiagKind::unknown_field,
-          location_of(file, kv.first),
-          path,
-          "unknown attribute '" + key + "' (not a field of flyteidl.admin.MatchingAttributes)",
-          "one of: " + names,
-          {}});
+      diags.push_back(Diagnostic{Severity::error,
+                                 DiagKind::unknown_field,
+                                 location_of(file, kv.first),
+                                 path,
+                                 "unknown attribute '" + scan::printable(key) +
+                                     "' (not a field of flyteidl.admin.MatchingAttributes)",
+                                 "one of: " + names,
+                                 {}});
       continue;
     }
     auto type = attribute_type_of_field(f->number());
     if (!type) {
-      diags.push_back(
-          Diagnostic{Severity::error,
-                     DiagKind::unsupported_attribute,
-                     location_of(file, kv.first),
-                     path,
-                     "MatchingAttributes field '" + key + "' has no known MatchableResource type",
-                     "a field FlyteAdmin stores as a matchable resource",
-                     {}});
+      diags.push_back(Diagnostic{Severity::error,
+                                 DiagKind::unsupported_attribute,
+                                 location_of(file, kv.first),
+                                 path,
+                                 "MatchingAttributes field '" + scan::printable(key) +
+                                     "' has no known MatchableResource type",
+                                 "a field FlyteAdmin stores as a matchable resource",
+                                 {}});
       continue;
     }
     if (*type == admin::QUALITY_OF_SERVICE_SPECIFICATION && !platform) {
@@ -241,9 +240,10 @@ void check_domain(Fields& fields, const std::string& file, const YAML::Node& doc
   if (std::find(policy.domains.begin(), policy.domains.end(), domain) == policy.domains.end()) {
     std::string list;
     for (const auto& d : policy.domains) list += (list.empty() ? "" : ", ") + d;
-    fields.add(DiagKind::invalid_value, location_of(file, doc["domain"]), "domain",
-               "domain '" + domain + "' is not one of FlyteAdmin's configured domains",
-               "one of: " + list);
+    fields.add(
+        DiagKind::invalid_value, location_of(file, doc["domain"]), "domain",
+        "domain '" + scan::printable(domain) + "' is not one of FlyteAdmin's configured domains",
+        "one of: " + list);
   }
 }
 
@@ -251,7 +251,7 @@ void check_project_id(Fields& fields, const std::string& file, const YAML::Node&
                       const std::string& key, const std::string& id) {
   if (!id.empty() && !dns_label(id))
     fields.add(DiagKind::invalid_value, location_of(file, node), key,
-               "project id '" + id + "' is not a DNS-1123 label",
+               "project id '" + scan::printable(id) + "' is not a DNS-1123 label",
                "lowercase letters, digits and '-', at most 63 characters");
 }
 
@@ -291,7 +291,7 @@ void parse_overrides(const std::string& file, const YAML::Node& doc, Fields& f,
   check_domain(f, file, doc, scope.domain, policy);
   if (!scope.workflow.empty() && scope.domain.empty())
     f.add(DiagKind::workflow_scope_without_domain, location_of(file, doc["workflow"]), "workflow",
-          "workflow '" + scope.workflow + "' is set without a domain",
+          "workflow '" + scan::printable(scope.workflow) + "' is set without a domain",
           "a domain: FlyteAdmin keys workflow overrides by project, domain and workflow");
   YAML::Node spec = f.node("spec");
   parse_metadata(file, doc, f, diags, false);
@@ -331,9 +331,18 @@ void parse_overrides(const std::string& file, const YAML::Node& doc, Fields& f,
 
 void check_version(Fields& f, const std::string& file, const YAML::Node& node,
                    const std::string& key, const std::string& version) {
+  // Versions end up in identifiers, OCI tags, the ledger and every log line of a registration.
+  constexpr size_t k_max_version = 255;
+  if (version.size() > k_max_version) {
+    f.add(DiagKind::bad_version, location_of(file, node), key,
+          "version of " + std::to_string(version.size()) + " characters",
+          "at most " + std::to_string(k_max_version) + " characters");
+    return;
+  }
   if (!version.empty() && !url_safe_version(version))
     f.add(DiagKind::bad_version, location_of(file, node), key,
-          "version '" + version + "' is not URL-safe", "only letters, digits and - _ . ~");
+          "version '" + scan::printable(version) + "' is not URL-safe",
+          "only letters, digits and - _ . ~");
 }
 
 void check_package(Fields& f, const std::string& file, const YAML::Node& node,
@@ -347,7 +356,8 @@ void check_package(Fields& f, const std::string& file, const YAML::Node& node,
   }
   if (policy.require_digest_pins && !ref->pinned())
     f.add(DiagKind::policy_violation, location_of(file, node), key,
-          "package '" + package + "' is not pinned by digest (policy: require digest pins)",
+          "package '" + scan::printable(package) +
+              "' is not pinned by digest (policy: require digest pins)",
           ref->kind == PackageRef::Kind::oci ? "oci://host/repo@sha256:…" : "…#sha256=<hex>");
 }
 
@@ -376,7 +386,7 @@ void parse_registration(const std::string& file, const YAML::Node& doc, Fields& 
     r.activate = Activate::none;
   else
     f.add(DiagKind::invalid_value, location_of(file, doc["activate"]), "activate",
-          "unknown activation '" + activate + "'", "scheduled, all or none");
+          "unknown activation '" + scan::printable(activate) + "'", "scheduled, all or none");
   r.service_account = f.str("serviceAccount", false);
   r.iam_role = f.str("iamRole", false);
   r.raw_output_prefix = f.str("rawOutputDataPrefix", false);
@@ -412,9 +422,10 @@ void parse_flyte_registration(const std::string& file, const YAML::Node& doc, Fi
   r.domain = sf.str("workflowDomain", true, "a domain");
   if (!r.domain.empty() &&
       std::find(policy.domains.begin(), policy.domains.end(), r.domain) == policy.domains.end())
-    sf.add(DiagKind::invalid_value, location_of(file, spec["workflowDomain"]), "workflowDomain",
-           "domain '" + r.domain + "' is not one of FlyteAdmin's configured domains",
-           "a configured domain");
+    sf.add(
+        DiagKind::invalid_value, location_of(file, spec["workflowDomain"]), "workflowDomain",
+        "domain '" + scan::printable(r.domain) + "' is not one of FlyteAdmin's configured domains",
+        "a configured domain");
   r.version = sf.str("workflowVersion", true, "a version");
   check_version(sf, file, spec["workflowVersion"], "workflowVersion", r.version);
   std::string uri =
@@ -429,14 +440,48 @@ void parse_flyte_registration(const std::string& file, const YAML::Node& doc, Fi
     r.package = uri;
     if (!valid_oci_repository(uri))
       sf.add(DiagKind::bad_package_uri, location_of(file, spec["workflowPackageUri"]),
-             "workflowPackageUri", "'" + uri + "' is not a valid registry repository path",
+             "workflowPackageUri",
+             "'" + scan::printable(uri) + "' is not a valid registry repository path",
              "lowercase path components like team/workflows");
     else if (!r.version.empty() && !valid_oci_tag(r.version))
       sf.add(DiagKind::bad_version, location_of(file, spec["workflowVersion"]), "workflowVersion",
-             "version '" + r.version + "' cannot be used as the OCI tag of the package",
+             "version '" + scan::printable(r.version) +
+                 "' cannot be used as the OCI tag of the package",
              "[A-Za-z0-9_][A-Za-z0-9._-]*");
   }
   if (diags.size() == before) out.registrations.push_back(std::move(r));
+}
+
+// FlyteAdmin's ValidateProject (project_validator.go): refuse here what it refuses at apply.
+void check_project_fields(Fields& f, const std::string& file, const YAML::Node& doc,
+                          const ProjectDoc& p) {
+  constexpr size_t k_max_name = 64;
+  constexpr size_t k_max_description = 300;
+  constexpr size_t k_max_labels = 16;
+  if (p.name.size() > k_max_name)
+    f.add(DiagKind::invalid_value, location_of(file, doc["name"]), "name",
+          "project name of " + std::to_string(p.name.size()) + " characters",
+          "at most " + std::to_string(k_max_name) + " characters (FlyteAdmin's limit)");
+  if (p.description.size() > k_max_description)
+    f.add(DiagKind::invalid_value, location_of(file, doc["description"]), "description",
+          "description of " + std::to_string(p.description.size()) + " characters",
+          "at most " + std::to_string(k_max_description) + " characters (FlyteAdmin's limit)");
+  if (p.labels.size() > k_max_labels)
+    f.add(DiagKind::invalid_value, location_of(file, doc["labels"]), "labels",
+          std::to_string(p.labels.size()) + " labels",
+          "at most " + std::to_string(k_max_labels) + " labels (FlyteAdmin's limit)");
+  for (const auto& [key, value] : p.labels) {
+    if (!scan::is_k8s_qualified_name(key))
+      f.add(DiagKind::invalid_value, location_of(file, doc["labels"]), "labels." + key,
+            "label key '" + scan::printable(key) + "' is not a Kubernetes qualified name",
+            "[prefix/]name: name of at most 63 letters, digits, '-', '_' or '.', starting and "
+            "ending with a letter or digit; prefix a DNS subdomain");
+    if (!scan::is_k8s_label_value(value))
+      f.add(DiagKind::invalid_value, location_of(file, doc["labels"][key]), "labels." + key,
+            "label value '" + scan::printable(value) + "' is not a Kubernetes label value",
+            "empty, or at most 63 letters, digits, '-', '_' or '.', starting and ending with a "
+            "letter or digit");
+  }
 }
 
 void parse_project(const std::string& file, const YAML::Node& doc, Fields& f, Documents& out,
@@ -451,12 +496,13 @@ void parse_project(const std::string& file, const YAML::Node& doc, Fields& f, Do
   if (p.name.empty()) p.name = p.id;
   p.description = f.str("description", false);
   p.labels = f.string_map("labels");
+  check_project_fields(f, file, doc, p);
   std::string state = f.str("state", false, "active or archived");
   if (state == "archived")
     p.archived = true;
   else if (!state.empty() && state != "active")
     f.add(DiagKind::invalid_value, location_of(file, doc["state"]), "state",
-          "unknown state '" + state + "'", "active or archived");
+          "unknown state '" + scan::printable(state) + "'", "active or archived");
   f.reject_unknown("apiVersion, kind, metadata, id, name, description, labels, state");
   if (diags.size() == before) out.projects.push_back(std::move(p));
 }
@@ -500,14 +546,14 @@ size_t parse_file(const SourceFile& file, const Limits& limits, const Policy& po
                             kind == "Project" || kind == "PlatformDefaults";
     if (!known_kind) {
       f.add(DiagKind::unknown_kind, location_of(file.path, doc["kind"]), "kind",
-            "unknown kind '" + kind + "'",
+            "unknown kind '" + scan::printable(kind) + "'",
             "Overrides, WorkflowRegistration, Project, PlatformDefaults or FlyteRegistration");
       continue;
     }
     const char* want_api = is_operator ? k_operator_api_version : k_api_version;
     if (api != want_api) {
       f.add(DiagKind::unknown_api_version, location_of(file.path, doc["apiVersion"]), "apiVersion",
-            "unknown apiVersion '" + api + "' for kind " + kind, want_api);
+            "unknown apiVersion '" + scan::printable(api) + "' for kind " + kind, want_api);
       continue;
     }
     if (kind == "Overrides")
@@ -561,7 +607,7 @@ void check_documents(const Documents& docs, const Limits& limits, Diagnostics& d
     auto [it, inserted] = projects.emplace(p.id, &p);
     if (!inserted)
       diags.push_back(Diagnostic{Severity::error, DiagKind::duplicate_object, p.where, "id",
-                                 "project '" + p.id + "' is declared twice",
+                                 "project '" + scan::printable(p.id) + "' is declared twice",
                                  "one Project document per id", it->second->where});
   }
   std::map<std::string, const Registration*> regs;
@@ -569,20 +615,21 @@ void check_documents(const Documents& docs, const Limits& limits, Diagnostics& d
     auto [it, inserted] = regs.emplace(r.name, &r);
     if (!inserted)
       diags.push_back(Diagnostic{Severity::error, DiagKind::duplicate_object, r.where,
-                                 "metadata.name", "registration '" + r.name + "' is declared twice",
+                                 "metadata.name",
+                                 "registration '" + scan::printable(r.name) + "' is declared twice",
                                  "unique registration names", it->second->where});
   }
   if (!projects.empty()) {
     auto warn = [&](const std::string& project, const Location& where, const std::string& path) {
       if (!projects.count(project))
-        diags.push_back(
-            Diagnostic{Severity::warning,
-                       DiagKind::unknown_project,
-                       where,
-                       path,
-                       "project '" + project + "' has no Project document in this repository",
-                       "a Project document, or the project to exist in FlyteAdmin already",
-                       {}});
+        diags.push_back(Diagnostic{
+            Severity::warning,
+            DiagKind::unknown_project,
+            where,
+            path,
+            "project '" + scan::printable(project) + "' has no Project document in this repository",
+            "a Project document, or the project to exist in FlyteAdmin already",
+            {}});
     };
     std::set<std::string> warned;
     for (const auto& o : docs.overrides)

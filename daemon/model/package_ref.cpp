@@ -1,29 +1,18 @@
 #include "daemon/model/package_ref.hpp"
 
-#include <regex>
+#include "daemon/common/scan.hpp"
 
 namespace flytecd::model {
 
 bool valid_oci_repository(const std::string& repo) {
-  static const std::regex k_repo(
-      R"(^[a-z0-9]+((\.|_|__|-+)[a-z0-9]+)*(/[a-z0-9]+((\.|_|__|-+)[a-z0-9]+)*)*$)");
-  return repo.size() <= 255 && std::regex_match(repo, k_repo);
+  return repo.size() <= 255 && scan::is_oci_repository_pattern(repo);
 }
 
-bool valid_oci_tag(const std::string& tag) {
-  static const std::regex k_tag(R"(^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$)");
-  return std::regex_match(tag, k_tag);
-}
+bool valid_oci_tag(const std::string& tag) { return scan::is_oci_tag(tag); }
 
-bool valid_sha256_digest(const std::string& digest) {
-  static const std::regex k_digest(R"(^sha256:[a-f0-9]{64}$)");
-  return std::regex_match(digest, k_digest);
-}
+bool valid_sha256_digest(const std::string& digest) { return scan::is_sha256_digest(digest); }
 
-bool url_safe_version(const std::string& version) {
-  static const std::regex k_version(R"(^[A-Za-z0-9._~-]+$)");
-  return std::regex_match(version, k_version);
-}
+bool url_safe_version(const std::string& version) { return scan::is_url_safe(version); }
 
 std::string PackageRef::to_string() const {
   switch (kind) {
@@ -42,6 +31,24 @@ std::string PackageRef::to_string() const {
 }
 
 namespace {
+
+// Hosts are DNS names (at most 253) plus a port; URLs are bounded as browsers and registries do.
+constexpr size_t k_max_host_length = 261;
+constexpr size_t k_max_url_length = 8192;
+
+// https://host[:port]/path with no whitespace in the path.
+bool https_url(std::string_view text) {
+  constexpr std::string_view k_scheme = "https://";
+  if (text.substr(0, k_scheme.size()) != k_scheme) return false;
+  std::string_view rest = text.substr(k_scheme.size());
+  auto slash = rest.find('/');
+  if (slash == std::string_view::npos || !scan::is_loose_host_port(rest.substr(0, slash)))
+    return false;
+  for (char c : rest.substr(slash))
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') return false;
+  return true;
+}
+
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -53,7 +60,8 @@ std::optional<std::string> split_pin(std::string& text, std::string& error) {
   std::string frag = text.substr(hash + 1);
   text.erase(hash);
   if (frag.rfind("sha256=", 0) != 0 || !valid_sha256_digest("sha256:" + frag.substr(7))) {
-    error = "bad pin '#" + frag + "'; expected '#sha256=<64 lowercase hex digits>'";
+    error =
+        "bad pin '#" + scan::printable(frag) + "'; expected '#sha256=<64 lowercase hex digits>'";
     return std::nullopt;
   }
   return "sha256:" + frag.substr(7);
@@ -73,14 +81,19 @@ std::optional<PackageRef> parse_package_ref(const std::string& input, std::strin
     std::string rest = input.substr(6);
     auto slash = rest.find('/');
     if (slash == std::string::npos || slash == 0) {
-      error = "'" + input + "' has no registry host; expected oci://host[:port]/repository:tag";
+      error = "'" + scan::printable(input) +
+              "' has no registry host; expected oci://host[:port]/repository:tag";
       return std::nullopt;
     }
     ref.registry = rest.substr(0, slash);
-    static const std::regex k_host(
-        R"(^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?$|^\[[0-9a-fA-F:]+\](:[0-9]{1,5})?$)");
-    if (!std::regex_match(ref.registry, k_host)) {
-      error = "bad registry host '" + ref.registry + "'; expected host or host:port";
+    if (ref.registry.size() > k_max_host_length) {
+      error = "registry host of " + std::to_string(ref.registry.size()) +
+              " characters; expected at most " + std::to_string(k_max_host_length);
+      return std::nullopt;
+    }
+    if (!scan::is_host_port(ref.registry)) {
+      error =
+          "bad registry host '" + scan::printable(ref.registry) + "'; expected host or host:port";
       return std::nullopt;
     }
     std::string path = rest.substr(slash + 1);
@@ -88,7 +101,8 @@ std::optional<PackageRef> parse_package_ref(const std::string& input, std::strin
       ref.digest = path.substr(at + 1);
       path.erase(at);
       if (!valid_sha256_digest(ref.digest)) {
-        error = "bad digest '" + ref.digest + "'; expected sha256:<64 lowercase hex digits>";
+        error = "bad digest '" + scan::printable(ref.digest) +
+                "'; expected sha256:<64 lowercase hex digits>";
         return std::nullopt;
       }
     }
@@ -97,18 +111,20 @@ std::optional<PackageRef> parse_package_ref(const std::string& input, std::strin
       ref.tag = path.substr(colon + 1);
       path.erase(colon);
       if (!valid_oci_tag(ref.tag)) {
-        error = "bad tag '" + ref.tag + "'; expected [A-Za-z0-9_][A-Za-z0-9._-]{0,127}";
+        error = "bad tag '" + scan::printable(ref.tag) +
+                "'; expected [A-Za-z0-9_][A-Za-z0-9._-]{0,127}";
         return std::nullopt;
       }
     }
     ref.repository = path;
     if (!valid_oci_repository(ref.repository)) {
-      error = "bad repository '" + ref.repository +
+      error = "bad repository '" + scan::printable(ref.repository) +
               "'; expected lowercase path components like flyte/core-examples";
       return std::nullopt;
     }
     if (ref.tag.empty() && ref.digest.empty()) {
-      error = "'" + input + "' names neither a tag nor a digest; expected …:tag or …@sha256:…";
+      error = "'" + scan::printable(input) +
+              "' names neither a tag nor a digest; expected …:tag or …@sha256:…";
       return std::nullopt;
     }
     return ref;
@@ -119,17 +135,21 @@ std::optional<PackageRef> parse_package_ref(const std::string& input, std::strin
     auto pin = split_pin(text, error);
     if (!pin) return std::nullopt;
     ref.digest = *pin;
-    static const std::regex k_url(R"(^https://[A-Za-z0-9.-]+(:[0-9]{1,5})?/[^\s]*$)");
-    if (!std::regex_match(text, k_url)) {
-      error =
-          "'" + input + "' is not a valid https URL; expected https://host[:port]/path[#sha256=…]";
+    if (text.size() > k_max_url_length) {
+      error = "https URL of " + std::to_string(text.size()) + " characters; expected at most " +
+              std::to_string(k_max_url_length);
+      return std::nullopt;
+    }
+    if (!https_url(text)) {
+      error = "'" + scan::printable(input) +
+              "' is not a valid https URL; expected https://host[:port]/path[#sha256=…]";
       return std::nullopt;
     }
     ref.url = text;
     return ref;
   }
   if (input.find("://") != std::string::npos) {
-    error = "unsupported scheme in '" + input +
+    error = "unsupported scheme in '" + scan::printable(input) +
             "'; expected oci://, https:// or a repository-relative path";
     return std::nullopt;
   }
@@ -139,24 +159,27 @@ std::optional<PackageRef> parse_package_ref(const std::string& input, std::strin
   if (!pin) return std::nullopt;
   ref.digest = *pin;
   if (text.empty()) {
-    error = "'" + input + "' has a pin but no path; expected <path>.tgz#sha256=<hex>";
+    error =
+        "'" + scan::printable(input) + "' has a pin but no path; expected <path>.tgz#sha256=<hex>";
     return std::nullopt;
   }
   if (text.front() == '/') {
-    error = "absolute path '" + text + "'; expected a path relative to the repository root";
+    error = "absolute path '" + scan::printable(text) +
+            "'; expected a path relative to the repository root";
     return std::nullopt;
   }
   for (size_t start = 0; start <= text.size();) {
     size_t end = text.find('/', start);
     if (end == std::string::npos) end = text.size();
     if (text.compare(start, end - start, "..") == 0) {
-      error = "path '" + text + "' leaves the repository ('..'); expected a path inside it";
+      error = "path '" + scan::printable(text) +
+              "' leaves the repository ('..'); expected a path inside it";
       return std::nullopt;
     }
     start = end + 1;
   }
   if (!ends_with(text, ".tgz") && !ends_with(text, ".tar.gz") && !ends_with(text, ".tar")) {
-    error = "path '" + text +
+    error = "path '" + scan::printable(text) +
             "' is not an archive; expected a .tgz, .tar.gz or .tar file from pyflyte package";
     return std::nullopt;
   }

@@ -7,8 +7,10 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <regex>
+#include <set>
+#include <string_view>
 
+#include "daemon/common/scan.hpp"
 #include "daemon/model/yaml_safe.hpp"
 
 namespace flytecd::model {
@@ -64,8 +66,7 @@ class Converter {
       return yaml_to_json(node);
     }
     if (full == "google.protobuf.Duration") {
-      static const std::regex k_dur(R"(^-?[0-9]+(\.[0-9]{1,9})?s$)");
-      if (!node.IsScalar() || !std::regex_match(node.Scalar(), k_dur))
+      if (!node.IsScalar() || !scan::is_proto_duration(node.Scalar()))
         return fail(node, path, DiagKind::wrong_type, node_kind(node),
                     "a duration like \"30s\" or \"1.5s\"");
       return nlohmann::json(node.Scalar());
@@ -210,8 +211,7 @@ class Converter {
     switch (f->cpp_type()) {
       case pb::FieldDescriptor::CPPTYPE_STRING:
         if (f->type() == pb::FieldDescriptor::TYPE_BYTES) {
-          static const std::regex k_b64(R"(^[A-Za-z0-9+/_-]*={0,2}$)");
-          if (!std::regex_match(s, k_b64))
+          if (!scan::is_base64_text(s))
             return fail(node, path, DiagKind::wrong_type, node_kind(node), "base64 text");
         }
         return nlohmann::json(s);
@@ -337,14 +337,12 @@ nlohmann::json yaml_to_json(const YAML::Node& node) {
   if (node.Tag() == "!") return s;  // quoted scalar: always a string
   if (s == "true" || s == "True" || s == "TRUE") return true;
   if (s == "false" || s == "False" || s == "FALSE") return false;
-  static const std::regex k_int(R"(^[-+]?[0-9]+$)");
-  static const std::regex k_float(R"(^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$)");
-  if (std::regex_match(s, k_int)) {
+  if (scan::is_integer_text(s)) {
     errno = 0;
     long long v = std::strtoll(s.c_str(), nullptr, 10);
     if (errno != ERANGE) return v;
   }
-  if (std::regex_match(s, k_float)) return std::strtod(s.c_str(), nullptr);
+  if (scan::is_float_text(s)) return std::strtod(s.c_str(), nullptr);
   return s;
 }
 
@@ -372,9 +370,10 @@ void emit(YAML::Emitter& out, const nlohmann::ordered_json& j) {
   } else if (j.is_string()) {
     const std::string& s = j.get_ref<const std::string&>();
     // Quote strings that YAML would otherwise read as another type (e.g. cpu: "1").
-    static const std::regex k_ambiguous(
-        R"(^([-+]?[0-9.]+([eE][-+]?[0-9]+)?|true|false|True|False|TRUE|FALSE|null|Null|NULL|~|yes|no|on|off|y|n|)$)");
-    if (std::regex_match(s, k_ambiguous))
+    static const std::set<std::string_view> k_words = {
+        "true", "false", "True", "False", "TRUE", "FALSE", "null", "Null", "NULL",
+        "~",    "yes",   "no",   "on",    "off",  "y",     "n",    ""};
+    if (scan::looks_numeric(s) || k_words.count(s) != 0)
       out << YAML::DoubleQuoted << s;
     else
       out << s;

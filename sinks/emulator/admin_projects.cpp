@@ -1,7 +1,6 @@
 // Projects and GetVersion (FlyteAdmin project_manager.go, validation/project_validator.go).
 
-#include <regex>
-
+#include "daemon/common/scan.hpp"
 #include "sinks/emulator/admin_common.hpp"
 
 #ifndef FLYTECD_VERSION
@@ -19,10 +18,9 @@ constexpr size_t k_max_labels = 16;
 
 // k8s.io/apimachinery validation.IsDNS1123Label, with its messages.
 std::vector<std::string> dns1123_label_errors(const std::string& value) {
-  static const std::regex k_label("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
   std::vector<std::string> errs;
   if (value.size() > 63) errs.push_back("must be no more than 63 characters");
-  if (!std::regex_match(value, k_label)) {
+  if (!scan::dns1123_label_pattern(value)) {
     errs.push_back(
         "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
         "and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', "
@@ -44,24 +42,13 @@ Status validate_labels(const fa::Project& p) {
   if (values.size() > k_max_labels) {
     return invalid("labels map cannot exceed " + std::to_string(k_max_labels) + " entries");
   }
-  static const std::regex k_name("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
-  static const std::regex k_prefix(
-      "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
   for (const auto& [key, value] : values) {
-    std::string name = key;
-    bool ok = true;
-    if (const auto slash = key.find('/'); slash != std::string::npos) {
-      const std::string prefix = key.substr(0, slash);
-      name = key.substr(slash + 1);
-      ok = !prefix.empty() && prefix.size() <= 253 && std::regex_match(prefix, k_prefix);
-    }
-    ok = ok && !name.empty() && name.size() <= 63 && std::regex_match(name, k_name);
-    if (!ok) {
+    if (!scan::is_k8s_qualified_name(key)) {
       return invalid("invalid label key [" + key +
                      "]: [name part must consist of alphanumeric characters, '-', '_' or '.', and "
                      "must start and end with an alphanumeric character]");
     }
-    if (value.size() > 63 || (!value.empty() && !std::regex_match(value, k_name))) {
+    if (!scan::is_k8s_label_value(value)) {
       return invalid("invalid label value [" + value +
                      "]: [a valid label must be an empty string or consist of alphanumeric "
                      "characters, '-', '_' or '.', and must start and end with an alphanumeric "

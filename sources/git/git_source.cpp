@@ -10,10 +10,12 @@
 #include <optional>
 
 #include "daemon/common/log.hpp"
+#include "daemon/common/scan.hpp"
 #include "sources/git/net.hpp"
 #include "sources/git/remote_callbacks.hpp"
 #include "sources/git/ssh_signature.hpp"
 #include "sources/git/url.hpp"
+#include "sources/link_path.hpp"
 
 namespace flytecd::sources::git {
 namespace fs = std::filesystem;
@@ -128,9 +130,12 @@ Result<Tracked> find_tracked(const std::vector<RemoteRef>& refs, const std::stri
 
 struct WalkState {
   std::vector<std::pair<std::string, git_oid>> found;
+  std::vector<std::pair<std::string, git_oid>>
+      links;  // *.yaml symlinks (mode 120000): resolved later
 };
 
-// Same selection as sources/local: *.yaml/*.yml, no dot-directories, no symlinks, no submodules.
+// Same selection as sources/local: *.yaml/*.yml, no dot-directories, symlinked documents
+// followed (resolved after the walk), no submodules.
 int collect_yaml(const char* root, const git_tree_entry* entry, void* payload) {
   auto& state = *static_cast<WalkState*>(payload);
   const std::string name = git_tree_entry_name(entry);
@@ -144,8 +149,14 @@ int collect_yaml(const char* root, const git_tree_entry* entry, void* payload) {
         state.found.emplace_back(std::string(root) + name, *git_tree_entry_id(entry));
       return 0;
     }
+    case GIT_FILEMODE_LINK: {
+      const std::string ext = fs::path(name).extension().string();
+      if (ext == ".yaml" || ext == ".yml")
+        state.links.emplace_back(std::string(root) + name, *git_tree_entry_id(entry));
+      return 0;
+    }
     default:
-      return 0;  // GIT_FILEMODE_LINK (symlink), GIT_FILEMODE_COMMIT (submodule)
+      return 0;  // GIT_FILEMODE_COMMIT (submodule)
   }
 }
 
@@ -342,6 +353,58 @@ struct GitSource::Impl {
     return CommitPtr(raw_commit);
   }
 
+  // Replaces each symlinked document by the blob it names in `tree` (the repository path), as
+  // sources/local does on disk: at most k_max_link_hops links; dangling, looping, escaping or
+  // non-file targets refuse the revision, naming the link.
+  Result<bool> resolve_links(git_tree* tree, WalkState& walk) {
+    for (const auto& [link_path, first_blob] : walk.links) {
+      std::string rel = link_path;
+      git_oid blob = first_blob;
+      bool done = false;
+      for (int hop = 0; hop < k_max_link_hops && !done; ++hop) {
+        git_blob* raw_blob = nullptr;
+        if (int rc = git_blob_lookup(&raw_blob, repo.get(), &blob); rc < 0)
+          return git_failure(rc, "read symlink " + rel);
+        BlobPtr text(raw_blob);
+        const std::string target(static_cast<const char*>(git_blob_rawcontent(text.get())),
+                                 static_cast<size_t>(git_blob_rawsize(text.get())));
+        auto next = resolve_link(rel, target);
+        if (!next) return next.error();
+        rel = *next;
+        git_tree_entry* raw_entry = nullptr;
+        if (git_tree_entry_bypath(&raw_entry, tree, rel.c_str()) < 0)
+          return make_error(ErrorCode::invalid_input,
+                            "symlink '" + scan::printable(link_path) + "' dangles: '" +
+                                scan::printable(rel) +
+                                "' does not exist; expected a link to a file inside the "
+                                "repository path");
+        EntryPtr entry(raw_entry);
+        blob = *git_tree_entry_id(entry.get());
+        switch (git_tree_entry_filemode(entry.get())) {
+          case GIT_FILEMODE_LINK:
+            break;
+          case GIT_FILEMODE_BLOB:
+          case GIT_FILEMODE_BLOB_EXECUTABLE:
+            done = true;
+            break;
+          default:
+            return make_error(ErrorCode::invalid_input,
+                              "symlink '" + scan::printable(link_path) + "' -> '" +
+                                  scan::printable(rel) +
+                                  "' is not a regular file; expected a link to a YAML file");
+        }
+      }
+      if (!done)
+        return make_error(ErrorCode::invalid_input,
+                          "symlink '" + scan::printable(link_path) + "' goes through more than " +
+                              std::to_string(k_max_link_hops) +
+                              " links (a loop?); expected a link to a file inside the "
+                              "repository path");
+      walk.found.emplace_back(link_path, blob);
+    }
+    return true;
+  }
+
   Result<Snapshot> build_snapshot(const std::string& id) {
     auto found = lookup_commit(id);
     if (!found) return found.error();
@@ -374,6 +437,7 @@ struct GitSource::Impl {
     WalkState walk;
     if (int rc = git_tree_walk(tree.get(), GIT_TREEWALK_PRE, collect_yaml, &walk); rc < 0)
       return git_failure(rc, "walk tree of commit " + id);
+    if (auto linked = resolve_links(tree.get(), walk); !linked) return linked.error();
     std::vector<size_t> order(walk.found.size());
     std::iota(order.begin(), order.end(), size_t{0});
     std::sort(order.begin(), order.end(),

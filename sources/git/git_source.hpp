@@ -52,7 +52,7 @@ struct Snapshot {
   std::string author;       // "Name <email>"
   int64_t commit_time = 0;  // committer time, seconds since the epoch
   // Every *.yaml / *.yml under the subpath (path relative to it, sorted), skipping
-  // dot-directories, symlinks and submodules — the same selection as sources/local.
+  // dot-directories, and submodules, symlinked documents followed — the same selection as sources/local.
   std::vector<model::SourceFile> files;
   std::vector<std::string> blob_ids;  // parallel to files: the Git blob id of each file
 };

@@ -10,7 +10,9 @@ namespace flytecd::sources::local {
 
 // Reads every *.yaml / *.yml under `root` (recursively, skipping dot-directories such as .git),
 // in sorted path order. Files larger than `max_file_bytes` are listed with their size but not
-// read, so the loader can reject them without holding them in memory. Symlinks are not followed.
+// read, so the loader can reject them without holding them in memory. A symlinked *.yaml is
+// followed to its file (at most k_max_link_hops links); one that dangles, loops or leaves
+// `root` fails the whole read, naming the link. Symlinked directories are not descended into.
 Result<std::vector<model::SourceFile>> read_yaml_tree(const std::filesystem::path& root,
                                                       size_t max_file_bytes);
 

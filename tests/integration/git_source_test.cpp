@@ -129,16 +129,19 @@ TEST_CASE("git: file:// and local paths give the same snapshot of YAML files und
   CHECK(snap.subject == "add submodule");
   CHECK(snap.author == "Flytecd Test <test@example.com>");
   CHECK(snap.commit_time > 0);
-  CHECK(paths(snap) == std::vector<std::string>{"a.yaml", "big.yaml", "sub/b.yml"});
-  REQUIRE(snap.blob_ids.size() == 3);
+  // link.yaml is a symlink to a.yaml (mode 120000): followed to a.yaml's blob (issue 10.3).
+  CHECK(paths(snap) == std::vector<std::string>{"a.yaml", "big.yaml", "link.yaml", "sub/b.yml"});
+  REQUIRE(snap.blob_ids.size() == 4);
   CHECK(snap.files[0].bytes == "a: 1\n");
   CHECK(snap.files[0].size == 5);
   CHECK(snap.files[1].bytes.empty());  // over max_file_bytes: listed, not read
   CHECK(snap.files[1].size == 301);
-  CHECK(snap.files[2].bytes == "b: 2\n");
+  CHECK(snap.files[2].bytes == "a: 1\n");
+  CHECK(snap.files[3].bytes == "b: 2\n");
   CHECK(snap.blob_ids[0] == fx.blob("HEAD:deploy/a.yaml"));
   CHECK(snap.blob_ids[1] == fx.blob("HEAD:deploy/big.yaml"));
-  CHECK(snap.blob_ids[2] == fx.blob("HEAD:deploy/sub/b.yml"));
+  CHECK(snap.blob_ids[2] == fx.blob("HEAD:deploy/a.yaml"));
+  CHECK(snap.blob_ids[3] == fx.blob("HEAD:deploy/sub/b.yml"));
 
   SECTION("a plain local path reads the same revision") {
     auto local_options = fx.options(fx.remote);
@@ -156,7 +159,8 @@ TEST_CASE("git: file:// and local paths give the same snapshot of YAML files und
     auto root_options = fx.options("file://" + fx.remote);
     auto root = open_ok(root_options);
     CHECK(paths(sync_ok(*root)) == std::vector<std::string>{"deploy/a.yaml", "deploy/big.yaml",
-                                                            "deploy/sub/b.yml", "top.yaml"});
+                                                            "deploy/link.yaml", "deploy/sub/b.yml",
+                                                            "top.yaml"});
   }
 
   SECTION("blob ids stay for unchanged files and change for edited ones") {
@@ -171,7 +175,8 @@ TEST_CASE("git: file:// and local paths give the same snapshot of YAML files und
     CHECK(after.files[0].bytes == "a: 2\n");
     CHECK(after.blob_ids[0] != snap.blob_ids[0]);
     CHECK(after.blob_ids[1] == snap.blob_ids[1]);
-    CHECK(after.blob_ids[2] == snap.blob_ids[2]);
+    CHECK(after.blob_ids[2] == after.blob_ids[0]);  // the link follows its target's edit
+    CHECK(after.blob_ids[3] == snap.blob_ids[3]);
 
     // Older revisions stay addressable for `flytecd plan --base X --head Y`.
     auto previous = source->snapshot("HEAD~1");
@@ -307,7 +312,7 @@ TEST_CASE("git: git daemon over git:// on loopback", "[git]") {
   fx.push();
   fg::Snapshot snap = sync_ok(*source);
   CHECK(snap.revision == second);
-  CHECK(snap.files[2].bytes == "b: 3\n");
+  CHECK(snap.files[3].bytes == "b: 3\n");
 
   SECTION("a repository the daemon does not serve is not_found") {
     auto missing = open_ok(fx.options("git://127.0.0.1:" + std::to_string(port) + "/nope.git"));
@@ -764,4 +769,44 @@ TEST_CASE("git: remote URLs and subpaths are parsed strictly", "[git]") {
   CHECK(fg::mirror_dir_name("https://github.com/org/repo.git") !=
         fg::mirror_dir_name("https://github.com/org/repo2.git"));
   CHECK(fg::mirror_dir_name("https://github.com/org/repo.git").rfind("org-repo-", 0) == 0);
+}
+
+// Issue 10.3: a symlinked document that dangles, loops or leaves the repository path refuses the
+// revision, naming the link; one to a file inside the path is followed (also through a chain).
+TEST_CASE("git: symlinked documents are followed inside the path, refused by name otherwise",
+          "[git][symlink]") {
+  Fixture fx;
+  fx.write("deploy/real.yaml", "r: 1\n");
+  fx.write("outside.yaml", "o: 1\n");
+  const auto deploy = git_test::stdfs::path(fx.work) / "deploy";
+  git_test::stdfs::create_symlink("real.yaml", deploy / "hop1.yaml");
+  git_test::stdfs::create_symlink("hop1.yaml", deploy / "hop2.yaml");
+  fx.commit("links");
+  fx.push();
+  auto options = fx.options("file://" + fx.remote);
+  options.subpath = "deploy";
+  auto source = open_ok(options);
+  fg::Snapshot snap = sync_ok(*source);
+  CHECK(paths(snap) == std::vector<std::string>{"hop1.yaml", "hop2.yaml", "real.yaml"});
+  CHECK(snap.files[1].bytes == "r: 1\n");
+
+  auto refused = [&](const std::string& link, const std::string& target) {
+    git_test::stdfs::create_symlink(target, deploy / link);
+    fx.commit("bad link " + link);
+    fx.push();
+    auto bad = source->sync();
+    git_test::stdfs::remove(deploy / link);
+    fx.commit("remove " + link);
+    fx.push();
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().code == ErrorCode::invalid_input);
+    CHECK_THAT(bad.error().message, Catch::Contains("symlink '" + link + "'"));
+    return bad.error().message;
+  };
+  CHECK_THAT(refused("escape.yaml", "../outside.yaml"), Catch::Contains("leaves the repository"));
+  CHECK_THAT(refused("abs.yaml", "/etc/passwd"), Catch::Contains("absolute"));
+  CHECK_THAT(refused("dangling.yaml", "missing.yaml"), Catch::Contains("dangles"));
+  CHECK_THAT(refused("self.yaml", "self.yaml"), Catch::Contains("more than 8 links"));
+  CHECK_THAT(refused("dir.yaml", "."), Catch::Contains("repository root"));
+  CHECK(paths(sync_ok(*source)) == std::vector<std::string>{"hop1.yaml", "hop2.yaml", "real.yaml"});
 }

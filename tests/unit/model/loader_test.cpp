@@ -285,3 +285,75 @@ TEST_CASE("loader: total document bound", "[loader]") {
                 limits);
   CHECK(find(r, DiagKind::too_many_documents));
 }
+
+// Issue 10.1: each of these overflowed the stack in std::regex (validate exited 139).
+TEST_CASE("loader: very long version, host and URL are errors, not crashes", "[loader][hostile]") {
+  const std::string huge_version(30'000, 'v');
+  auto r = load_one(
+      "apiVersion: flytecd/v1\nkind: WorkflowRegistration\nmetadata: {name: x}\n"
+      "project: p\ndomain: development\nversion: \"" +
+      huge_version + " \"\npackage: oci://r.example/flyte/core:v1\n");
+  const Diagnostic* d = find(r, DiagKind::bad_version);
+  REQUIRE(d != nullptr);
+  CHECK(d->where.line == 6);
+  CHECK(d->message.size() < 400);  // the value is elided, not echoed whole
+
+  auto op = load_one(
+      "apiVersion: flyte.backend/v1\nkind: FlyteRegistration\nmetadata: {name: op}\n"
+      "spec:\n  workflowProject: p\n  workflowDomain: development\n"
+      "  workflowVersion: \"" +
+      huge_version + "!\"\n  workflowPackageUri: team/wf\n");
+  CHECK(find(op, DiagKind::bad_version) != nullptr);
+
+  const std::string host(60'000, 'h');
+  auto oci = load_one(
+      "apiVersion: flytecd/v1\nkind: WorkflowRegistration\nmetadata: {name: x}\n"
+      "project: p\ndomain: development\nversion: v1\npackage: oci://" +
+      host + "/flyte/core:v1\n");
+  d = find(oci, DiagKind::bad_package_uri);
+  REQUIRE(d != nullptr);
+  CHECK(d->message.find("60000 characters") != std::string::npos);
+
+  auto https = load_one(
+      "apiVersion: flytecd/v1\nkind: WorkflowRegistration\nmetadata: {name: x}\n"
+      "project: p\ndomain: development\nversion: v1\npackage: https://" +
+      host + "/pkg.tgz\n");
+  CHECK(find(https, DiagKind::bad_package_uri) != nullptr);
+}
+
+// Issue 10.8: FlyteAdmin's ValidateProject refuses these at apply; validate must say so first.
+TEST_CASE("loader: project labels, name and description FlyteAdmin refuses are invalid",
+          "[loader][hostile]") {
+  auto r = load_one(
+      "apiVersion: flytecd/v1\nkind: Project\nid: p1\nlabels:\n  \"a b/c\": x\n"
+      "  team: \"" +
+      std::string(60'000, 'v') + "\"\n");
+  REQUIRE_FALSE(r.ok());
+  int labels = 0;
+  for (const auto& d : r.diagnostics)
+    if (d.path.rfind("labels.", 0) == 0) ++labels;
+  CHECK(labels == 2);
+  const Diagnostic* d = find(r, DiagKind::invalid_value);
+  REQUIRE(d != nullptr);
+  CHECK(d->message.size() < 400);
+
+  auto many =
+      load_one("apiVersion: flytecd/v1\nkind: Project\nid: p1\nname: \"" + std::string(65, 'n') +
+               "\"\ndescription: \"" + std::string(301, 'd') + "\"\n");
+  CHECK(many.diagnostics.size() == 2);
+
+  auto fine = load_one(
+      "apiVersion: flytecd/v1\nkind: Project\nid: p1\nlabels: {example.com/team: ml, t: \"\"}\n");
+  CHECK(fine.ok());
+}
+
+TEST_CASE("loader: newlines and escape characters in values are escaped in messages",
+          "[loader][hostile]") {
+  auto r = load_one(
+      "apiVersion: flytecd/v1\nkind: Project\nid: \"p1\\nINFO applied 0 steps\\u001b[0m\"\n");
+  const Diagnostic* d = find(r, DiagKind::invalid_value);
+  REQUIRE(d != nullptr);
+  CHECK(d->message.find('\n') == std::string::npos);
+  CHECK(d->message.find('\x1b') == std::string::npos);
+  CHECK(d->message.find("p1\\nINFO") != std::string::npos);
+}
