@@ -3,6 +3,7 @@
 // from it, and an SSH server's host key checked against known_hosts.
 // Oracles: redaction leaves no password behind; a mirror directory name is one safe path
 // component; a normalised subpath never climbs out and is a fixed point.
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>

@@ -23,9 +23,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string good = "sha256=" + hmac_sha256_hex(k_secret, body);
   for (auto verify : {verify_github, verify_generic_hmac}) {
     const auto v = verify(k_secret, header, body);
-    std::string h(header);
-    h.erase(
-        0, h.find_first_not_of(" \t") == std::string::npos ? h.size() : h.find_first_not_of(" \t"));
+    std::string h(header);  // the header as the verifier sees it: blanks around it dropped
+    const auto first = h.find_first_not_of(" \t");
+    h.erase(0, first == std::string::npos ? h.size() : first);
     while (!h.empty() && (h.back() == ' ' || h.back() == '\t')) h.pop_back();
     std::string folded = h;
     std::transform(folded.begin(), folded.end(), folded.begin(),
