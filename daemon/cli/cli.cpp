@@ -73,6 +73,8 @@ int run(int argc, char** argv) {
     cmd->add_flag("--no-prune", t.no_prune, "Do not delete managed objects removed from Git");
     cmd->add_flag("--allow-mass-prune", t.allow_mass_prune,
                   "Allow plans that prune more than max-prune-share");
+    cmd->add_flag("--allow-empty", t.allow_empty,
+                  "Accept a revision with no documents, or none left of a kind flytecd manages");
     cmd->add_option("--max-prune-share", t.max_prune_share,
                     "Refuse plans pruning more than this share (0..1)");
     cmd->add_option("--parallelism", t.parallelism, "Steps in flight at once");

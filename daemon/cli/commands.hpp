@@ -43,6 +43,7 @@ struct TargetOptions {
   bool no_self_heal = false;
   bool no_prune = false;
   bool allow_mass_prune = false;
+  bool allow_empty = false;
   double max_prune_share = -1;
   int parallelism = 0;
   double lock_wait_seconds = -1;

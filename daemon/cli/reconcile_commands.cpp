@@ -32,7 +32,8 @@ Result<model::Documents> load_valid(const config::Config& cfg, std::ostream& err
 registration::RegistrationReport run_registrations(const config::Config& cfg, Target& target,
                                                    const model::Documents& docs,
                                                    const std::string& revision, bool dry_run,
-                                                   std::ostream* out) {
+                                                   std::ostream* out,
+                                                   CircuitBreaker* breaker = nullptr) {
   registration::DefaultPackageSource packages(
       registration::fetch_options(cfg.packages, cfg.state_dir), cfg.packages.registry,
       registration::directory_reader(cfg.repo));
@@ -42,6 +43,10 @@ registration::RegistrationReport run_registrations(const config::Config& cfg, Ta
   ro.prune = cfg.policy.prune;
   ro.dry_run = dry_run;
   ro.parallelism = cfg.parallelism;
+  ro.max_package_bytes = cfg.packages.max_package_bytes;
+  registration::MemoryBudget memory(cfg.packages.memory_budget_bytes);
+  ro.memory = &memory;
+  ro.breaker = breaker;
   return registration::reconcile_registrations(docs.registrations, *target.sink, packages,
                                                *target.ledger, ro,
                                                [&](const registration::RegistrationOutcome& o) {
@@ -68,6 +73,7 @@ Result<config::Config> resolve_config(const TargetOptions& opt) {
   if (opt.no_self_heal) cfg.policy.self_heal = false;
   if (opt.no_prune) cfg.policy.prune = false;
   if (opt.allow_mass_prune) cfg.policy.allow_mass_prune = true;
+  if (opt.allow_empty) cfg.policy.allow_empty = true;
   if (opt.max_prune_share >= 0) cfg.policy.max_prune_share = opt.max_prune_share;
   if (opt.parallelism > 0) cfg.parallelism = opt.parallelism;
   if (opt.lock_wait_seconds >= 0) cfg.lock_wait_seconds = opt.lock_wait_seconds;
@@ -96,10 +102,24 @@ int run_apply(const TargetOptions& opt, std::ostream& out, std::ostream& err) {
   ao.revision = "dir:" + std::filesystem::absolute(cfg->repo).lexically_normal().string();
   ao.policy = cfg->policy;
   ao.parallelism = cfg->parallelism;
+  const reconcile::State desired = reconcile::desired_state(*docs);
+  // One guard over everything this revision would destroy, before any step of it runs.
+  auto verdict = guard_revision(*cfg, *target, docs->document_count, docs->registrations, desired);
+  if (!verdict) {
+    err << "flytecd apply: " << verdict.error().message << "\n";
+    return 1;
+  }
+  if (verdict->refused) {
+    record_refusal(*target, ao.revision, verdict->reason);
+    out << "REFUSED: " << verdict->reason << "\n"
+        << "applied 0 steps; registrations: 0 write RPCs; nothing of this revision was executed\n";
+    return 1;
+  }
+  CircuitBreaker breaker;  // one pass: a target that stops answering stops it all
+  ao.breaker = &breaker;
   auto started = std::chrono::steady_clock::now();
   auto report = reconcile::apply(
-      *target->sink, *target->ledger, reconcile::desired_state(*docs), ao,
-      [&](const reconcile::StepResult& r) {
+      *target->sink, *target->ledger, desired, ao, [&](const reconcile::StepResult& r) {
         if (r.step.action == reconcile::Action::adopt) return;
         out << reconcile::step_line(r.step)
             << (r.status ? "  ok" : "  FAILED: " + r.status.error().message) << "\n";
@@ -113,7 +133,10 @@ int run_apply(const TargetOptions& opt, std::ostream& out, std::ostream& err) {
   out << reconcile::summary_line(p) << "\n";
   // Registrations after projects and overrides: projects must exist, and TASK_RESOURCE limits a
   // task needs are in place before the task is created.
-  auto regs = run_registrations(*cfg, *target, *docs, ao.revision, false, &out);
+  // A refused plan executes nothing: neither its overrides nor its registrations.
+  registration::RegistrationReport regs;
+  if (!report.refused)
+    regs = run_registrations(*cfg, *target, *docs, ao.revision, false, &out, &breaker);
   out << "registrations: " << regs.items.size() << " (" << regs.failed() << " failed), "
       << regs.rpcs << " write RPCs\n";
   size_t adopted = 0;
@@ -122,6 +145,10 @@ int run_apply(const TargetOptions& opt, std::ostream& out, std::ostream& err) {
   out << "applied " << report.results.size() - adopted << " steps (" << report.failed
       << " failed), adopted " << adopted << ", rounds " << report.rounds << ", " << secs << " s; "
       << (report.ok() ? "converged" : "NOT converged: " + report.error) << "\n";
+  if (report.target_down() || regs.target_down)
+    err << "flytecd apply: FlyteAdmin at " << target->description << " is down ("
+        << (report.target_down() ? report.error : regs.target_down->message)
+        << "); what succeeded is recorded in the ledger; run apply again when it is back\n";
   return report.ok() && regs.ok() ? 0 : 1;
 }
 
@@ -152,7 +179,17 @@ int run_plan_live(const TargetOptions& opt, const std::string& format, std::ostr
     err << "flytecd plan: " << managed.error().message << "\n";
     return 1;
   }
-  auto p = reconcile::plan(reconcile::desired_state(*docs), *live, *managed, cfg->policy);
+  const reconcile::State desired = reconcile::desired_state(*docs);
+  auto p = reconcile::plan(desired, *live, *managed, cfg->policy);
+  auto verdict = guard_revision(*cfg, *target, docs->document_count, docs->registrations, desired);
+  if (!verdict) {
+    err << "flytecd plan: " << verdict.error().message << "\n";
+    return 1;
+  }
+  if (verdict->refused && !p.refused) {
+    p.refused = true;
+    p.refusal = verdict->reason;
+  }
   auto regs = run_registrations(*cfg, *target, *docs, "plan", true, nullptr);
   if (format == "json") {
     auto j = reconcile::render_json(p, target->description);

@@ -1,8 +1,10 @@
 #include "daemon/cli/target.hpp"
 
 #include <filesystem>
+#include <set>
 
 #include "daemon/common/log.hpp"
+#include "daemon/registration/registrar.hpp"
 
 namespace flytecd::cli {
 
@@ -48,6 +50,26 @@ Result<Target> open_target(const config::Config& cfg, Access access) {
   if (!sink) return sink.error();
   t.sink = std::move(*sink);
   return t;
+}
+
+Result<reconcile::GuardVerdict> guard_revision(
+    const config::Config& cfg, Target& target, size_t document_count,
+    const std::vector<model::Registration>& registrations, const reconcile::State& desired) {
+  auto managed = target.ledger->managed();
+  if (!managed) return managed.error();
+  auto records = target.ledger->registrations();
+  if (!records) return records.error();
+  std::set<std::string> declared, owned;
+  for (const auto& r : registrations) declared.insert(registration::registration_key(r));
+  for (const auto& [key, rec] : *records) owned.insert(key);
+  return reconcile::guard_pass(
+      reconcile::guard_input(desired, declared, document_count, *managed, owned, cfg.policy.prune),
+      cfg.policy);
+}
+
+void record_refusal(Target& target, const std::string& revision, const std::string& reason) {
+  auto id = target.ledger->begin_reconcile(revision);
+  if (id) (void)target.ledger->finish_reconcile(*id, 0, "refused", reason);
 }
 
 }  // namespace flytecd::cli

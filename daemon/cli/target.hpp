@@ -6,6 +6,7 @@
 #include "daemon/common/file_lock.hpp"
 #include "daemon/config/config.hpp"
 #include "daemon/ledger/ledger.hpp"
+#include "daemon/reconcile/guard.hpp"
 #include "sinks/emulator/emulator.hpp"
 #include "sinks/flyteadmin/admin_sink.hpp"
 
@@ -32,5 +33,14 @@ enum class Access { read, write };
 // Opens the ledger in cfg.state_dir and connects the sink (starting the emulator if needed).
 // Errors: conflict (state directory locked by another process), invalid_input, unavailable.
 Result<Target> open_target(const config::Config& cfg, Access access = Access::write);
+
+// The pass-level guard (reconcile/guard.hpp) for a revision against the target's ledger: run
+// before any step of the revision, overrides and registrations alike. Errors: ledger reads.
+Result<reconcile::GuardVerdict> guard_revision(
+    const config::Config& cfg, Target& target, size_t document_count,
+    const std::vector<model::Registration>& registrations, const reconcile::State& desired);
+
+// Records a refused revision in the ledger's history (no steps). Best effort.
+void record_refusal(Target& target, const std::string& revision, const std::string& reason);
 
 }  // namespace flytecd::cli

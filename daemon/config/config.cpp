@@ -223,7 +223,14 @@ Status load_file(const std::string& path, Config& cfg) {
             c.cache_dir = expand_home(p.second.as<std::string>());
           else if (k == "cacheMaxBytes")
             c.cache_max_bytes = p.second.as<uint64_t>();
-          else if (k == "caFile")
+          else if (k == "maxPackageBytes" || k == "memoryBudgetBytes") {
+            const uint64_t n = p.second.as<uint64_t>();
+            if (n == 0)
+              return make_error(ErrorCode::invalid_input,
+                                where(p.second, "packages." + k) +
+                                    ": must be a positive number of bytes (e.g. 268435456)");
+            (k == "maxPackageBytes" ? c.max_package_bytes : c.memory_budget_bytes) = n;
+          } else if (k == "caFile")
             c.ca_file = expand_home(p.second.as<std::string>());
           else if (k == "dockerConfig")
             c.docker_config = expand_home(p.second.as<std::string>());
@@ -233,7 +240,8 @@ Status load_file(const std::string& path, Config& cfg) {
             return make_error(ErrorCode::invalid_input,
                               where(p.first, "packages." + k) +
                                   ": unknown key (expected registry, cacheDir, cacheMaxBytes, "
-                                  "caFile, dockerConfig, plainHttpRegistries)");
+                                  "maxPackageBytes, memoryBudgetBytes, caFile, dockerConfig, "
+                                  "plainHttpRegistries)");
         }
       } else if (key == "kubernetes") {
         const std::string at = "config " + path + ":" + std::to_string(v.Mark().line + 1);
@@ -252,13 +260,15 @@ Status load_file(const std::string& path, Config& cfg) {
             cfg.policy.max_prune_share = p.second.as<double>();
           else if (k == "allowMassPrune")
             cfg.policy.allow_mass_prune = p.second.as<bool>();
+          else if (k == "allowEmpty")
+            cfg.policy.allow_empty = p.second.as<bool>();
           else if (k == "requireDigestPins")
             cfg.documents.require_digest_pins = p.second.as<bool>();
           else
             return make_error(ErrorCode::invalid_input,
                               where(p.first, "policy." + k) +
                                   ": unknown key (expected selfHeal, prune, maxPruneShare, "
-                                  "allowMassPrune, requireDigestPins)");
+                                  "allowMassPrune, allowEmpty, requireDigestPins)");
         }
       } else {
         return make_error(

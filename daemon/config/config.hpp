@@ -57,6 +57,8 @@ struct NotificationConfig {
 //     registry: registry.example.com    # FlyteRegistration's registry
 //     cacheDir: /var/cache/flytecd      # default <stateDir>/packages
 //     cacheMaxBytes: 1073741824
+//     maxPackageBytes: 268435456        # decompressed bytes of one package (refused above)
+//     memoryBudgetBytes: 268435456      # held at once by package reading, all registrations
 //     caFile: /etc/flytecd/registry-ca.pem
 //     dockerConfig: /etc/flytecd/docker/config.json
 //     plainHttpRegistries: [127.0.0.1:5000]
@@ -64,6 +66,8 @@ struct PackagesConfig {
   std::string registry;   // FlyteRegistration: <registry>/<workflowPackageUri>:<workflowVersion>
   std::string cache_dir;  // default <stateDir>/packages
   uint64_t cache_max_bytes = 1ull << 30;
+  uint64_t max_package_bytes = 256ull << 20;    // registration::k_default_max_package_bytes
+  uint64_t memory_budget_bytes = 256ull << 20;  // registration::k_default_memory_budget_bytes
   std::string ca_file;
   std::string docker_config;
   std::vector<std::string> plain_http_registries;

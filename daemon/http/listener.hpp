@@ -1,79 +1,70 @@
 #pragma once
 
-// A small, bounded HTTP/1.1 server: one request per connection (`Connection: close`),
-// Content-Length bodies only, a size limit checked before the body is read, a whole-request
-// deadline, a cap on concurrent connections (503 beyond it), `Expect: 100-continue` honoured.
+// A small, bounded HTTP/1.1 server for /metrics, probes, the status API and webhooks (not
+// for large files): Content-Length bodies only, a size limit checked before the body is
+// read, `Expect: 100-continue` honoured, bounded keep-alive.
 //
-// Debian's cpp-httplib is a compiled library (libcpp-httplib.so; <httplib.h> only declares
-// Server's members) and flytecd_core does not link it, so the daemon's HTTP surface and the
-// loopback receivers in tests stand on this instead. It is meant for /metrics, probes, the
-// status API and webhooks, not for serving large files.
+// One event thread (epoll) accepts every connection and reads and parses every request, so
+// a connection costs a buffer, not a thread: half-open or slow clients cannot use up
+// "slots". Each connection has deadlines for its head, its body, its keep-alive idle time
+// and for taking the response; past one it is dropped (408 when a request was started).
+// Complete requests run on a small pool of handler threads, and requests the handler marks
+// as priority (the probes) on a thread of their own, so /healthz answers even while every
+// general handler is busy. At max_connections the oldest connection that has not finished
+// sending its head is dropped to make room (never one whose request is being served).
+//
+// cpp-httplib (Debian's libcpp-httplib-dev) is not used: it holds a pool thread for every
+// connection and its read timeout applies per read, so trickling clients can hold them all.
 
 #include <atomic>
 #include <chrono>
 #include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <set>
 #include <string>
-#include <string_view>
 #include <thread>
-#include <utility>
 #include <vector>
 
 #include "daemon/common/result.hpp"
+#include "daemon/http/wire.hpp"
 
 namespace flytecd::http {
-
-struct Request {
-  std::string method;
-  std::string path;                            // request target without the query string
-  std::string query;                           // after '?', undecoded
-  std::map<std::string, std::string> headers;  // lower-case names; repeats joined with ", "
-  std::optional<size_t> content_length;
-  std::string body;    // empty in RequestHandler::on_head
-  std::string remote;  // peer "ip:port"
-
-  // The header's value, or "" when absent. `name` must be lower-case.
-  std::string_view header(std::string_view name) const;
-};
-
-struct Response {
-  int status = 200;
-  std::string body;
-  std::string content_type = "text/plain; charset=utf-8";
-  std::vector<std::pair<std::string, std::string>> headers;  // extra headers
-};
-
-// A text/plain response with `body` as is.
-Response text_response(int status, std::string body);
-// The standard reason phrase ("Payload Too Large"), or "Unknown".
-std::string_view reason_phrase(int status);
 
 struct ListenerOptions {
   std::string listen = "127.0.0.1:0";  // "host:port", ":port" (all IPv4), "[v6]:port"
   size_t max_body_bytes = 1 << 20;
   size_t max_header_bytes = 16 * 1024;
-  size_t max_connections = 32;
-  std::chrono::milliseconds request_timeout{10000};  // head + body must arrive within this
+  // Open connections; also capped by RLIMIT_NOFILE (the soft limit less 128).
+  size_t max_connections = 4096;
+  size_t handler_threads = 4;  // general handlers; priority requests have one more
+  // Request line and headers must arrive within this of the first byte (of the accept for a
+  // connection's first request). Total, not per read: trickling bytes does not extend it.
+  std::chrono::milliseconds header_timeout{5000};
+  std::chrono::milliseconds body_timeout{10000};   // the body, once the head is in
+  std::chrono::milliseconds idle_timeout{5000};    // keep-alive: wait for the next request
+  std::chrono::milliseconds write_timeout{10000};  // the client must take the response
+  size_t max_requests_per_connection = 100;        // then "Connection: close"
 };
 
 struct RequestHandler {
   // Optional. Called once the head is parsed, before any body byte is read; a response
   // returned here is sent without reading the body (routing, auth, size checks).
   std::function<std::optional<Response>(const Request&)> on_head;
-  // Called with the complete body. Runs on a connection thread; must be thread-safe.
+  // Called with the complete body. Runs on a handler thread; must be thread-safe.
   std::function<Response(const Request&)> on_request;
+  // Optional, called on the event thread, so it must be cheap (look at the path): true runs
+  // this request's handlers on the reserved priority thread.
+  std::function<bool(const Request&)> is_priority;
 };
 
-// Parses a request head (request line and headers, up to but not including the blank line) into
-// `req`. False when it is malformed (the listener answers 400). Pure; also the fuzz target's entry.
-bool parse_request_head(std::string_view head, Request& req);
-
-// Splits a listen address into host and port. Errors: invalid_input.
-Result<std::pair<std::string, int>> parse_listen_address(std::string_view listen);
+// What the listener has done since start(); read from any thread.
+struct ListenerStats {
+  uint64_t accepted = 0;
+  uint64_t requests = 0;   // responses queued, including 4xx from the listener itself
+  uint64_t timed_out = 0;  // dropped at a header, body, idle or write deadline
+  uint64_t evicted = 0;    // dropped at max_connections to make room for a new one
+  uint64_t open = 0;       // connections open now
+};
 
 class Listener {
  public:
@@ -84,34 +75,23 @@ class Listener {
   Listener(const Listener&) = delete;
   Listener& operator=(const Listener&) = delete;
 
-  // Stops accepting, aborts connections in flight and joins every thread. Idempotent.
+  // Stops accepting, drops connections, waits for running handlers and joins every thread.
+  // Idempotent.
   void stop();
   int port() const { return m_port; }
   // The bound host as a numeric address ("127.0.0.1", "::1", "0.0.0.0").
   const std::string& host() const { return m_host; }
+  // Connections actually allowed open (max_connections capped by RLIMIT_NOFILE).
+  size_t connection_limit() const;
+  ListenerStats stats() const;
+
+  struct Loop;  // the event loop and handler pools, in listener.cpp
 
  private:
-  Listener(int fd, std::string host, int port, ListenerOptions options, RequestHandler handler);
-  void accept_loop();
-  void serve(int fd, const std::string& remote);
-  void reap_finished_locked();
-
-  struct Worker {
-    std::thread thread;
-    std::shared_ptr<std::atomic<bool>> done;
-  };
-
-  int m_listen_fd;
+  explicit Listener(std::unique_ptr<Loop> loop);
+  std::unique_ptr<Loop> m_loop;
   std::string m_host;
-  int m_port;
-  ListenerOptions m_options;
-  RequestHandler m_handler;
-  int m_wake[2] = {-1, -1};
-  std::atomic<bool> m_stopping{false};
-  std::thread m_acceptor;
-  std::mutex m_mu;
-  std::vector<Worker> m_workers;
-  std::set<int> m_open_fds;
+  int m_port = 0;
 };
 
 }  // namespace flytecd::http

@@ -1,7 +1,6 @@
 #include "daemon/http/server.hpp"
 
 #include <exception>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string_view>
 
@@ -85,6 +84,7 @@ struct HttpServer::Impl {
   std::optional<Response> on_head(const Request& req);
   Response on_request(const Request& req);
   Response get_route(Route route);
+  std::string listener_metrics() const;
   std::optional<Response> webhook_head(Route route, const Request& req);
   Response webhook_body(Route route, const Request& req);
   Response sync(const Request& req);
@@ -117,20 +117,39 @@ Response HttpServer::Impl::get_route(Route route) {
       return text_response(503, "not ready" + (reason.empty() ? "" : ": " + reason));
     }
     case Route::metrics: {
-      Response r = text_response(200, handlers.metrics_text());
+      Response r = text_response(200, handlers.metrics_text() + listener_metrics());
       r.content_type = "text/plain; version=0.0.4; charset=utf-8";
       return r;
     }
     case Route::status: {
+      const auto snapshot = handlers.status();
+      if (!snapshot) return text_response(503, "status not available yet\n");
       Response r;
-      // `replace` keeps invalid UTF-8 in object names from turning into an exception.
-      r.body = handlers.status().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      r.body = *snapshot;
       r.content_type = "application/json";
       return r;
     }
     default:
       return text_response(404, "not found\n");
   }
+}
+
+// The HTTP server's own counters, appended to /metrics: slow-client defences at work show
+// up as drops, not as silent probe failures.
+std::string HttpServer::Impl::listener_metrics() const {
+  const auto st = listener->stats();
+  return "# HELP flytecd_http_connections_open Open HTTP connections.\n"
+         "# TYPE flytecd_http_connections_open gauge\n"
+         "flytecd_http_connections_open " +
+         std::to_string(st.open) +
+         "\n# HELP flytecd_http_connections_dropped_total HTTP connections dropped at a "
+         "header, body, idle or write deadline (deadline) or to make room at the connection "
+         "limit (evicted).\n"
+         "# TYPE flytecd_http_connections_dropped_total counter\n"
+         "flytecd_http_connections_dropped_total{reason=\"deadline\"} " +
+         std::to_string(st.timed_out) +
+         "\nflytecd_http_connections_dropped_total{reason=\"evicted\"} " +
+         std::to_string(st.evicted) + "\n";
 }
 
 std::optional<Response> HttpServer::Impl::webhook_head(Route route, const Request& req) {
@@ -234,12 +253,19 @@ Result<std::unique_ptr<HttpServer>> HttpServer::start(HttpOptions options, HttpH
   ListenerOptions lo;
   lo.listen = impl->options.listen;
   lo.max_body_bytes = impl->options.max_body_bytes;
-  lo.request_timeout = impl->options.request_timeout;
+  lo.header_timeout = impl->options.header_timeout;
+  lo.body_timeout = impl->options.body_timeout;
+  lo.idle_timeout = impl->options.idle_timeout;
+  lo.max_requests_per_connection = impl->options.max_requests_per_connection;
   lo.max_connections = impl->options.max_connections;
   RequestHandler rh;
   Impl* self = impl.get();  // the listener is stopped before Impl is destroyed
   rh.on_head = [self](const Request& req) { return self->on_head(req); };
   rh.on_request = [self](const Request& req) { return self->on_request(req); };
+  rh.is_priority = [](const Request& req) {
+    const auto route = find_route(req.path);
+    return route == Route::healthz || route == Route::readyz;
+  };
   auto listener = Listener::start(std::move(lo), std::move(rh));
   if (!listener) return listener.error();
   impl->listener = std::move(listener).value();
@@ -248,9 +274,12 @@ Result<std::unique_ptr<HttpServer>> HttpServer::start(HttpOptions options, HttpH
   const std::string bound = (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
                             std::to_string(impl->listener->port());
   const auto on_off = [](const std::string& s) { return s.empty() ? "off" : "on"; };
-  impl->logger->info("listening on {} (webhooks: github={} gitlab={} generic={}; api sync={})",
-                     bound, on_off(impl->options.github_secret), on_off(impl->options.gitlab_token),
-                     on_off(impl->options.generic_secret), on_off(impl->options.sync_token));
+  impl->logger->info(
+      "listening on {} (webhooks: github={} gitlab={} generic={}; api sync={}; up to {} "
+      "connections)",
+      bound, on_off(impl->options.github_secret), on_off(impl->options.gitlab_token),
+      on_off(impl->options.generic_secret), on_off(impl->options.sync_token),
+      impl->listener->connection_limit());
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
 }
 
@@ -261,5 +290,7 @@ HttpServer::~HttpServer() { stop(); }
 int HttpServer::port() const { return m_impl->listener->port(); }
 
 void HttpServer::stop() { m_impl->listener->stop(); }
+
+ListenerStats HttpServer::stats() const { return m_impl->listener->stats(); }
 
 }  // namespace flytecd::http

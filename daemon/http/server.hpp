@@ -6,11 +6,16 @@
 //   GET  /healthz                  200 "ok"
 //   GET  /readyz                   200 "ready" | 503 "not ready: <reason>"
 //   GET  /metrics                  Prometheus text, version 0.0.4
-//   GET  /api/v1/status            application/json from HttpHandlers::status
+//   GET  /api/v1/status            application/json, the snapshot from HttpHandlers::status
 //   POST /api/v1/webhooks/github   X-Hub-Signature-256 HMAC; "ping" => 200, else 202 + sync
 //   POST /api/v1/webhooks/gitlab   X-Gitlab-Token
 //   POST /api/v1/webhooks/generic  X-Signature: sha256=<hex HMAC>
 //   POST /api/v1/sync              Authorization: Bearer <sync token> => 202 + sync
+//
+// /healthz and /readyz run on a reserved handler thread, so they answer while every other
+// handler is busy; connections are cheap (one event thread parses them all) and slow ones
+// are dropped at their header/body deadline, so slow or half-open clients cannot starve the
+// probes. Keep-alive is bounded by max_requests_per_connection and idle_timeout.
 //
 // A receiver whose secret is empty is disabled (404). Bad or missing signatures get 401 and
 // never trigger a sync; bodies over max_body_bytes get 413 before they are read. Every
@@ -20,10 +25,10 @@
 #include <chrono>
 #include <functional>
 #include <memory>
-#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "daemon/common/result.hpp"
+#include "daemon/http/listener.hpp"
 
 namespace flytecd::metrics {
 struct FlytecdMetrics;
@@ -31,25 +36,30 @@ struct FlytecdMetrics;
 
 namespace flytecd::http {
 
-class Listener;
-
 struct HttpOptions {
   std::string listen = "127.0.0.1:8080";  // "host:port", ":port" (all IPv4), "[v6]:port"
   size_t max_body_bytes = 1 << 20;
   // Already-read secret values (from files or the environment); empty = receiver disabled.
   std::string github_secret, gitlab_token, generic_secret, sync_token;
-  // Whole-request deadline (head + body) per connection; slow clients get 408.
-  std::chrono::milliseconds request_timeout{10000};
-  size_t max_connections = 32;
+  // Per-connection deadlines (see http::ListenerOptions): the head must arrive within
+  // header_timeout, the body within body_timeout; slow clients get 408 and are dropped.
+  std::chrono::milliseconds header_timeout{5000};
+  std::chrono::milliseconds body_timeout{10000};
+  std::chrono::milliseconds idle_timeout{5000};  // keep-alive between requests
+  size_t max_requests_per_connection = 100;
+  size_t max_connections = 4096;  // past it the oldest unfinished head is dropped, not a 503
 };
 
 // Callbacks run on server threads, concurrently: they must be thread-safe and must not block
 // for long (trigger_sync should only nudge the scheduler).
 struct HttpHandlers {
   std::function<void(const std::string& reason)> trigger_sync;  // "webhook github", "api sync"
-  std::function<nlohmann::json()> status;                       // body of /api/v1/status
-  std::function<bool()> ready;                                  // /readyz
-  std::function<std::string()> metrics_text;                    // body of /metrics
+  // The rendered JSON body of /api/v1/status. Return the same snapshot until the status
+  // changes (render once per change, not per request): a burst of readers then costs a
+  // pointer copy each.
+  std::function<std::shared_ptr<const std::string>()> status;
+  std::function<bool()> ready;                // /readyz
+  std::function<std::string()> metrics_text;  // body of /metrics
   // Optional: why the daemon is not ready, for the 503 body of /readyz.
   std::function<std::string()> not_ready_reason;
 };
@@ -68,6 +78,8 @@ class HttpServer {
   int port() const;
   // Stops accepting, aborts requests in flight and joins the server threads. Idempotent.
   void stop();
+  // Connection and request counters (open connections, deadline drops, evictions).
+  ListenerStats stats() const;
 
  private:
   struct Impl;

@@ -63,6 +63,12 @@ struct Diagnostic {
   Location related;      // e.g. the other definition of a duplicate (file empty when unused)
 };
 
+// YAML merge keys (`<<: *base`) are a YAML 1.1 extension yaml-cpp reads as a plain key named
+// "<<"; flytecd refuses them with this message rather than "unknown field '<<'".
+inline constexpr const char* k_merge_key_message = "YAML merge keys ('<<') are not supported";
+inline constexpr const char* k_merge_key_expected =
+    "the fields written out in this mapping (an alias of a whole value, *name, does work)";
+
 // "file:line:col: error[kind]: path: message (expected: …) (see also file:line)"
 std::string format(const Diagnostic& d);
 

@@ -78,7 +78,10 @@ class Fields {
   void reject_unknown(const std::string& allowed) {
     for (const auto& kv : m_map) {
       std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
-      if (!m_known.count(key))
+      if (key == "<<")
+        add(DiagKind::unknown_field, location_of(m_file, kv.first), key, k_merge_key_message,
+            k_merge_key_expected);
+      else if (!m_known.count(key))
         add(DiagKind::unknown_field, location_of(m_file, kv.first), key,
             "unknown field '" + scan::printable(key) + "'", "one of: " + allowed);
     }
@@ -106,7 +109,7 @@ class Fields {
 void check_quantities(const std::string& file, const YAML::Node& tra, const std::string& path,
                       Diagnostics& diags) {
   if (!tra.IsMap()) return;
-  std::map<std::string, std::pair<long double, YAML::Node>> defaults;
+  std::map<std::string, std::pair<Quantity, YAML::Node>> defaults;
   for (const char* side : {"defaults", "limits"}) {
     YAML::Node spec = tra[side];
     if (!spec || !spec.IsMap()) continue;
@@ -125,7 +128,7 @@ void check_quantities(const std::string& file, const YAML::Node& tra, const std:
                        {}});
         continue;
       }
-      if (q->value < 0) {
+      if (q->negative && !q->digits.empty()) {
         diags.push_back(
             Diagnostic{Severity::error,
                        DiagKind::bad_quantity,
@@ -140,15 +143,16 @@ void check_quantities(const std::string& file, const YAML::Node& tra, const std:
       std::string name =
           kv.first.Scalar() == "ephemeral_storage" ? "ephemeralStorage" : kv.first.Scalar();
       if (std::string(side) == "defaults") {
-        defaults[name] = {q->value, kv.second};
+        defaults[name] = {*q, kv.second};
       } else if (auto it = defaults.find(name);
-                 it != defaults.end() && q->value < it->second.first) {
-        diags.push_back(Diagnostic{
-            Severity::error, DiagKind::limits_below_defaults, location_of(file, kv.second),
-            field_path,
-            "limit " + kv.second.Scalar() + " is below the default " + it->second.second.Scalar(),
-            "limits." + kv.first.Scalar() + " >= defaults." + kv.first.Scalar(),
-            location_of(file, it->second.second)});
+                 it != defaults.end() && compare(*q, it->second.first) < 0) {
+        diags.push_back(
+            Diagnostic{Severity::error, DiagKind::limits_below_defaults,
+                       location_of(file, kv.second), field_path,
+                       "limit " + scan::printable(kv.second.Scalar()) + " is below the default " +
+                           scan::printable(it->second.second.Scalar()),
+                       "limits." + kv.first.Scalar() + " >= defaults." + kv.first.Scalar(),
+                       location_of(file, it->second.second)});
       }
     }
   }
@@ -172,6 +176,16 @@ std::vector<SpecEntry> parse_spec(const std::string& file, const YAML::Node& spe
     if (!f)
       for (int i = 0; i < desc->field_count(); ++i)
         if (desc->field(i)->json_name() == key) f = desc->field(i);
+    if (!f && key == "<<") {
+      diags.push_back(Diagnostic{Severity::error,
+                                 DiagKind::unknown_field,
+                                 location_of(file, kv.first),
+                                 path,
+                                 k_merge_key_message,
+                                 k_merge_key_expected,
+                                 {}});
+      continue;
+    }
     if (!f) {
       std::string names;
       for (int i = 0; i < desc->field_count(); ++i)

@@ -108,8 +108,12 @@ class Converter {
         std::string names;
         for (int i = 0; i < d->field_count(); ++i)
           names += (i ? ", " : "") + d->field(i)->json_name();
-        fail_at(kv.first, child_path, DiagKind::unknown_field,
-                "unknown field '" + key + "' in " + full, "one of: " + names);
+        if (key == "<<")
+          fail_at(kv.first, child_path, DiagKind::unknown_field, k_merge_key_message,
+                  k_merge_key_expected);
+        else
+          fail_at(kv.first, child_path, DiagKind::unknown_field,
+                  "unknown field '" + scan::printable(key) + "' in " + full, "one of: " + names);
         continue;
       }
       if (const auto* oneof = f->real_containing_oneof()) {

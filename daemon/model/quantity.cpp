@@ -1,9 +1,71 @@
 #include "daemon/model/quantity.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
+#include <vector>
 
 namespace flytecd::model {
+
+namespace {
+
+constexpr size_t k_max_digits = 100;
+
+// Little-endian base-10^9 unsigned integer: just enough arithmetic for exact comparison.
+using Big = std::vector<uint32_t>;
+
+void mul_small(Big& b, uint32_t m) {
+  uint64_t carry = 0;
+  for (auto& limb : b) {
+    uint64_t v = uint64_t{limb} * m + carry;
+    limb = static_cast<uint32_t>(v % 1'000'000'000u);
+    carry = v / 1'000'000'000u;
+  }
+  while (carry) {
+    b.push_back(static_cast<uint32_t>(carry % 1'000'000'000u));
+    carry /= 1'000'000'000u;
+  }
+}
+
+Big scaled(const Quantity& q, int exp10) {
+  Big b;
+  for (size_t end = q.digits.size(); end > 0;) {
+    size_t start = end >= 9 ? end - 9 : 0;
+    b.push_back(static_cast<uint32_t>(std::stoul(q.digits.substr(start, end - start))));
+    end = start;
+  }
+  for (int i = 0; i < exp10; i += 9)
+    mul_small(
+        b, i + 9 <= exp10 ? 1'000'000'000u : [&] {
+          uint32_t p = 1;
+          for (int k = i; k < exp10; ++k) p *= 10;
+          return p;
+        }());
+  for (int i = 0; i < q.exp2; i += 10) mul_small(b, 1u << std::min(10, q.exp2 - i));
+  while (!b.empty() && b.back() == 0) b.pop_back();
+  return b;
+}
+
+int compare_magnitude(const Big& a, const Big& b) {
+  if (a.size() != b.size()) return a.size() < b.size() ? -1 : 1;
+  for (size_t i = a.size(); i-- > 0;)
+    if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
+  return 0;
+}
+
+}  // namespace
+
+int compare(const Quantity& a, const Quantity& b) {
+  const bool a_zero = a.digits.empty(), b_zero = b.digits.empty();
+  const int sa = a_zero ? 0 : (a.negative ? -1 : 1);
+  const int sb = b_zero ? 0 : (b.negative ? -1 : 1);
+  if (sa != sb) return sa < sb ? -1 : 1;
+  if (sa == 0) return 0;
+  const int base = std::min(a.exp10, b.exp10);
+  int mag = compare_magnitude(scaled(a, a.exp10 - base), scaled(b, b.exp10 - base));
+  return sa > 0 ? mag : -mag;
+}
 
 std::optional<Quantity> parse_quantity(const std::string& text) {
   size_t i = 0;
@@ -13,55 +75,46 @@ std::optional<Quantity> parse_quantity(const std::string& text) {
   size_t digits_start = i;
   long double mantissa = 0;
   int digits = 0;
+  Quantity q;
   while (i < n && std::isdigit(static_cast<unsigned char>(text[i]))) {
-    mantissa = mantissa * 10 + (text[i++] - '0');
+    mantissa = mantissa * 10 + (text[i] - '0');
+    q.digits += text[i++];
     ++digits;
   }
   if (i < n && text[i] == '.') {
     ++i;
     long double scale = 0.1L;
     while (i < n && std::isdigit(static_cast<unsigned char>(text[i]))) {
-      mantissa += (text[i++] - '0') * scale;
+      mantissa += (text[i] - '0') * scale;
+      q.digits += text[i++];
+      --q.exp10;
       scale /= 10;
       ++digits;
     }
   }
   if (digits == 0 || i == digits_start) return std::nullopt;
+  q.digits.erase(0, std::min(q.digits.find_first_not_of('0'), q.digits.size()));
+  if (q.digits.size() > k_max_digits) return std::nullopt;
   std::string suffix = text.substr(i);
   long double mult = 1;
-  if (suffix.empty()) {
-    mult = 1;
-  } else if (suffix == "Ki")
-    mult = 1024.0L;
-  else if (suffix == "Mi")
-    mult = std::pow(1024.0L, 2);
-  else if (suffix == "Gi")
-    mult = std::pow(1024.0L, 3);
-  else if (suffix == "Ti")
-    mult = std::pow(1024.0L, 4);
-  else if (suffix == "Pi")
-    mult = std::pow(1024.0L, 5);
-  else if (suffix == "Ei")
-    mult = std::pow(1024.0L, 6);
-  else if (suffix == "n")
-    mult = 1e-9L;
-  else if (suffix == "u")
-    mult = 1e-6L;
-  else if (suffix == "m")
-    mult = 1e-3L;
-  else if (suffix == "k")
-    mult = 1e3L;
-  else if (suffix == "M")
-    mult = 1e6L;
-  else if (suffix == "G")
-    mult = 1e9L;
-  else if (suffix == "T")
-    mult = 1e12L;
-  else if (suffix == "P")
-    mult = 1e15L;
-  else if (suffix == "E")
-    mult = 1e18L;
-  else if (suffix[0] == 'e' || suffix[0] == 'E') {
+  static const char* const k_binary[] = {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+  static const std::pair<const char*, int> k_decimal[] = {{"n", -9}, {"u", -6}, {"m", -3},
+                                                          {"k", 3},  {"M", 6},  {"G", 9},
+                                                          {"T", 12}, {"P", 15}, {"E", 18}};
+  bool known = suffix.empty();
+  for (int b = 0; b < 6 && !known; ++b)
+    if (suffix == k_binary[b]) {
+      q.exp2 = 10 * (b + 1);
+      mult = std::pow(2.0L, q.exp2);
+      known = true;
+    }
+  for (const auto& [name, e] : k_decimal)
+    if (!known && suffix == name) {
+      q.exp10 += e;
+      mult = std::pow(10.0L, e);
+      known = true;
+    }
+  if (!known && (suffix[0] == 'e' || suffix[0] == 'E')) {
     size_t j = 1;
     bool neg_exp = false;
     if (j < suffix.size() && (suffix[j] == '+' || suffix[j] == '-')) neg_exp = suffix[j++] == '-';
@@ -72,11 +125,12 @@ std::optional<Quantity> parse_quantity(const std::string& text) {
       exp = exp * 10 + (suffix[j] - '0');
       if (exp > 400) return std::nullopt;
     }
+    q.exp10 += neg_exp ? -exp : exp;
     mult = std::pow(10.0L, neg_exp ? -exp : exp);
-  } else {
-    return std::nullopt;
+    known = true;
   }
-  Quantity q;
+  if (!known) return std::nullopt;
+  q.negative = negative;
   q.value = (negative ? -mantissa : mantissa) * mult;
   return q;
 }

@@ -1,7 +1,10 @@
 #include "daemon/reconcile/apply.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace flytecd::reconcile {
@@ -24,13 +27,16 @@ int level_rank(const Step& s) {
                                                             : 2;
 }
 
-// Runs `steps` on up to `parallelism` threads.
+// Runs `steps` on up to `parallelism` threads; once `stop()` holds no further step starts.
 void run_parallel(const std::vector<const Step*>& steps, int parallelism,
-                  const std::atomic<bool>* cancel, const std::function<void(const Step&)>& fn) {
+                  const std::function<bool()>& stop, const std::function<void(const Step&)>& fn) {
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    for (size_t i = next++; i < steps.size() && !(cancel && cancel->load()); i = next++)
+    while (!stop()) {
+      size_t i = next++;
+      if (i >= steps.size()) return;
       fn(*steps[i]);
+    }
   };
   int n = std::max(1, std::min<int>(parallelism, static_cast<int>(steps.size())));
   std::vector<std::thread> threads;
@@ -46,30 +52,47 @@ ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desire
                   const std::function<void(const StepResult&)>& on_step) {
   ApplyReport report;
   std::mutex mu;
+  CircuitBreaker own_breaker;
+  CircuitBreaker& breaker = options.breaker ? *options.breaker : own_breaker;
   auto history = ledger.begin_reconcile(options.revision);
   const int64_t history_id = history ? *history : 0;
+  auto fail = [&](ErrorCode code, std::string message) {
+    report.error_code = code;
+    report.error = std::move(message);
+  };
+  std::optional<Plan> last_plan;       // of the last observation that succeeded
+  std::vector<StepResult> last_round;  // the steps run from it
+  auto stopping = [&] { return (options.cancel && options.cancel->load()) || breaker.open(); };
 
   for (int round = 1; round <= options.max_rounds + 1; ++round) {
     if (options.cancel && options.cancel->load()) {
-      report.error = "cancelled";
+      fail(ErrorCode::internal, "cancelled");
+      break;
+    }
+    if (auto down = breaker.error()) {  // opened by an earlier user of a shared breaker
+      fail(down->code, "flyteadmin: " + down->message + "; nothing was started");
       break;
     }
     auto live = sink.observe();
     if (!live) {
-      report.error = live.error().message;
+      breaker.trip(live.error());  // the observation already retried every call it made
+      fail(live.error().code, live.error().message);
       break;
     }
+    breaker.record_success();
     auto managed = ledger.managed();
     if (!managed) {
-      report.error = managed.error().message;
+      fail(managed.error().code, managed.error().message);
       break;
     }
     Plan p = plan(desired, *live, *managed, options.policy);
     if (round == 1) report.first_plan = p;
     report.rounds = round;
+    last_plan = p;
+    last_round.clear();
     if (p.refused) {
       report.refused = true;
-      report.error = p.refusal;
+      fail(ErrorCode::conflict, p.refusal);
       break;
     }
     if (p.steps.empty()) {
@@ -77,13 +100,15 @@ ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desire
       break;
     }
     if (round > options.max_rounds) {
-      report.error = "did not converge after " + std::to_string(options.max_rounds) + " rounds; " +
-                     std::to_string(p.steps.size()) + " steps still pending";
+      fail(ErrorCode::internal, "did not converge after " + std::to_string(options.max_rounds) +
+                                    " rounds; " + std::to_string(p.steps.size()) +
+                                    " steps still pending");
       break;
     }
     size_t failed_before = report.failed;
     auto execute = [&](const Step& s) {
       Status st = sink.execute(s);
+      if (s.rpc_count() > 0) breaker.record(st);
       if (st) {
         Status recorded = ok_status();
         if (s.kind == ObjectKind::project && s.action != Action::remove)
@@ -102,6 +127,7 @@ ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desire
       if (s.rpc_count() > 0) ++report.rpc_steps;
       if (!st) ++report.failed;
       report.results.push_back(r);
+      last_round.push_back(r);
       if (on_step) on_step(r);
     };
     // Phases run in order; removals go broad scope first because FlyteAdmin cascades them.
@@ -111,26 +137,104 @@ ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desire
         for (const auto& s : p.steps)
           if (phase_of(s) == phase && (phase != Phase::removals || level_rank(s) == rank))
             batch.push_back(&s);
-        if (!batch.empty()) run_parallel(batch, options.parallelism, options.cancel, execute);
+        if (!batch.empty() && !stopping())
+          run_parallel(batch, options.parallelism, stopping, execute);
         if (phase != Phase::removals) break;
       }
     }
+    report.not_started = p.steps.size() - last_round.size();
+    if (auto down = breaker.error()) {
+      // FlyteAdmin stopped answering: report it now instead of trying every remaining step with
+      // retries; what succeeded is in the ledger and the next pass starts from a new observation.
+      fail(down->code,
+           "flyteadmin: " + down->message + "; stopped after " + std::to_string(last_round.size()) +
+               " of " + std::to_string(p.steps.size()) + " steps (" +
+               std::to_string(report.not_started) + " not started); the next reconcile retries");
+      break;
+    }
     // Permanent failures will not heal by retrying this reconcile; stop and report them.
-    bool permanent = false;
+    const Error* permanent = nullptr;
     for (size_t i = failed_before; i < report.results.size(); ++i)
       if (!report.results[i].status && !report.results[i].status.error().retryable())
-        permanent = true;
+        permanent = &report.results[i].status.error();
     if (permanent) {
-      report.error = "some steps failed permanently";
+      fail(permanent->code, "some steps failed permanently");
       break;
     }
   }
+  report.objects =
+      object_statuses(desired, last_plan ? &*last_plan : nullptr, last_round, report.error);
   if (history_id) {
     std::string outcome = report.refused ? "refused" : report.ok() ? "success" : "failed";
     (void)ledger.finish_reconcile(history_id, static_cast<int>(report.results.size()), outcome,
                                   report.error);
   }
   return report;
+}
+
+std::string_view to_string(ObjectState s) {
+  switch (s) {
+    case ObjectState::synced:
+      return "synced";
+    case ObjectState::pending:
+      return "pending";
+    case ObjectState::drifted:
+      return "drifted";
+    case ObjectState::failed:
+      return "failed";
+    case ObjectState::unknown:
+      return "unknown";
+  }
+  return "unknown";
+}
+
+std::vector<ObjectStatus> object_statuses(const State& desired, const Plan* last_plan,
+                                          const std::vector<StepResult>& last_round,
+                                          const std::string& pass_error) {
+  std::vector<std::string> keys;
+  for (const auto& [id, p] : desired.projects) keys.push_back(project_key(id));
+  for (const auto& [k, o] : desired.overrides) keys.push_back(k);
+  std::sort(keys.begin(), keys.end());
+  std::map<std::string, const Step*> planned;
+  std::map<std::string, std::string> left_drifted;
+  if (last_plan) {
+    for (const auto& s : last_plan->steps) planned.emplace(s.key, &s);
+    for (const auto& d : last_plan->drift)
+      if (!d.healed) left_drifted[d.key] = d.detail;
+  }
+  std::map<std::string, const StepResult*> ran;
+  for (const auto& r : last_round) {
+    auto [it, fresh] = ran.emplace(r.step.key, &r);
+    if (!fresh && !r.status) it->second = &r;  // a failure wins over a success of the same key
+  }
+  const std::string why = pass_error.empty() ? "" : " (" + pass_error + ")";
+  std::vector<ObjectStatus> out;
+  out.reserve(keys.size());
+  for (const auto& key : keys) {
+    ObjectStatus o{key, ObjectState::synced, ""};
+    if (!last_plan) {
+      o.state = ObjectState::unknown;
+      o.detail = "FlyteAdmin was not observed in this reconcile" + why;
+    } else if (auto d = left_drifted.find(key); d != left_drifted.end()) {
+      o.state = ObjectState::drifted;
+      o.detail = d->second;
+    } else if (auto s = planned.find(key); s != planned.end()) {
+      auto r = ran.find(key);
+      if (r == ran.end()) {
+        o.state = ObjectState::pending;
+        o.detail = std::string(to_string(s->second->action)) + " not started" + why;
+      } else if (!r->second->status) {
+        o.state = ObjectState::failed;
+        o.detail = r->second->status.error().message;
+      } else if (s->second->action != Action::adopt) {
+        // Written, but the pass ended before an observation confirmed it.
+        o.state = ObjectState::pending;
+        o.detail = std::string(to_string(s->second->action)) + " written, not yet verified" + why;
+      }  // adopt: observed equal, now recorded
+    }
+    out.push_back(std::move(o));
+  }
+  return out;
 }
 
 }  // namespace flytecd::reconcile

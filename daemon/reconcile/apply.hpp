@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/common/breaker.hpp"
 #include "daemon/ledger/ledger.hpp"
 #include "daemon/reconcile/plan.hpp"
 #include "sinks/sink.hpp"
@@ -18,6 +19,24 @@ struct ApplyOptions {
   int max_rounds = 3;   // apply, re-observe, apply what is left (FlyteAdmin quirks), verify
   // Set (e.g. on SIGTERM) to stop starting new steps; steps in flight finish and are recorded.
   const std::atomic<bool>* cancel = nullptr;
+  // Stops the pass when FlyteAdmin stops answering (consecutive unavailable/timeout steps): no new
+  // step starts, steps in flight finish and are recorded. Shared with the registrations of the
+  // same pass so they do not start either; null: apply uses a breaker of its own.
+  CircuitBreaker* breaker = nullptr;
+};
+
+// What this pass learned about one desired object from FlyteAdmin's answers (never from the plan
+// alone): synced = observed equal to Git in this pass's last observation (or written and then so
+// observed); pending = a step is needed that did not run, or ran but was not verified by a later
+// observation; drifted = changed outside Git and left so (self-heal off); failed = its step
+// failed; unknown = FlyteAdmin was not observed in this pass.
+enum class ObjectState { synced, pending, drifted, failed, unknown };
+std::string_view to_string(ObjectState s);
+
+struct ObjectStatus {
+  std::string key;
+  ObjectState state = ObjectState::unknown;
+  std::string detail;  // why it is not synced (the step's error, or the pass's)
 };
 
 struct StepResult {
@@ -32,18 +51,35 @@ struct ApplyReport {
   int rounds = 0;
   bool converged = false;  // the final re-observation needs no further step
   bool refused = false;    // the mass-prune guard refused the plan
-  std::string error;       // observe/ledger failure, refusal, or non-convergence
-  size_t rpc_steps = 0;    // steps that issued RPCs
+  std::string error;       // observe/ledger failure, refusal, target down, or non-convergence
+  // The category of `error`: unavailable/timeout when FlyteAdmin could not be reached (an
+  // observation failed so, or the breaker opened), unauthenticated, conflict for a refusal, ...
+  ErrorCode error_code = ErrorCode::internal;
+  size_t not_started = 0;  // steps of the last round that never started (breaker, cancel)
+  std::vector<ObjectStatus> objects;  // every desired project and override, in key order
+  size_t rpc_steps = 0;               // steps that issued RPCs
   size_t failed = 0;
   bool ok() const { return error.empty() && converged; }  // failures healed by a later round are ok
+  // The pass failed because FlyteAdmin could not be reached.
+  bool target_down() const {
+    return !error.empty() &&
+           (error_code == ErrorCode::unavailable || error_code == ErrorCode::timeout);
+  }
 };
 
 // One reconcile: observe -> plan -> execute (phase by phase: projects; override deletes, broad
 // scopes first; writes; project archives) -> record each success in the ledger -> re-observe and
-// repeat until nothing is left or max_rounds. A refused plan executes nothing. `on_step` is called
-// (from worker threads, serialized) after each step.
+// repeat until nothing is left or max_rounds. A refused plan executes nothing. When the breaker
+// opens (FlyteAdmin unreachable) the pass stops within the steps in flight and reports error_code
+// unavailable. `on_step` is called (from worker threads, serialized) after each step.
 ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desired,
                   const ApplyOptions& options,
                   const std::function<void(const StepResult&)>& on_step = {});
+
+// The per-object view of one pass: `last_plan` is the plan of the pass's last successful
+// observation (null: none succeeded), `last_round` the results of the steps run from it.
+std::vector<ObjectStatus> object_statuses(const State& desired, const Plan* last_plan,
+                                          const std::vector<StepResult>& last_round,
+                                          const std::string& pass_error);
 
 }  // namespace flytecd::reconcile

@@ -21,6 +21,7 @@ struct Policy {
   bool prune = true;              // delete managed objects removed from Git
   double max_prune_share = 0.5;   // refuse plans deleting more than this share of managed objects
   bool allow_mass_prune = false;  // override the guard
+  bool allow_empty = false;       // accept a revision with no documents (or none of a kind)
 };
 
 enum class Action {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <utility>
+#include <vector>
 
 namespace flytecd::registration {
 
@@ -217,77 +218,118 @@ Result<Entity> decode_entity(const std::string& name, const std::string& path,
   return e;
 }
 
-// Reads the current entry's data, at most `max` bytes (more is an error).
-Result<std::string> read_entry(archive* a, const std::string& name, const std::string& path,
-                               uint64_t max, std::string_view limit_name) {
-  std::string out;
-  char buf[64 * 1024];
+// Reads the current entry into `out`, which must end up exactly `size` bytes (what its header
+// declared and the first pass accounted for).
+Status read_entry(archive* a, const std::string& name, const std::string& path, uint64_t size,
+                  std::string& out) {
+  // One allocation of the declared size: appending would briefly hold up to twice the member.
+  out.assign(static_cast<size_t>(size), '\0');
+  size_t got = 0;
   for (;;) {
-    la_ssize_t n = archive_read_data(a, buf, sizeof buf);
+    char extra = 0;
+    const size_t room = out.size() - got;
+    la_ssize_t n =
+        room > 0 ? archive_read_data(a, out.data() + got, room) : archive_read_data(a, &extra, 1);
     if (n == 0) break;
     if (n < 0) {
       return invalid(name, path,
                      "cannot read (corrupt or truncated archive): " + archive_message(a) +
                          "; expected a complete tar / tar.gz archive");
     }
-    if (out.size() + static_cast<uint64_t>(n) > max) {
+    if (room == 0) {
       return invalid(name, path,
-                     "larger than the " + std::string(limit_name) + " limit of " +
-                         std::to_string(max) + " bytes; expected a smaller file");
+                     "holds more data than its tar header declares (" + std::to_string(size) +
+                         " bytes); expected a well-formed tar archive");
     }
-    out.append(buf, static_cast<size_t>(n));
+    got += static_cast<size_t>(n);
   }
-  return out;
+  if (got != out.size()) {
+    return invalid(name, path,
+                   "holds " + std::to_string(got) + " bytes, fewer than its tar header declares (" +
+                       std::to_string(size) + "); expected a complete tar / tar.gz archive");
+  }
+  return ok_status();
 }
 
-// gunzips the fast source (flytectl uploads the decompressed tar, and hashes that).
-Result<std::string> gunzip(const std::string& name, const std::string& path, std::string_view gz,
-                           uint64_t max) {
-  ArchivePtr a(archive_read_new());
-  archive_read_support_filter_gzip(a.get());
-  archive_read_support_format_raw(a.get());
-  if (archive_read_open_memory(a.get(), gz.data(), gz.size()) != ARCHIVE_OK) {
-    return invalid(name, path,
-                   "fast-registration source is not gzip-compressed (" + archive_message(a.get()) +
-                       "); expected a fast*.tar.gz written by pyflyte package");
+// Inflates a fast source chunk by chunk (flytectl uploads the decompressed tar, and hashes that).
+class Gunzip {
+ public:
+  Status open(std::string_view gz, const std::string& name, const std::string& path) {
+    m_name = name;
+    m_path = path;
+    m_a.reset(archive_read_new());
+    archive_read_support_filter_gzip(m_a.get());
+    archive_read_support_format_raw(m_a.get());
+    if (archive_read_open_memory(m_a.get(), gz.data(), gz.size()) != ARCHIVE_OK) {
+      return invalid(name, path,
+                     "fast-registration source is not gzip-compressed (" +
+                         archive_message(m_a.get()) +
+                         "); expected a fast*.tar.gz written by pyflyte package");
+    }
+    archive_entry* entry = nullptr;
+    int r = archive_read_next_header(m_a.get(), &entry);
+    if (r == ARCHIVE_EOF) {
+      return invalid(name, path,
+                     "fast-registration source is empty; expected a gzip-compressed tar");
+    }
+    if (r < ARCHIVE_WARN || archive_filter_code(m_a.get(), 0) != ARCHIVE_FILTER_GZIP) {
+      return invalid(name, path,
+                     "fast-registration source is not gzip-compressed; expected a fast*.tar.gz "
+                     "written by pyflyte package");
+    }
+    return ok_status();
   }
-  archive_entry* entry = nullptr;
-  int r = archive_read_next_header(a.get(), &entry);
-  if (r == ARCHIVE_EOF) {
-    return invalid(name, path, "fast-registration source is empty; expected a gzip-compressed tar");
-  }
-  if (r < ARCHIVE_WARN || archive_filter_code(a.get(), 0) != ARCHIVE_FILTER_GZIP) {
-    return invalid(name, path,
-                   "fast-registration source is not gzip-compressed; expected a fast*.tar.gz "
-                   "written by pyflyte package");
-  }
-  return read_entry(a.get(), name, path, max, "decompressed fast source");
-}
 
-std::array<unsigned char, 16> md5_of(std::string_view data) {
-  std::array<unsigned char, 16> md{};
+  Result<size_t> read(char* buf, size_t n) {
+    la_ssize_t got = archive_read_data(m_a.get(), buf, n);
+    if (got < 0) {
+      return invalid(m_name, m_path,
+                     "cannot decompress the fast-registration source (corrupt or truncated): " +
+                         archive_message(m_a.get()) + "; expected a complete gzip stream");
+    }
+    return static_cast<size_t>(got);
+  }
+
+ private:
+  ArchivePtr m_a;
+  std::string m_name, m_path;
+};
+
+constexpr size_t k_chunk = 64 * 1024;
+
+struct DigestFree {
+  void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
+};
+
+// Streams the fast source once: its decompressed size (at most `max`) and MD5, nothing kept.
+Status measure_fast_source(Package& pkg, const std::string& name, const std::string& path,
+                           uint64_t max, std::string_view limit) {
+  Gunzip z;
+  if (auto s = z.open(pkg.fast_source_gz, name, path); !s) return s;
+  std::unique_ptr<EVP_MD_CTX, DigestFree> md(EVP_MD_CTX_new());
+  if (!md || EVP_DigestInit_ex(md.get(), EVP_md5(), nullptr) != 1)
+    return make_error(ErrorCode::internal, name + ": cannot initialise MD5");
+  std::vector<char> buf(k_chunk);
+  uint64_t size = 0;
+  for (;;) {
+    auto n = z.read(buf.data(), buf.size());
+    if (!n) return n.error();
+    if (*n == 0) break;
+    if (size + *n > max) {
+      return invalid(name, path,
+                     "larger than the " + std::string(limit) + " limit of " + std::to_string(max) +
+                         " bytes after decompression; expected a smaller file");
+    }
+    size += *n;
+    EVP_DigestUpdate(md.get(), buf.data(), *n);
+  }
   unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), md.data(), &len, EVP_md5(), nullptr);
-  return md;
+  EVP_DigestFinal_ex(md.get(), pkg.fast_source_md5.data(), &len);
+  pkg.fast_source_size = size;
+  return ok_status();
 }
 
-struct Member {
-  std::string path;
-  std::string data;
-};
-
-// One pass over the outer archive: checks every entry and collects .pb files, fast sources,
-// ignored and stray paths.
-struct Collected {
-  std::vector<Member> protos;
-  std::vector<Member> fast;
-  std::vector<std::string> ignored;
-  std::vector<std::string> stray;
-  uint64_t total = 0;
-};
-
-Status collect(std::string_view bytes, const std::string& name, const ReaderLimits& limits,
-               Collected& c) {
+Result<ArchivePtr> open_archive(std::string_view bytes, const std::string& name) {
   ArchivePtr a(archive_read_new());
   archive_read_support_filter_gzip(a.get());
   archive_read_support_format_tar(a.get());
@@ -296,53 +338,89 @@ Status collect(std::string_view bytes, const std::string& name, const ReaderLimi
                    "not a tar archive (" + archive_message(a.get()) +
                        "); expected a .tar, .tar.gz or .tgz written by pyflyte package");
   }
+  return a;
+}
+
+enum class Next { end, directory, file };
+
+// Reads the next header and applies the per-entry checks both passes share (entry count, path,
+// file type). On `file`, `path` is the normalised member path.
+Result<Next> next_entry(archive* a, const std::string& name, const ReaderLimits& limits,
+                        size_t& entries, archive_entry*& entry, std::string& path) {
+  int r = archive_read_next_header(a, &entry);
+  if (r == ARCHIVE_EOF) return Next::end;
+  if (r < ARCHIVE_WARN) {
+    std::string what = entries == 0 ? "not a tar archive" : "corrupt or truncated archive";
+    return invalid(name, "",
+                   what + " after " + std::to_string(entries) + " entries (" + archive_message(a) +
+                       "); expected a complete .tar, .tar.gz or .tgz written by pyflyte package");
+  }
+  if (++entries > limits.max_entries) {
+    return invalid(name, "",
+                   "more than " + std::to_string(limits.max_entries) +
+                       " entries; expected a package within the entry limit");
+  }
+  const char* raw_path = archive_entry_pathname(entry);
+  if (raw_path == nullptr || *raw_path == '\0') {
+    return invalid(name, "entry #" + std::to_string(entries),
+                   "has no readable path; expected a file name");
+  }
+  const std::string raw(raw_path);
+  const auto type = archive_entry_filetype(entry);
+  if (archive_entry_hardlink(entry) != nullptr) {
+    return invalid(name, raw,
+                   "is a hard link to " + std::string(archive_entry_hardlink(entry)) +
+                       "; expected regular files only");
+  }
+  if (type == AE_IFLNK) {
+    const char* target = archive_entry_symlink(entry);
+    return invalid(name, raw,
+                   "is a symbolic link to " + std::string(target ? target : "?") +
+                       "; expected regular files only");
+  }
+  if (type != AE_IFREG && type != AE_IFDIR) {
+    std::string kind = type == AE_IFCHR    ? "a character device"
+                       : type == AE_IFBLK  ? "a block device"
+                       : type == AE_IFIFO  ? "a FIFO"
+                       : type == AE_IFSOCK ? "a socket"
+                                           : "a special file";
+    return invalid(name, raw, "is " + kind + "; expected regular files only");
+  }
+  std::string why;
+  if (!normalise_member_path(raw, type == AE_IFDIR, path, why)) return invalid(name, raw, why);
+  return type == AE_IFDIR ? Next::directory : Next::file;
+}
+
+// A member the second pass reads: an entity file or a fast source, with its declared size.
+struct Member {
+  std::string path;
+  uint64_t size = 0;
+  bool fast = false;
+};
+
+// The first pass: headers only (member data is skipped, never held).
+struct Scan {
+  std::vector<Member> members;  // archive order
+  std::vector<std::string> ignored;
+  std::vector<std::string> stray;
+  std::vector<std::string> fast;  // paths of fast sources
+  uint64_t total = 0;             // declared bytes of every regular file
+  uint64_t entity_bytes = 0, largest_entity = 0, fast_bytes = 0;
+  size_t entity_count = 0;
+};
+
+Status scan(std::string_view bytes, const std::string& name, const ReaderLimits& limits, Scan& c) {
+  auto a = open_archive(bytes, name);
+  if (!a) return a.error();
   std::set<std::string> seen;
   size_t entries = 0;
   for (;;) {
     archive_entry* entry = nullptr;
-    int r = archive_read_next_header(a.get(), &entry);
-    if (r == ARCHIVE_EOF) break;
-    if (r < ARCHIVE_WARN) {
-      std::string what = entries == 0 ? "not a tar archive" : "corrupt or truncated archive";
-      return invalid(name, "",
-                     what + " after " + std::to_string(entries) + " entries (" +
-                         archive_message(a.get()) +
-                         "); expected a complete .tar, .tar.gz or .tgz written by pyflyte package");
-    }
-    if (++entries > limits.max_entries) {
-      return invalid(name, "",
-                     "more than " + std::to_string(limits.max_entries) +
-                         " entries; expected a package within the entry limit");
-    }
-    const char* raw_path = archive_entry_pathname(entry);
-    if (raw_path == nullptr || *raw_path == '\0') {
-      return invalid(name, "entry #" + std::to_string(entries),
-                     "has no readable path; expected a file name");
-    }
-    const std::string raw(raw_path);
-    const auto type = archive_entry_filetype(entry);
-    if (archive_entry_hardlink(entry) != nullptr) {
-      return invalid(name, raw,
-                     "is a hard link to " + std::string(archive_entry_hardlink(entry)) +
-                         "; expected regular files only");
-    }
-    if (type == AE_IFLNK) {
-      const char* target = archive_entry_symlink(entry);
-      return invalid(name, raw,
-                     "is a symbolic link to " + std::string(target ? target : "?") +
-                         "; expected regular files only");
-    }
-    if (type != AE_IFREG && type != AE_IFDIR) {
-      std::string kind = type == AE_IFCHR    ? "a character device"
-                         : type == AE_IFBLK  ? "a block device"
-                         : type == AE_IFIFO  ? "a FIFO"
-                         : type == AE_IFSOCK ? "a socket"
-                                             : "a special file";
-      return invalid(name, raw, "is " + kind + "; expected regular files only");
-    }
-    std::string path, why;
-    if (!normalise_member_path(raw, type == AE_IFDIR, path, why)) return invalid(name, raw, why);
-    if (type == AE_IFDIR) continue;
+    std::string path;
+    auto next = next_entry(a->get(), name, limits, entries, entry, path);
+    if (!next) return next.error();
+    if (*next == Next::end) break;
+    if (*next == Next::directory) continue;
 
     const uint64_t declared =
         archive_entry_size_is_set(entry) ? static_cast<uint64_t>(archive_entry_size(entry)) : 0;
@@ -355,13 +433,14 @@ Status collect(std::string_view bytes, const std::string& name, const ReaderLimi
     if (c.total + declared > limits.max_total_bytes) {
       return invalid(name, path,
                      "the package exceeds the total limit of " +
-                         std::to_string(limits.max_total_bytes) +
-                         " decompressed bytes here; expected a smaller package");
+                         std::to_string(limits.max_total_bytes) + " decompressed bytes (" +
+                         limits.total_key + ") here, after " + std::to_string(c.total) +
+                         " bytes; expected a smaller package, or raise " + limits.total_key);
     }
+    c.total += declared;
+    archive_read_data_skip(a->get());
     if (is_macos_metadata(path)) {
-      c.total += declared;
       c.ignored.push_back(path);
-      archive_read_data_skip(a.get());
       continue;
     }
     if (!seen.insert(path).second) {
@@ -370,18 +449,109 @@ Status collect(std::string_view bytes, const std::string& name, const ReaderLimi
     }
     const bool fast = is_fast_source(path);
     if (!fast && !path.ends_with(".pb")) {
-      c.total += declared;
       c.stray.push_back(path);
-      archive_read_data_skip(a.get());
       continue;
     }
-    uint64_t budget = std::min(limits.max_entry_bytes, limits.max_total_bytes - c.total);
-    auto data = read_entry(a.get(), name, path, budget,
-                           budget == limits.max_entry_bytes ? "per-entry" : "total package");
-    if (!data) return data.error();
-    c.total += data->size();
-    (fast ? c.fast : c.protos).push_back(Member{path, std::move(*data)});
+    if (fast) {
+      c.fast.push_back(path);
+      c.fast_bytes = std::max(c.fast_bytes, declared);
+    } else {
+      c.entity_bytes += declared;
+      c.largest_entity = std::max(c.largest_entity, declared);
+      ++c.entity_count;
+    }
+    c.members.push_back(Member{path, declared, fast});
   }
+  return ok_status();
+}
+
+// What a decoded entity occupies in memory.
+uint64_t footprint(const Entity& e) {
+  size_t message = 0;
+  switch (e.kind) {
+    case EntityKind::task:
+      message = e.task.SpaceUsedLong();
+      break;
+    case EntityKind::workflow:
+      message = e.workflow.SpaceUsedLong();
+      break;
+    case EntityKind::launch_plan:
+      message = e.launch_plan.SpaceUsedLong();
+      break;
+  }
+  return sizeof(Entity) + e.file.capacity() + message;
+}
+
+// Memory to lease before the second pass: the fast source as stored, the one raw member being
+// decoded, and every entity decoded. A decoded message takes more room than its wire form: about
+// the same for a large string, ~5x for pyflyte's small entities (flytesnacks: 53 KB of .pb hold
+// 310 KB decoded), hence twice the bytes plus a fixed allowance per entity. What is actually
+// held is measured as each entity is decoded; the lease grows past this (if the budget has the
+// bytes free) or is trimmed down to it.
+uint64_t estimate_memory(const Scan& c) {
+  return c.fast_bytes + c.largest_entity + 2 * c.entity_bytes +
+         (sizeof(Entity) + 8 * 1024) * c.entity_count;
+}
+
+// Grows `pkg.memory` to `bytes` (never waits: the lease was taken whole up front).
+Status hold(Package& pkg, uint64_t bytes, const std::string& name, const ReaderLimits& limits) {
+  if (bytes <= pkg.memory.bytes() || pkg.memory.try_grow(bytes - pkg.memory.bytes()))
+    return ok_status();
+  const MemoryBudget& b = *limits.budget;
+  const bool never = bytes > b.capacity();
+  return make_error(
+      never ? ErrorCode::invalid_input : ErrorCode::unavailable,
+      name + ": decoding needs " + std::to_string(bytes) + " bytes of memory, more than " +
+          (never ? "the package memory budget of " + std::to_string(b.capacity()) + " bytes (" +
+                       b.key() + "); expected a smaller package, or raise " + b.key()
+                 : "the package memory budget (" + b.key() +
+                       ") has free while other registrations hold it; retried "
+                       "next reconcile"));
+}
+
+// The second pass: reads, decodes and drops one entity file at a time, and keeps the fast source
+// as stored.
+Status read_members(std::string_view bytes, const std::string& name, const ReaderLimits& limits,
+                    const Scan& c, Package& pkg) {
+  if (limits.budget != nullptr) {
+    auto lease =
+        limits.budget->acquire(estimate_memory(c), name, limits.budget_wait, limits.cancel);
+    if (!lease) return lease.error();
+    pkg.memory = std::move(*lease);
+  }
+  auto a = open_archive(bytes, name);
+  if (!a) return a.error();
+  pkg.entities.reserve(c.entity_count);
+  uint64_t held = sizeof(Entity) * c.entity_count;
+  size_t entries = 0, next_member = 0;
+  for (;;) {
+    archive_entry* entry = nullptr;
+    std::string path;
+    auto next = next_entry(a->get(), name, limits, entries, entry, path);
+    if (!next) return next.error();
+    if (*next == Next::end) break;
+    if (*next == Next::directory || next_member == c.members.size() ||
+        c.members[next_member].path != path)
+      continue;  // not a member the first pass chose (metadata)
+    const Member& m = c.members[next_member++];
+    if (auto s = hold(pkg, held + m.size, name, limits); !s) return s;
+    if (m.fast) {
+      if (auto s = read_entry(a->get(), name, path, m.size, pkg.fast_source_gz); !s) return s;
+      held += m.size;
+      continue;
+    }
+    std::string raw;
+    if (auto s = read_entry(a->get(), name, path, m.size, raw); !s) return s;
+    auto e = decode_entity(name, path, raw);
+    if (!e) return e.error();
+    const uint64_t decoded = footprint(*e) - sizeof(Entity);
+    if (auto s = hold(pkg, held + m.size + decoded, name, limits); !s) return s;
+    held += decoded;
+    pkg.entities.push_back(std::move(*e));
+  }
+  if (next_member != c.members.size())
+    return make_error(ErrorCode::internal, name + ": the archive changed between two reads");
+  pkg.memory.shrink_to(held);
   return ok_status();
 }
 
@@ -461,43 +631,66 @@ Result<Package> read_package(std::string_view bytes, const std::string& name,
   if (bytes.empty()) {
     return invalid(name, "", "is empty (0 bytes); expected a .tar, .tar.gz or .tgz package");
   }
-  Collected c;
-  if (auto st = collect(bytes, name, limits, c); !st) return st.error();
+  Scan c;
+  if (auto st = scan(bytes, name, limits, c); !st) return st.error();
   if (!c.stray.empty()) return stray_error(name, c.stray);
   if (c.fast.size() > 1) {
     return invalid(name, "",
-                   "more than one fast-registration source archive (" + c.fast[0].path + ", " +
-                       c.fast[1].path + (c.fast.size() > 2 ? ", …" : "") +
+                   "more than one fast-registration source archive (" + c.fast[0] + ", " +
+                       c.fast[1] + (c.fast.size() > 2 ? ", …" : "") +
                        "); expected at most one fast*.tar.gz (flytectl would silently take the "
                        "last in sorted order)");
   }
-  if (c.protos.empty()) {
+  if (c.entity_count == 0) {
     return invalid(name, "",
                    "contains no entity files; expected NN_name_{1,2,3}.pb files written by "
                    "pyflyte package");
   }
 
   Package pkg;
-  std::sort(c.protos.begin(), c.protos.end(),
-            [](const Member& x, const Member& y) { return x.path < y.path; });
-  pkg.entities.reserve(c.protos.size());
-  for (const auto& m : c.protos) {
-    auto e = decode_entity(name, m.path, m.data);
-    if (!e) return e.error();
-    pkg.entities.push_back(std::move(*e));
-  }
+  if (auto st = read_members(bytes, name, limits, c, pkg); !st) return st.error();
+  std::sort(pkg.entities.begin(), pkg.entities.end(),
+            [](const Entity& x, const Entity& y) { return x.file < y.file; });
   if (!c.fast.empty()) {
-    const Member& f = c.fast.front();
-    uint64_t budget = std::min(limits.max_entry_bytes, limits.max_total_bytes - c.total);
-    auto tar = gunzip(name, f.path, f.data, budget);
-    if (!tar) return tar.error();
-    pkg.fast_source_name = std::string(basename_of(f.path));
-    pkg.fast_source_md5 = md5_of(*tar);
-    pkg.fast_source_tar = std::move(*tar);
+    const std::string& path = c.fast.front();
+    const uint64_t left = limits.max_total_bytes - c.total;
+    const bool entry_bound = limits.max_entry_bytes <= left;
+    if (auto st = measure_fast_source(
+            pkg, name, path, entry_bound ? limits.max_entry_bytes : left,
+            entry_bound ? std::string("decompressed fast source")
+                        : "total package (" + limits.total_key + ", what is left of it)");
+        !st)
+      return st.error();
+    pkg.fast_source_name = std::string(basename_of(path));
   }
   std::sort(c.ignored.begin(), c.ignored.end());
   pkg.ignored = std::move(c.ignored);
   return pkg;
+}
+
+ChunkReader open_fast_source(const Package& pkg) {
+  auto z = std::make_shared<Gunzip>();
+  auto opened = std::make_shared<std::optional<Status>>();
+  return [&pkg, z, opened](char* buf, size_t n) -> Result<size_t> {
+    if (!*opened) *opened = z->open(pkg.fast_source_gz, pkg.fast_source_name, "fast source");
+    if (!**opened) return (*opened)->error();
+    return z->read(buf, n);
+  };
+}
+
+Result<std::string> read_fast_source(const Package& pkg, uint64_t max) {
+  auto read = open_fast_source(pkg);
+  std::string out;
+  std::vector<char> buf(k_chunk);
+  for (;;) {
+    auto n = read(buf.data(), buf.size());
+    if (!n) return n.error();
+    if (*n == 0) return out;
+    if (out.size() + *n > max)
+      return make_error(ErrorCode::invalid_input,
+                        pkg.fast_source_name + ": larger than " + std::to_string(max) + " bytes");
+    out.append(buf.data(), *n);
+  }
 }
 
 }  // namespace flytecd::registration

@@ -1,13 +1,17 @@
 #pragma once
 
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "daemon/common/result.hpp"
+#include "daemon/registration/budget.hpp"
 #include "flyteidl/admin/launch_plan.pb.h"
 #include "flyteidl/admin/task.pb.h"
 #include "flyteidl/admin/workflow.pb.h"
@@ -30,14 +34,22 @@
 //   resource_type matches wins. Every message must carry its identifier (and a launch plan its
 //   spec.workflow_id). A launch plan's closure is dropped (flytectl never sends it).
 // - Fast-registration source: basename starts with "fast" and ends with ".tar.gz". It must be
-//   gzip; it is decompressed and its MD5 computed (what CreateUploadLocation and the PUT need).
-//   More than one is an error naming both (flytectl silently takes the last in sorted order).
+//   gzip; it is decompressed (streamed, never held) to compute its size and MD5 (what
+//   CreateUploadLocation and the PUT need); the upload decompresses it again on the fly
+//   (open_fast_source). More than one is an error naming both (flytectl silently takes the last
+//   in sorted order).
 // - Stray files: macOS metadata (basename ".DS_Store", basename starting with "._", anything under
 //   a "__MACOSX/" folder) is ignored and listed in Package::ignored (flytectl aborts the run).
 //   Any other file is an error that names every such file and says what a package may contain.
 //   A file named "fast…" with another extension (e.g. invalid-fast.tgz's "….tagz.gz") gets a hint.
 // - No ".pb" at all is an error. Limits (ReaderLimits) bound entries, per-entry and total
 //   decompressed bytes; exceeding one is an error naming the member and the limit.
+// Memory: a first pass reads only headers (every check above except decoding happens there, on
+// the sizes the tar headers declare), so a package over a limit is refused before any member is
+// held. The second pass reads one entity file at a time, decodes it and drops its raw bytes.
+// What the package holds (decoded entities, the compressed fast source) is leased from
+// ReaderLimits::budget for as long as the Package lives; the lease is taken whole, up front,
+// from an estimate, then trimmed to what is actually held.
 // All errors are ErrorCode::invalid_input with the message "<name>: <member>: <what was wrong>;
 // expected <what>".
 
@@ -57,26 +69,49 @@ struct Entity {
 };
 
 struct Package {
-  std::vector<Entity> entities;  // flytectl's order: sorted by member path (byte-wise)
-  std::string fast_source_name;  // basename of the fast*.tar.gz member, empty if none
-  std::string fast_source_tar;   // its DECOMPRESSED tar bytes (what is uploaded)
-  std::array<unsigned char, 16> fast_source_md5{};  // MD5 of fast_source_tar
+  std::vector<Entity> entities;   // flytectl's order: sorted by member path (byte-wise)
+  std::string fast_source_name;   // basename of the fast*.tar.gz member, empty if none
+  std::string fast_source_gz;     // that member as stored (gzip); open_fast_source() inflates it
+  uint64_t fast_source_size = 0;  // decompressed bytes (what is uploaded)
+  std::array<unsigned char, 16> fast_source_md5{};  // MD5 of the decompressed tar
   std::vector<std::string> ignored;                 // macOS metadata skipped (sorted member paths)
+  BudgetLease memory;  // what this package holds, leased from ReaderLimits::budget (if any)
 
   bool has_fast_source() const { return !fast_source_name.empty(); }
   size_t count(EntityKind kind) const;
 };
 
+// The default of packages.maxPackageBytes and of packages.memoryBudgetBytes: together with the
+// daemon's own ~40 MiB they fit the Helm chart's 512Mi memory limit with room.
+inline constexpr uint64_t k_default_max_package_bytes = 256ull << 20;
+inline constexpr uint64_t k_default_memory_budget_bytes = 256ull << 20;
+
 struct ReaderLimits {
-  size_t max_entries = 10000;               // archive members of any type, directories included
-  uint64_t max_entry_bytes = 64ull << 20;   // one member, or the fast source after decompression
-  uint64_t max_total_bytes = 512ull << 20;  // everything decompressed
+  size_t max_entries = 10000;              // archive members of any type, directories included
+  uint64_t max_entry_bytes = 64ull << 20;  // one member, or the fast source after decompression
+  uint64_t max_total_bytes = k_default_max_package_bytes;  // everything decompressed
+  std::string total_key = "packages.maxPackageBytes";      // the setting, named in its error
+  // Shared by every reader in the process; null = nothing is accounted (tests, tools).
+  MemoryBudget* budget = nullptr;
+  std::chrono::milliseconds budget_wait = std::chrono::minutes(5);  // while others hold it
+  const std::atomic<bool>* cancel = nullptr;                        // stops that wait
 };
 
 // Reads a .tar / .tar.gz / .tgz package from memory (see the policy above). `name` prefixes every
-// error message. Pure: no filesystem access, thread-safe.
+// error message. No filesystem access; thread-safe. Errors: invalid_input (the package), or
+// unavailable when the memory budget stayed busy for budget_wait.
 Result<Package> read_package(std::string_view bytes, const std::string& name,
                              const ReaderLimits& limits = {});
+
+// Reads up to `n` bytes into `buf`: the count, 0 at the end, or an error.
+using ChunkReader = std::function<Result<size_t>(char* buf, size_t n)>;
+
+// The decompressed fast source of `pkg`, from its first byte, as a stream of chunks (64 KiB of
+// state; `pkg` must outlive the reader). Each call starts a new, independent stream.
+ChunkReader open_fast_source(const Package& pkg);
+
+// The whole decompressed fast source in memory (tests and small tools; at most `max` bytes).
+Result<std::string> read_fast_source(const Package& pkg, uint64_t max = 64ull << 20);
 
 // Lower-case hex of an MD5 digest (e.g. Package::fast_source_md5).
 std::string md5_hex(const std::array<unsigned char, 16>& md5);

@@ -132,11 +132,63 @@ size_t count_prefix(const std::vector<std::string>& ids, std::string_view prefix
   }));
 }
 
+// Every FlyteAdmin call of a registration pass goes through the breaker: it counts calls that
+// found FlyteAdmin unreachable (each already retried by the transport) and, once open, fails the
+// calls not yet made at once instead of retrying each against a target that is gone.
+class GuardedSink final : public sinks::EntitySink {
+ public:
+  GuardedSink(sinks::EntitySink& inner, CircuitBreaker& breaker)
+      : m_inner(inner), m_breaker(breaker) {}
+
+  Result<sinks::Created> create_task(const fa::TaskCreateRequest& req) override {
+    return guard([&] { return m_inner.create_task(req); });
+  }
+  Result<sinks::Created> create_workflow(const fa::WorkflowCreateRequest& req) override {
+    return guard([&] { return m_inner.create_workflow(req); });
+  }
+  Result<sinks::Created> create_launch_plan(const fa::LaunchPlanCreateRequest& req) override {
+    return guard([&] { return m_inner.create_launch_plan(req); });
+  }
+  Result<std::map<std::string, std::string>> active_launch_plans(
+      const std::string& project, const std::string& domain) override {
+    return guard([&] { return m_inner.active_launch_plans(project, domain); });
+  }
+  Status set_launch_plan_state(const fc::Identifier& id, bool active) override {
+    return guard([&] { return m_inner.set_launch_plan_state(id, active); });
+  }
+  Result<sinks::UploadLocation> create_upload_location(const std::string& project,
+                                                       const std::string& domain,
+                                                       const std::string& filename,
+                                                       const std::string& content_md5) override {
+    return guard(
+        [&] { return m_inner.create_upload_location(project, domain, filename, content_md5); });
+  }
+
+ private:
+  template <typename Fn>
+  auto guard(Fn fn) -> decltype(fn()) {
+    if (auto down = m_breaker.error()) return down->wrap("flyteadmin: not attempted");
+    auto res = fn();
+    if (res)
+      m_breaker.record_success();
+    else
+      m_breaker.record(res.error());
+    return res;
+  }
+  sinks::EntitySink& m_inner;
+  CircuitBreaker& m_breaker;
+};
+
 class Run {
  public:
   Run(sinks::EntitySink& sink, PackageSource& packages, ledger::Ledger& ledger,
-      const RegistrarOptions& options)
-      : m_sink(sink), m_packages(packages), m_ledger(ledger), m_opt(options) {}
+      const RegistrarOptions& options, MemoryBudget& memory, CircuitBreaker& breaker)
+      : m_sink(sink, breaker),
+        m_breaker(breaker),
+        m_packages(packages),
+        m_ledger(ledger),
+        m_opt(options),
+        m_memory(memory) {}
 
   bool cancelled() const { return m_opt.cancel && m_opt.cancel->load(); }
 
@@ -166,6 +218,7 @@ class Run {
       return o;
     };
     if (cancelled()) return fail(Error{ErrorCode::unavailable, "cancelled before it started"});
+    if (auto down = m_breaker.error()) return fail(down->wrap("flyteadmin: not attempted"));
 
     auto loaded = m_packages.load(r);
     if (!loaded) return fail(loaded.error());
@@ -174,6 +227,7 @@ class Run {
     o.manifest_digest = loaded->manifest_digest;
     const std::string fingerprint = fingerprint_of(r, loaded->digest);
     const bool registered_before = !force_register && prev && prev->fingerprint == fingerprint;
+    if (registered_before) std::string().swap(loaded->bytes);  // only its digest was needed
 
     ledger::RegistrationRecord rec;
     rec.key = o.key;
@@ -190,7 +244,12 @@ class Run {
       rec.launch_plans = prev->launch_plans;
       rec.activated = prev->activated;
     } else {
-      auto pkg = read_package(loaded->bytes, loaded->reference);
+      ReaderLimits limits;
+      limits.max_total_bytes = m_opt.max_package_bytes;
+      limits.budget = &m_memory;
+      limits.cancel = m_opt.cancel;
+      auto pkg = read_package(loaded->bytes, loaded->reference, limits);
+      std::string().swap(loaded->bytes);  // decoded now; the archive is not needed any more
       if (!pkg) return fail(pkg.error());
       for (const auto& e : pkg->entities) {
         if (e.kind != EntityKind::launch_plan) continue;
@@ -309,7 +368,11 @@ class Run {
                       pkg.fast_source_md5.size()));
       if (!where) return where.error().wrap("fast-registration upload location");
       count_rpc();
-      if (auto s = put_upload(*where, pkg.fast_source_tar, pkg.fast_source_md5); !s) return s;
+      if (auto s = put_upload(
+              *where, pkg.fast_source_size, [&pkg] { return open_fast_source(pkg); },
+              pkg.fast_source_md5);
+          !s)
+        return s;
       count_rpc();
       params.remote_package_path = where->native_url;
     }
@@ -317,9 +380,9 @@ class Run {
 
     auto order = registration_order(pkg);
     if (!order) return order.error();
-    std::vector<const Entity*> tasks, rest;
+    std::vector<Entity*> tasks, rest;
     for (size_t i : *order) {
-      const Entity& e = pkg.entities[i];
+      Entity& e = pkg.entities[i];
       (e.kind == EntityKind::task ? tasks : rest).push_back(&e);
     }
 
@@ -349,7 +412,7 @@ class Run {
     for (auto& t : pool) t.join();
     if (first_error) return *first_error;
     // Workflows and launch plans in dependency order (pyflyte's file order, verified).
-    for (const Entity* e : rest) {
+    for (Entity* e : rest) {
       if (cancelled()) return make_error(ErrorCode::unavailable, "cancelled");
       if (auto s = create(r, *e, o, mu); !s) return s;
     }
@@ -365,8 +428,9 @@ class Run {
     return id_text(kind, r.project, r.domain, e.id());
   }
 
-  Status create(const model::Registration& r, const Entity& e, RegistrationOutcome& o,
-                std::mutex& mu) {
+  // Moves the spec into the request and back (no copy of a possibly large spec per call in
+  // flight); `e` is unchanged afterwards.
+  Status create(const model::Registration& r, Entity& e, RegistrationOutcome& o, std::mutex& mu) {
     fc::Identifier id;
     id.set_project(r.project);
     id.set_domain(r.domain);
@@ -378,24 +442,27 @@ class Run {
         fa::TaskCreateRequest req;
         id.set_resource_type(fc::TASK);
         *req.mutable_id() = id;
-        *req.mutable_spec() = e.task;
+        req.mutable_spec()->Swap(&e.task);
         res = m_sink.create_task(req);
+        req.mutable_spec()->Swap(&e.task);
         break;
       }
       case EntityKind::workflow: {
         fa::WorkflowCreateRequest req;
         id.set_resource_type(fc::WORKFLOW);
         *req.mutable_id() = id;
-        *req.mutable_spec() = e.workflow;
+        req.mutable_spec()->Swap(&e.workflow);
         res = m_sink.create_workflow(req);
+        req.mutable_spec()->Swap(&e.workflow);
         break;
       }
       case EntityKind::launch_plan: {
         fa::LaunchPlanCreateRequest req;
         id.set_resource_type(fc::LAUNCH_PLAN);
         *req.mutable_id() = id;
-        *req.mutable_spec() = e.launch_plan.spec();
+        req.mutable_spec()->Swap(e.launch_plan.mutable_spec());
         res = m_sink.create_launch_plan(req);
+        req.mutable_spec()->Swap(e.launch_plan.mutable_spec());
         break;
       }
     }
@@ -466,10 +533,12 @@ class Run {
     return ok_status();
   }
 
-  sinks::EntitySink& m_sink;
+  GuardedSink m_sink;
+  CircuitBreaker& m_breaker;
   PackageSource& m_packages;
   ledger::Ledger& m_ledger;
   const RegistrarOptions& m_opt;
+  MemoryBudget& m_memory;
   std::mutex m_mu;
   size_t m_rpcs = 0;
 };
@@ -495,7 +564,11 @@ RegistrationReport reconcile_registrations(
   std::sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
     return registration_key(*a) < registration_key(*b);
   });
-  Run run(sink, packages, ledger, options);
+  MemoryBudget local_memory(k_default_memory_budget_bytes);
+  CircuitBreaker own_breaker;
+  CircuitBreaker& breaker = options.breaker ? *options.breaker : own_breaker;
+  Run run(sink, packages, ledger, options, options.memory ? *options.memory : local_memory,
+          breaker);
   std::vector<RegistrationOutcome> outs(order.size());
   std::mutex cb_mu;
   std::atomic<size_t> next{0};
@@ -526,6 +599,7 @@ RegistrationReport reconcile_registrations(
     if (on_item) on_item(report.items.back());
   }
   report.rpcs = run.rpcs();
+  report.target_down = breaker.error();
   return report;
 }
 

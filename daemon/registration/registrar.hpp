@@ -4,11 +4,15 @@
 
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "daemon/common/breaker.hpp"
 #include "daemon/ledger/ledger.hpp"
 #include "daemon/model/documents.hpp"
+#include "daemon/registration/budget.hpp"
+#include "daemon/registration/package.hpp"
 #include "daemon/registration/packages.hpp"
 #include "sinks/entity_sink.hpp"
 
@@ -24,6 +28,15 @@ struct RegistrarOptions {
   bool dry_run = false;   // plan only: read packages and live activation, write nothing
   int parallelism = 8;    // tasks in flight per package; packages in flight
   const std::atomic<bool>* cancel = nullptr;
+  // Decompressed bytes one package may hold (packages.maxPackageBytes).
+  uint64_t max_package_bytes = k_default_max_package_bytes;
+  // What package reading may hold across the registrations in flight (the daemon passes one
+  // process-wide budget; null = one of k_default_memory_budget_bytes for this call).
+  MemoryBudget* memory = nullptr;
+  // Counts FlyteAdmin calls that found it unreachable; once open, no registration starts and
+  // calls not yet made fail at once (the next reconcile retries). Shared with the overrides
+  // apply of the same pass; null: one of its own.
+  CircuitBreaker* breaker = nullptr;
 };
 
 // What happened (or, in a dry run, would happen) to one registration.
@@ -52,6 +65,7 @@ struct RegistrationOutcome {
 struct RegistrationReport {
   std::vector<RegistrationOutcome> items;  // desired registrations in key order, then removals
   size_t rpcs = 0;                         // write RPCs issued (creates, uploads, activations)
+  std::optional<Error> target_down;        // the breaker opened: FlyteAdmin unreachable
   size_t failed() const {
     size_t n = 0;
     for (const auto& i : items) n += !i.ok();

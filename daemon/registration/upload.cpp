@@ -6,6 +6,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 #include "daemon/common/log.hpp"
@@ -24,24 +25,37 @@ std::string base64(std::string_view bytes) {
 namespace {
 
 struct Body {
-  const std::string* data;
-  size_t offset = 0;
+  ChunkReader read;
+  uint64_t size = 0;
+  uint64_t sent = 0;
+  std::optional<Error> error;  // why the read callback aborted the transfer
 };
 
 size_t read_body(char* buf, size_t size, size_t n, void* user) {
   auto* b = static_cast<Body*>(user);
-  size_t left = b->data->size() - b->offset;
-  size_t take = std::min(left, size * n);
-  std::memcpy(buf, b->data->data() + b->offset, take);
-  b->offset += take;
-  return take;
+  const size_t want = static_cast<size_t>(std::min<uint64_t>(size * n, b->size - b->sent));
+  if (want == 0) return 0;
+  auto got = b->read(buf, want);
+  if (!got) {
+    b->error = got.error();
+    return CURL_READFUNC_ABORT;
+  }
+  if (*got == 0) {
+    b->error = Error{ErrorCode::internal, "the fast-registration source ended after " +
+                                              std::to_string(b->sent) + " of " +
+                                              std::to_string(b->size) + " bytes"};
+    return CURL_READFUNC_ABORT;
+  }
+  b->sent += *got;
+  return *got;
 }
 
 size_t discard(char*, size_t size, size_t n, void*) { return size * n; }
 
 }  // namespace
 
-Status put_upload(const sinks::UploadLocation& where, const std::string& body,
+Status put_upload(const sinks::UploadLocation& where, uint64_t size,
+                  const std::function<ChunkReader()>& open,
                   const std::array<unsigned char, 16>& md5) {
   if (where.signed_url.empty())
     return make_error(ErrorCode::invalid_input,
@@ -64,12 +78,12 @@ Status put_upload(const sinks::UploadLocation& where, const std::string& body,
       has_type |= lk == "content-type";
     }
     if (!has_type) headers = curl_slist_append(headers, "Content-Type: application/octet-stream");
-    Body b{&body};
+    Body b{open(), size, 0, std::nullopt};
     curl_easy_setopt(curl, CURLOPT_URL, where.signed_url.c_str());
     curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
     curl_easy_setopt(curl, CURLOPT_READFUNCTION, read_body);
     curl_easy_setopt(curl, CURLOPT_READDATA, &b);
-    curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(body.size()));
+    curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(size));
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, discard);
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
@@ -83,6 +97,7 @@ Status put_upload(const sinks::UploadLocation& where, const std::string& body,
     curl_easy_cleanup(curl);
     // The signed URL carries a signature in its query: never log or return it.
     const std::string target = log::redact_url(where.native_url);
+    if (b.error) return b.error->wrap("upload of the fast-registration source for " + target);
     if (rc != CURLE_OK) {
       last = Error{ErrorCode::unavailable, "upload of the fast-registration source for " + target +
                                                ": " + curl_easy_strerror(rc)};

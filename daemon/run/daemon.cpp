@@ -13,6 +13,7 @@
 
 #include "daemon/cli/target.hpp"
 #include "daemon/common/log.hpp"
+#include "daemon/http/json_snapshot.hpp"
 #include "daemon/http/server.hpp"
 #include "daemon/k8s/in_cluster.hpp"
 #include "daemon/metrics/flytecd_metrics.hpp"
@@ -70,6 +71,8 @@ struct Daemon::Impl {
   std::string configmap_doc;  // ConfigMap mode: the overrides document of the revision in force
   // Workflow registrations: packages through one fetcher (token and blob caches persist).
   std::unique_ptr<registration::DefaultPackageSource> packages;
+  // What package reading may hold at once, across every registration (packages.memoryBudgetBytes).
+  std::unique_ptr<registration::MemoryBudget> package_memory;
   std::vector<model::Registration> registrations;  // of the revision in force
   metrics::GaugeFamily& registrations_gauge =
       registry.gauge("flytecd_registrations",
@@ -86,10 +89,11 @@ struct Daemon::Impl {
 
   // State in force (reconcile thread), and the status view (guarded by status_mu).
   bool have_desired = false;
+  size_t document_count = 0;
   reconcile::State desired;
   std::string revision, rejected_revision;
   std::mutex status_mu;
-  nlohmann::json status = nlohmann::json::object();
+  http::JsonSnapshot status;  // rendered once per change for /api/v1/status
   bool first_success = false, target_up = false, failing = false;
   std::string not_ready = "no reconcile has finished yet";
   // The source's current problem (unreachable, fetch failed, revision rejected); "" when the
@@ -108,6 +112,7 @@ struct Daemon::Impl {
     if (!t) return t.error();
     target = std::make_unique<cli::Target>(std::move(*t));
     packages.reset();  // the packages settings may have changed
+    package_memory = std::make_unique<registration::MemoryBudget>(cfg.packages.memory_budget_bytes);
     metrics.set_target(false, target->embedded());
     k8s::ElectorCallbacks on_lease{[this] {
                                      leader_gauge.with({}).set(1);
@@ -164,10 +169,11 @@ struct Daemon::Impl {
     http::HttpHandlers hh;
     hh.trigger_sync = [this](const std::string& reason) { nudge(reason); };
     hh.status = [this] {
+      // Leader state is live (not part of the document), so it is compared, not versioned.
+      nlohmann::json extra = nullptr;
+      if (cluster) extra = {{"leader", cluster->status()}};
       std::lock_guard<std::mutex> lock(status_mu);
-      nlohmann::json s = status;
-      if (cluster) s["leader"] = cluster->status();
-      return s;
+      return status.rendered(extra);
     };
     hh.ready = [this] {
       if (cluster && !cluster->leading()) return cluster->healthy();  // a follower
@@ -302,6 +308,7 @@ struct Daemon::Impl {
     }
     desired = reconcile::desired_state(loaded.documents);
     registrations = loaded.documents.registrations;
+    document_count = loaded.documents.document_count;
     if (cluster && cluster->configmap_mode()) {
       // RFC 3749: overrides live in FlyteAdmin's ConfigMap, not its database.
       configmap_doc = k8s::render_overrides_document(loaded.documents);
@@ -320,6 +327,15 @@ struct Daemon::Impl {
     status.erase("rejectedRevision");
   }
 
+  static reconcile::ApplyReport refused_report(const std::string& reason) {
+    reconcile::ApplyReport r;
+    r.refused = true;
+    r.error = reason;
+    r.first_plan.refused = true;
+    r.first_plan.refusal = reason;
+    return r;
+  }
+
   void reconcile_once(const std::string& reason) {
     auto started = std::chrono::steady_clock::now();
     halt = cancel.load();  // reset first: a leadership loss from here on sets it again
@@ -327,20 +343,37 @@ struct Daemon::Impl {
     leader_gauge.with({}).set(leading ? 1 : 0);
     pull();
     if (!have_desired || !leading) return;  // followers pull (status) but never write
+    // One breaker for the pass: when FlyteAdmin stops answering, neither the rest of the
+    // overrides nor the registrations start, and the thread is free again within seconds.
+    CircuitBreaker breaker;
     reconcile::ApplyOptions ao;
     ao.revision = revision;
     ao.policy = cfg.policy;
     ao.parallelism = cfg.parallelism;
     ao.cancel = &halt;
-    auto report = reconcile::apply(
-        *target->sink, *target->ledger, desired, ao, [&](const reconcile::StepResult& r) {
-          if (r.step.action == reconcile::Action::adopt) return;
-          if (r.status)
-            log->info("{}", reconcile::step_line(r.step));
-          else
-            log->warn("{} FAILED: {}", reconcile::step_line(r.step), r.status.error().message);
-        });
-    if (cluster && cluster->configmap_mode() && !halt) {
+    ao.breaker = &breaker;
+    // One guard over everything the revision would destroy, before any step of it runs.
+    reconcile::GuardVerdict verdict;
+    if (auto v = cli::guard_revision(cfg, *target, document_count, registrations, desired); v)
+      verdict = *v;
+    else
+      verdict = {true, "ledger: " + v.error().message};
+    if (verdict.refused) {
+      log->error("revision {} REFUSED, nothing executed: {}", revision, verdict.reason);
+      cli::record_refusal(*target, revision, verdict.reason);
+    }
+    auto report = verdict.refused ? refused_report(verdict.reason)
+                                  : reconcile::apply(
+                                        *target->sink, *target->ledger, desired, ao,
+                                        [&](const reconcile::StepResult& r) {
+                                          if (r.step.action == reconcile::Action::adopt) return;
+                                          if (r.status)
+                                            log->info("{}", reconcile::step_line(r.step));
+                                          else
+                                            log->warn("{} FAILED: {}", reconcile::step_line(r.step),
+                                                      r.status.error().message);
+                                        });
+    if (cluster && cluster->configmap_mode() && !halt && !report.refused) {
       auto cm = cluster->apply_overrides(configmap_doc, revision);
       if (!cm)
         report.error += (report.error.empty() ? "" : "; ") + cm.error().message;
@@ -350,7 +383,7 @@ struct Daemon::Impl {
     }
     // Registrations after projects and overrides (projects exist, TASK_RESOURCE limits set).
     registration::RegistrationReport regs;
-    if (!halt) {
+    if (!halt && !report.refused) {
       if (!packages)
         packages = std::make_unique<registration::DefaultPackageSource>(
             registration::fetch_options(cfg.packages, cfg.state_dir), cfg.packages.registry,
@@ -363,6 +396,9 @@ struct Daemon::Impl {
       ro.prune = cfg.policy.prune;
       ro.parallelism = cfg.parallelism;
       ro.cancel = &halt;
+      ro.max_package_bytes = cfg.packages.max_package_bytes;
+      ro.memory = package_memory.get();
+      ro.breaker = &breaker;
       regs = registration::reconcile_registrations(registrations, *target->sink, *packages,
                                                    *target->ledger, ro,
                                                    [&](const registration::RegistrationOutcome& o) {
@@ -376,12 +412,17 @@ struct Daemon::Impl {
     sync_rpc_metrics();
     const auto& p = report.first_plan;
     const bool observed = report.rounds > 0;
+    // By code, not by message: not observed, unreachable (breaker or observation), or refused.
+    // A revision refused by the guard before observing says nothing about the target.
+    const bool target_down = (!observed && !verdict.refused) || report.target_down() ||
+                             report.error_code == ErrorCode::unauthenticated ||
+                             regs.target_down.has_value();
     auto result = report.refused ? metrics::ReconcileResult::refused
                   : report.ok()  ? metrics::ReconcileResult::success
                                  : metrics::ReconcileResult::failed;
     metrics.record_reconcile(
         result, secs, std::chrono::duration<double>(Clock::now().time_since_epoch()).count());
-    metrics.set_target(observed, target->embedded());
+    metrics.set_target(!target_down, target->embedded());
 
     // Objects by state.
     auto managed = target->ledger->managed();
@@ -416,16 +457,13 @@ struct Daemon::Impl {
                        (cfg.policy.self_heal ? " (reverted)" : " (self-heal off)"),
                    fresh);
 
+    // Per object, what FlyteAdmin answered in this pass (synced only if observed equal).
     nlohmann::json objects = nlohmann::json::array();
-    std::map<std::string, std::string> failed;
-    for (const auto& r : report.results)
-      if (!r.status) failed[r.step.key] = r.status.error().message;
-    for (const auto& [k, o] : desired.projects) {
-      std::string key = reconcile::project_key(k);
-      objects.push_back({{"key", key}, {"state", failed.count(key) ? "failed" : "synced"}});
+    for (const auto& o : report.objects) {
+      nlohmann::json j{{"key", o.key}, {"state", std::string(reconcile::to_string(o.state))}};
+      if (!o.detail.empty()) j["error"] = o.detail;
+      objects.push_back(std::move(j));
     }
-    for (const auto& [k, o] : desired.overrides)
-      objects.push_back({{"key", k}, {"state", failed.count(k) ? "failed" : "synced"}});
     for (const auto& u : p.unmanaged) objects.push_back({{"key", u}, {"state", "unmanaged"}});
     nlohmann::json drift = nlohmann::json::array();
     for (const auto& d : p.drift)
@@ -434,17 +472,21 @@ struct Daemon::Impl {
     bool recovered = false;
     {
       std::lock_guard<std::mutex> lock(status_mu);
-      status["lastSync"] = {{"time", iso(Clock::now())},
-                            {"reason", reason},
-                            {"outcome", report.refused             ? "refused"
-                                        : report.ok() && regs.ok() ? "success"
-                                                                   : "failed"},
-                            {"failedRegistrations", regs.failed()},
-                            {"durationSeconds", secs},
-                            {"steps", report.results.size()},
-                            {"failedSteps", report.failed},
-                            {"summary", reconcile::summary_line(p)},
-                            {"error", report.error}};
+      status["lastSync"] = {
+          {"time", iso(Clock::now())},
+          {"reason", reason},
+          {"outcome", report.refused             ? "refused"
+                      : report.ok() && regs.ok() ? "success"
+                                                 : "failed"},
+          {"failedRegistrations", regs.failed()},
+          {"durationSeconds", secs},
+          {"steps", report.results.size()},
+          {"failedSteps", report.failed},
+          {"summary", reconcile::summary_line(p)},
+          {"error", report.error},
+          {"errorCode",
+           report.error.empty() ? std::string() : std::string(to_string(report.error_code))},
+          {"stepsNotStarted", report.not_started}};
       status["objects"] = objects;
       status["drift"] = drift;
       nlohmann::json reg_status = nlohmann::json::array();
@@ -460,7 +502,7 @@ struct Daemon::Impl {
       for (const char* st :
            {"registered", "in-sync", "activated", "removed", "orphaned", "failed", "conflict"})
         registrations_gauge.with({st}).set(by_state[st]);
-      target_up = observed && report.error.find("flyteadmin:") == std::string::npos;
+      target_up = !target_down;
       if (report.ok()) {
         first_success = true;
         not_ready.clear();
@@ -472,7 +514,10 @@ struct Daemon::Impl {
       } else if (!report.ok()) {
         not_ready = report.error.empty() ? "last reconcile failed" : report.error;
       }
-      if (!target_up) not_ready = "target unreachable: " + report.error;
+      if (!target_up)
+        not_ready =
+            "target unreachable: " +
+            (report.error.empty() && regs.target_down ? regs.target_down->message : report.error);
     }
     if (!report.ok()) set_failure("reconcile of " + revision + " failed: " + report.error);
     // A failing registration (unreachable registry, conflict) fails only itself: it is reported

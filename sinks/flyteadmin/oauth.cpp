@@ -77,6 +77,30 @@ std::string http_base_from_endpoint(const std::string& endpoint, bool insecure) 
   return (insecure ? "http://" : "https://") + host;
 }
 
+Status check_token_url(const std::string& token_url, bool insecure, bool* plaintext) {
+  *plaintext = false;
+  constexpr std::string_view k_http = "http://";
+  if (token_url.compare(0, k_http.size(), k_http) != 0) return ok_status();
+  std::string host = token_url.substr(k_http.size());
+  host = host.substr(0, host.find_first_of("/?#"));
+  if (auto at = host.rfind('@'); at != std::string::npos) host = host.substr(at + 1);
+  if (!host.empty() && host.front() == '[')
+    host = host.substr(1, host.find(']') - 1);
+  else
+    host = host.substr(0, host.find(':'));
+  const bool ipv4_loopback =
+      host.rfind("127.", 0) == 0 && host.find_first_not_of("0123456789.") == std::string::npos;
+  const bool loopback = host == "localhost" || host == "::1" || ipv4_loopback;
+  if (!loopback && !insecure)
+    return make_error(ErrorCode::invalid_input,
+                      "oauth: token endpoint " + log::redact_url(token_url) +
+                          " is plain http: the client secret would cross the network "
+                          "unencrypted; expected an https:// token URL (admin.tokenUrl or "
+                          "discovery), or admin.insecure: true for a deliberate plaintext setup");
+  *plaintext = true;
+  return ok_status();
+}
+
 TokenSource::TokenSource(AdminConfig cfg) : m_cfg(std::move(cfg)) {}
 
 Status TokenSource::discover_locked() {
@@ -102,6 +126,12 @@ Status TokenSource::discover_locked() {
                         "oauth: discovery document has no token_endpoint");
     m_token_url = j["token_endpoint"].get<std::string>();
   }
+  bool plaintext = false;
+  if (auto s = check_token_url(m_token_url, m_cfg.insecure, &plaintext); !s) return s;
+  if (plaintext)
+    log::get("oauth")->warn(
+        "token endpoint {} is plain http: the client secret is sent unencrypted (allowed: {})",
+        log::redact_url(m_token_url), m_cfg.insecure ? "admin.insecure" : "loopback host");
   if (m_metadata_key.empty() || m_scopes.empty()) {
     // Public client config tells which metadata key FlyteAdmin reads and its default scopes.
     auto r = http(m_cfg, base + "/config/v1/flyte_client", nullptr, "", "");

@@ -41,4 +41,10 @@ class TokenSource {
 // The HTTPS base URL for discovery derived from a gRPC endpoint ("dns:///h:p" -> "https://h:p").
 std::string http_base_from_endpoint(const std::string& endpoint, bool insecure);
 
+// Whether the client secret may be sent to `token_url`. https:// always; plain http:// only to
+// a loopback host (a sidecar or a test) or with admin.insecure (a deliberate plaintext setup) —
+// *plaintext is set so the caller can warn. Errors: invalid_input for any other http:// URL,
+// naming the URL (redacted) and what to change. Pure.
+Status check_token_url(const std::string& token_url, bool insecure, bool* plaintext);
+
 }  // namespace flytecd::sinks::flyteadmin

@@ -1,6 +1,8 @@
 // Workflow registration against the FlyteAdmin emulator over real gRPC on loopback, with the real
 // `pyflyte package` archives. Live state is read back through raw RPCs (another client), not
 // through flytecd's own view.
+#include <archive.h>
+#include <archive_entry.h>
 #include <grpcpp/grpcpp.h>
 #include <openssl/evp.h>
 #include <catch2/catch.hpp>
@@ -267,7 +269,7 @@ TEST_CASE("the four valid fixture archives register with flytectl's entity count
   REQUIRE(stored.has_value());
   auto pkg = registration::read_package(read_file(fixtures() / "flyte-package.tgz"), "fp");
   REQUIRE(pkg.ok());
-  CHECK(*stored == pkg->fast_source_tar);
+  CHECK(*stored == registration::read_fast_source(*pkg).value());  // streamed up, byte for byte
 
   // Activation `all`: every launch plan ACTIVE at its version.
   auto active = h.active("flytesnacks", "production");
@@ -313,6 +315,66 @@ TEST_CASE("invalid-fast.tgz and an unreachable registry fail only their own regi
   CHECK(item(rep, "gone").state == "failed");
   CHECK(item(rep, "good").state == "registered");
   CHECK(h.emu->calls("CreateTask") == 2);  // only the good package's tasks
+}
+
+namespace {
+
+// A package bomb: `members` entity files of `each` zero bytes, a few hundred KB compressed.
+void write_bomb(const fs::path& file, int members, size_t each) {
+  archive* a = archive_write_new();
+  archive_write_set_format_pax_restricted(a);
+  archive_write_add_filter_gzip(a);
+  REQUIRE(archive_write_open_filename(a, file.c_str()) == ARCHIVE_OK);
+  const std::string zeros(1 << 20, '\0');
+  for (int i = 0; i < members; ++i) {
+    archive_entry* e = archive_entry_new();
+    const std::string path = std::to_string(10 + i) + "_big_1.pb";
+    archive_entry_set_pathname(e, path.c_str());
+    archive_entry_set_filetype(e, AE_IFREG);
+    archive_entry_set_perm(e, 0644);
+    archive_entry_set_size(e, static_cast<int64_t>(each));
+    REQUIRE(archive_write_header(a, e) == ARCHIVE_OK);
+    for (size_t done = 0; done < each; done += zeros.size())
+      archive_write_data(a, zeros.data(), std::min(zeros.size(), each - done));
+    archive_entry_free(e);
+  }
+  REQUIRE(archive_write_close(a) == ARCHIVE_OK);
+  archive_write_free(a);
+}
+
+}  // namespace
+
+TEST_CASE("three registrations of a package bomb fail by name within one shared memory budget",
+          "[registration][integration][memory]") {
+  Harness h;
+  write_bomb(h.dir / "repo" / "packages" / "bomb.tgz", 40, 6u << 20);  // 240 MiB of zeros
+  registration::MemoryBudget memory(48u << 20);
+  registration::RegistrarOptions o;
+  o.revision = "test";
+  o.parallelism = 8;                // 4 packages in flight
+  o.max_package_bytes = 32u << 20;  // the bomb passes the 64 MiB per-entry bound, not this
+  o.memory = &memory;
+  auto rep = registration::reconcile_registrations(
+      {reg("bomb-a", "flytesnacks", "development", "v1", "packages/bomb.tgz"),
+       reg("bomb-b", "flytesnacks", "staging", "v1", "packages/bomb.tgz"),
+       reg("bomb-c", "flytesnacks", "production", "v1", "packages/bomb.tgz"),
+       reg("good", "ml", "development", "v1", "packages/flytesnacks-core.tgz")},
+      *h.sink, *h.packages, *h.ledger, o);
+  CHECK(rep.failed() == 3);
+  for (const char* name : {"bomb-a", "bomb-b", "bomb-c"}) {
+    const auto& bomb = item(rep, name);
+    INFO(bomb.message);
+    CHECK(bomb.state == "failed");
+    CHECK_THAT(bomb.message, Catch::StartsWith("packages/bomb.tgz: "));
+    CHECK_THAT(bomb.message,
+               Catch::Contains("33554432 decompressed bytes (packages.maxPackageBytes)"));
+    CHECK_THAT(registration::describe(bomb), Catch::Contains("/" + std::string(name) + ": FAILED"));
+  }
+  CHECK(item(rep, "good").state == "registered");  // read (and uploaded) within the budget
+  CHECK(h.emu->calls("CreateTask") == 39);
+  CHECK(memory.peak() > 0);
+  CHECK(memory.peak() <= memory.capacity());
+  CHECK(memory.in_use() == 0);  // every lease given back
 }
 
 TEST_CASE("new content under an existing version is a conflict, never retried",
@@ -553,4 +615,37 @@ TEST_CASE("flytecd apply writes overrides that raise TASK_RESOURCE limits before
   CHECK(run_binary(apply, out) == 0);
   CHECK(out.find("registration/res/development/big: registered v1") != std::string::npos);
   fs::remove_all(dir);
+}
+
+TEST_CASE(
+    "FlyteAdmin unreachable: after a few failed calls the remaining registrations are not "
+    "attempted, and the report says the target is down",
+    "[registration][integration][breaker]") {
+  Harness h;
+  std::vector<model::Registration> regs;
+  for (int i = 0; i < 8; ++i)
+    regs.push_back(reg("r" + std::to_string(i), "flytesnacks", "development",
+                       "v" + std::to_string(i), "packages/valid-register.tgz"));
+  auto down = sinks::emulator::parse_faults("*:rate=1,code=UNAVAILABLE");
+  REQUIRE(down.ok());
+  h.emu->set_faults(*down);
+  auto rep = h.run(regs);
+  REQUIRE(rep.target_down.has_value());
+  CHECK(rep.target_down->code == ErrorCode::unavailable);
+  size_t not_attempted = 0;
+  for (const auto& i : rep.items) {
+    INFO(i.key << ": " << i.message);
+    CHECK(i.state == "failed");
+    not_attempted += i.message.find("not attempted") != std::string::npos;
+  }
+  // Parallelism 4: two packages in flight with two tasks each; the breaker opens at 5 calls.
+  CHECK(not_attempted >= 3);
+  // Every call that was made was retried (5 attempts); the old code made all 8 x 2 of them.
+  CHECK(h.emu->calls("CreateTask") <= 8 * 5);
+
+  // The next pass against a healthy FlyteAdmin registers everything.
+  h.emu->set_faults({});
+  auto again = h.run(regs);
+  CHECK(again.ok());
+  CHECK_FALSE(again.target_down.has_value());
 }

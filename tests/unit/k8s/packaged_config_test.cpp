@@ -67,6 +67,21 @@ TEST_CASE("packaging: every optional setting in the default config is a real key
   CHECK(cfg.notifications.size() == 2);
   CHECK(cfg.kubernetes.leader_election.enabled);
   CHECK(cfg.kubernetes.config_map.name == "flyte-admin-overrides");
+  CHECK(cfg.packages.registry == "registry.example.com");
+  CHECK(cfg.packages.max_package_bytes == 268435456);
+  CHECK(cfg.packages.memory_budget_bytes == 268435456);
+}
+
+TEST_CASE("packaging: a zero package memory bound is refused naming the key", "[packaging]") {
+  const fs::path file =
+      fs::temp_directory_path() / ("flytecd-config-zero-" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(file) << "packages:\n  memoryBudgetBytes: 0\n";
+  auto cfg = flytecd::config::defaults();
+  auto s = flytecd::config::load_file(file.string(), cfg);
+  fs::remove(file);
+  REQUIRE_FALSE(s.ok());
+  CHECK_THAT(s.error().message, Catch::Contains("packages.memoryBudgetBytes"));
+  CHECK_THAT(s.error().message, Catch::Contains("positive"));
 }
 
 TEST_CASE("packaging: the kustomize base's config.yaml parses and enables leader election",

@@ -357,3 +357,24 @@ TEST_CASE("loader: newlines and escape characters in values are escaped in messa
   CHECK(d->message.find('\x1b') == std::string::npos);
   CHECK(d->message.find("p1\\nINFO") != std::string::npos);
 }
+
+TEST_CASE("loader: limits below defaults are found exactly, beyond long double precision",
+          "[loader][hostile]") {
+  auto r = load_one(
+      "apiVersion: flytecd/v1\nkind: Overrides\nproject: p\ndomain: development\nspec:\n"
+      "  taskResourceAttributes:\n    defaults: {memory: \"10000000000000000000000000000001\"}\n"
+      "    limits: {memory: \"1e31\"}\n");
+  CHECK(find(r, DiagKind::limits_below_defaults) != nullptr);
+}
+
+TEST_CASE("loader: a YAML merge key is refused as unsupported, not as an unknown field '<<'",
+          "[loader][hostile]") {
+  auto merged = load_one(
+      "apiVersion: flytecd/v1\nkind: Overrides\nproject: p\ndomain: development\nspec:\n"
+      "  workflowExecutionConfig:\n    <<: {maxParallelism: 4}\n"
+      "---\napiVersion: flytecd/v1\nkind: Project\nid: p\n<<: {name: x}\n");
+  int merge_errors = 0;
+  for (const auto& d : merged.diagnostics)
+    if (d.message.find("merge keys ('<<') are not supported") != std::string::npos) ++merge_errors;
+  CHECK(merge_errors == 2);
+}

@@ -29,3 +29,27 @@ TEST_CASE("quantity: comparisons across suffixes", "[quantity]") {
   CHECK(parse_quantity("1Gi")->value > parse_quantity("1G")->value);
   CHECK(parse_quantity("1024Mi")->value == Approx(parse_quantity("1Gi")->value));
 }
+
+// Issue 10.8: a 10^31+1 default over a 10^31 limit passed (long double lost the last digit).
+TEST_CASE("quantity: comparison is exact", "[quantity]") {
+  auto q = [](const char* s) {
+    auto v = flytecd::model::parse_quantity(s);
+    REQUIRE(v);
+    return *v;
+  };
+  using flytecd::model::compare;
+  CHECK(compare(q("10000000000000000000000000000001"), q("10000000000000000000000000000000")) > 0);
+  CHECK(compare(q("1e31"), q("10000000000000000000000000000000")) == 0);
+  CHECK(compare(q("1Ki"), q("1024")) == 0);
+  CHECK(compare(q("1Gi"), q("1073741824")) == 0);
+  CHECK(compare(q("1Gi"), q("1G")) > 0);
+  CHECK(compare(q("500m"), q("0.5")) == 0);
+  CHECK(compare(q("0.1"), q("100m")) == 0);
+  CHECK(compare(q("1n"), q("0")) > 0);
+  CHECK(compare(q("-1"), q("0")) < 0);
+  CHECK(compare(q("-2"), q("-1")) < 0);
+  CHECK(compare(q("0"), q("-0")) == 0);
+  CHECK(compare(q("1.5Ei"), q("1536Pi")) == 0);
+  CHECK(compare(q("007"), q("7")) == 0);
+  CHECK_FALSE(flytecd::model::parse_quantity(std::string(101, '9')));
+}

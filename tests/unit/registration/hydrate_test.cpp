@@ -28,6 +28,14 @@ Package load(const std::string& file) {
   return std::move(*pkg);
 }
 
+// A Package owns its memory lease, so it is not copyable: copy what hydration reads.
+Package copy_of(const Package& pkg) {
+  Package out;
+  out.entities = pkg.entities;
+  out.fast_source_name = pkg.fast_source_name;
+  return out;
+}
+
 HydrateParams params() {
   HydrateParams p;
   p.project = "flytesnacks";
@@ -110,7 +118,7 @@ TEST_CASE("hydrate: every fixture is fully hydrated and in a valid registration 
       CHECK((pkg.entities[(*order)[i]].kind == EntityKind::task) == (i < tasks));
     }
     // Hydrating a hydrated package changes nothing.
-    Package again = pkg;
+    Package again = copy_of(pkg);
     REQUIRE(hydrate(again, params()).ok());
     for (size_t i = 0; i < pkg.entities.size(); ++i) {
       using google::protobuf::util::MessageDifferencer;
@@ -172,7 +180,7 @@ TEST_CASE("hydrate: pinned references are preserved; force rewrites versions onl
   pinned->set_domain("production");
   pinned->set_version("v0.9");
   pinned->set_org("acme");
-  Package forced = pkg;
+  Package forced = copy_of(pkg);
 
   REQUIRE(hydrate(pkg, params()).ok());
   const auto& kept = find(pkg, EntityKind::workflow, "core.control_flow.run_merge_sort.merge_sort")

@@ -1,12 +1,15 @@
 #include <archive.h>
 #include <archive_entry.h>
+#include <openssl/evp.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "daemon/registration/package.hpp"
 
@@ -152,7 +155,7 @@ TEST_CASE("package: the four valid pyflyte archives have flytekit's entity count
     CHECK(pkg->count(EntityKind::workflow) == c.workflows);
     CHECK(pkg->count(EntityKind::launch_plan) == c.launch_plans);
     CHECK(pkg->has_fast_source() == c.fast);
-    CHECK(pkg->fast_source_tar.empty() == !c.fast);
+    CHECK((pkg->fast_source_size == 0) == !c.fast);
     for (size_t i = 1; i < pkg->entities.size(); ++i) {
       CHECK(pkg->entities[i - 1].file < pkg->entities[i].file);
     }
@@ -164,9 +167,18 @@ TEST_CASE("package: fast source is decompressed and hashed like flytectl", "[reg
   REQUIRE(pkg.ok());
   CHECK(pkg->fast_source_name == "fasted4a62b5c4359e9aed745fa1197a9ea0.tar.gz");
   CHECK(md5_hex(pkg->fast_source_md5) == "aa0c31cca94b4fa3ca0959cdc314bfa7");
-  // The decompressed bytes are a tar (ustar magic at offset 257).
-  REQUIRE(pkg->fast_source_tar.size() > 512);
-  CHECK(pkg->fast_source_tar.substr(257, 5) == "ustar");
+  // The decompressed bytes (streamed again, as the upload does) are a tar: ustar magic at 257.
+  auto tar = read_fast_source(*pkg);
+  REQUIRE(tar.ok());
+  CHECK(tar->size() == pkg->fast_source_size);
+  REQUIRE(tar->size() > 512);
+  CHECK(tar->substr(257, 5) == "ustar");
+  unsigned char md[16];
+  unsigned int len = 0;
+  EVP_Digest(tar->data(), tar->size(), md, &len, EVP_md5(), nullptr);
+  CHECK(std::equal(md, md + 16, pkg->fast_source_md5.begin()));
+  // Only the compressed member is held.
+  CHECK(pkg->fast_source_gz.size() < pkg->fast_source_size);
   // "./core/_pb_output/…" is normalised; order is the sorted member order.
   CHECK(pkg->entities.front().file.starts_with("core/_pb_output/00_"));
   CHECK(pkg->entities.back().file.starts_with("core/_pb_output/83_"));
@@ -360,4 +372,160 @@ TEST_CASE("package: corrupt input is rejected, not half-read", "[registration]")
   CHECK_THAT(msg, Catch::Contains("invalid.tgz: not a tar archive"));
 
   CHECK(to_string(EntityKind::launch_plan) == "launch plan");
+}
+
+namespace {
+
+// Writes the package bomb of the issue to `file`: `members` entity files of `each` zero bytes,
+// gzip-compressed (a few MB for GBs), streamed so the test itself never holds a member.
+void write_bomb(const std::filesystem::path& file, int members, size_t each) {
+  archive* a = archive_write_new();
+  archive_write_set_format_pax_restricted(a);
+  archive_write_add_filter_gzip(a);
+  archive_write_set_filter_option(a, "gzip", "compression-level", "1");
+  REQUIRE(archive_write_open_filename(a, file.c_str()) == ARCHIVE_OK);
+  const std::string zeros(1 << 20, '\0');
+  for (int i = 0; i < members; ++i) {
+    archive_entry* e = archive_entry_new();
+    const std::string path = std::to_string(10 + i) + "_big_1.pb";
+    archive_entry_set_pathname(e, path.c_str());
+    archive_entry_set_filetype(e, AE_IFREG);
+    archive_entry_set_perm(e, 0644);
+    archive_entry_set_size(e, static_cast<int64_t>(each));
+    REQUIRE(archive_write_header(a, e) == ARCHIVE_OK);
+    for (size_t done = 0; done < each; done += zeros.size())
+      archive_write_data(a, zeros.data(), std::min(zeros.size(), each - done));
+    archive_entry_free(e);
+  }
+  REQUIRE(archive_write_close(a) == ARCHIVE_OK);
+  archive_write_free(a);
+}
+
+// A valid task whose spec carries `bytes` of payload (a legitimately large entity file).
+std::string big_task_pb(const std::string& name, size_t bytes) {
+  flyteidl::admin::TaskSpec spec;
+  set_placeholder_id(spec.mutable_template_()->mutable_id(), flyteidl::core::TASK, name);
+  spec.mutable_template_()->set_type(std::string(bytes, 't'));
+  return spec.SerializeAsString();
+}
+
+}  // namespace
+
+TEST_CASE("package: the package bomb (40 x 60 MiB of zeros) is refused by name, nothing held",
+          "[registration][memory]") {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("flytecd-bomb-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto file = dir / "bomb.tgz";
+  write_bomb(file, 40, 60u << 20);
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  const std::string bytes = ss.str();
+  std::filesystem::remove_all(dir);
+  REQUIRE(bytes.size() < (16u << 20));  // 2.4 GiB decompressed, a few MB on the wire
+
+  // Defaults: refused at the per-package total, from the tar headers, before any member is read.
+  MemoryBudget budget(k_default_memory_budget_bytes);
+  ReaderLimits limits;
+  limits.budget = &budget;
+  auto msg = error_of(read_package(bytes, "packages/bomb.tgz", limits));
+  CHECK_THAT(msg, Catch::StartsWith("packages/bomb.tgz: "));
+  CHECK_THAT(msg, Catch::Contains("_big_1.pb"));
+  CHECK_THAT(msg, Catch::Contains("268435456 decompressed bytes (packages.maxPackageBytes)"));
+  CHECK(budget.peak() == 0);
+
+  // With the per-package bound raised out of the way, the memory budget refuses it whole, again
+  // before anything is held (the lease is asked for in one piece).
+  limits.max_total_bytes = 4ull << 30;
+  msg = error_of(read_package(bytes, "packages/bomb.tgz", limits));
+  CHECK_THAT(msg, Catch::StartsWith("packages/bomb.tgz: needs "));
+  CHECK_THAT(msg, Catch::Contains("(packages.memoryBudgetBytes)"));
+  CHECK(budget.peak() == 0);
+  CHECK(budget.in_use() == 0);
+}
+
+TEST_CASE("package: one large zero-filled entity is held within its lease, then given back",
+          "[registration][memory]") {
+  auto entries = base_entries();
+  entries.push_back({"9_zero_1.pb", std::string(8u << 20, '\0')});
+  const std::string tgz = make_tar(entries);
+  MemoryBudget budget(64u << 20);
+  ReaderLimits limits;
+  limits.budget = &budget;
+  auto msg = error_of(read_package(tgz, "zero.tgz", limits));
+  CHECK_THAT(msg, Catch::StartsWith("zero.tgz: 9_zero_1.pb: cannot be decoded"));
+  CHECK(budget.peak() >= (8u << 20));  // the raw member was accounted while it was read
+  CHECK(budget.peak() <= budget.capacity());
+  CHECK(budget.in_use() == 0);
+}
+
+TEST_CASE("package: a package holds a lease for its decoded entities while it lives",
+          "[registration][memory]") {
+  MemoryBudget budget(k_default_memory_budget_bytes);
+  ReaderLimits limits;
+  limits.budget = &budget;
+  for (const char* file : {"flytesnacks-core.tgz", "valid-fast-register.tgz"}) {
+    INFO(file);
+    const std::string bytes = read_fixture(file);
+    {
+      auto pkg = read_package(bytes, file, limits);
+      REQUIRE(pkg.ok());
+      CHECK(pkg->memory.bytes() > pkg->fast_source_gz.size());
+      CHECK(budget.in_use() == pkg->memory.bytes());  // trimmed to what is held
+      // Without a budget the same package reads the same (and still says what it holds).
+      auto free_pkg = read_package(bytes, file);
+      REQUIRE(free_pkg.ok());
+      CHECK(free_pkg->entities.size() == pkg->entities.size());
+      CHECK(free_pkg->memory.bytes() == pkg->memory.bytes());
+    }
+    CHECK(budget.in_use() == 0);
+  }
+}
+
+TEST_CASE("package: concurrent readers share one budget and take turns within it",
+          "[registration][memory]") {
+  auto entries = base_entries();
+  entries.push_back({"9_big_1.pb", big_task_pb("big", 4u << 20)});
+  const std::string tgz = make_tar(entries);
+  // Room for one such package at a time (its lease is about 3x its entity bytes), not two.
+  MemoryBudget budget(20u << 20);
+  ReaderLimits limits;
+  limits.budget = &budget;
+  limits.budget_wait = std::chrono::seconds(30);
+  std::atomic<int> ok{0};
+  std::atomic<uint64_t> most_seen{0};
+  std::vector<std::thread> readers;
+  for (int i = 0; i < 4; ++i) {
+    readers.emplace_back([&, i] {
+      auto pkg = read_package(tgz, "big-" + std::to_string(i) + ".tgz", limits);
+      if (!pkg) return;
+      ++ok;
+      uint64_t seen = budget.in_use();
+      uint64_t prev = most_seen.load();
+      while (seen > prev && !most_seen.compare_exchange_weak(prev, seen)) {
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(30));  // hold it a while
+    });
+  }
+  for (auto& t : readers) t.join();
+  CHECK(ok == 4);
+  CHECK(budget.peak() <= budget.capacity());
+  CHECK(budget.peak() >= (4u << 20));
+  CHECK(most_seen.load() <= budget.capacity());
+  CHECK(budget.in_use() == 0);
+
+  // A reader that cannot get its lease while another package holds the budget fails, retryably,
+  // naming the package; once that package is gone the same read succeeds.
+  MemoryBudget tight(14u << 20);
+  limits.budget = &tight;
+  limits.budget_wait = std::chrono::milliseconds(50);
+  auto first = read_package(tgz, "first.tgz", limits);
+  REQUIRE(first.ok());
+  auto second = read_package(tgz, "second.tgz", limits);
+  REQUIRE_FALSE(second.ok());
+  CHECK(second.error().code == flytecd::ErrorCode::unavailable);
+  CHECK_THAT(second.error().message, Catch::StartsWith("second.tgz: waited"));
+  first = read_package("", "gone.tgz");  // drops the first package and its lease
+  CHECK(read_package(tgz, "second.tgz", limits).ok());
 }

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "daemon/http/listener.hpp"
+#include "daemon/http/wire.hpp"
 
 using flytecd::http::parse_request_head;
 using flytecd::http::Request;
@@ -15,7 +15,7 @@ bool parses(const std::string& head) {
 
 }  // namespace
 
-TEST_CASE("listener: a well-formed head parses into method, path, query and headers", "[http]") {
+TEST_CASE("http wire: a well-formed head parses into method, path, query and headers", "[http]") {
   Request req;
   REQUIRE(parse_request_head(
       "POST /api/v1/webhooks/github?x=1 HTTP/1.1\r\nHost: flytecd\r\nX-A: 1\r\nx-a:  2 \r\n"
@@ -32,7 +32,7 @@ TEST_CASE("listener: a well-formed head parses into method, path, query and head
 
 // Found by tests/fuzz/fuzz_http_request (tests/fuzz/regressions/http_request/): each of these was
 // accepted, with a header name a proxy in front of the daemon would read differently.
-TEST_CASE("listener: header names must be tokens (no blank before ':', no obs-fold, not empty)",
+TEST_CASE("http wire: header names must be tokens (no blank before ':', no obs-fold, not empty)",
           "[http]") {
   CHECK(parses("GET / HTTP/1.1\r\nContent-Length: 0"));
   CHECK_FALSE(parses("GET / HTTP/1.1\r\n\r: x"));                          // empty once trimmed
@@ -44,7 +44,7 @@ TEST_CASE("listener: header names must be tokens (no blank before ':', no obs-fo
   CHECK_FALSE(parses("GET / HTTP/1.1\r\nX(A): 1"));  // separator in the name
 }
 
-TEST_CASE("listener: a bare CR, LF or NUL inside the request line or a header is refused",
+TEST_CASE("http wire: a bare CR, LF or NUL inside the request line or a header is refused",
           "[http]") {
   CHECK_FALSE(parses("POST / HTTP/1.1\r\nX-A: 1\nContent-Length: 5"));
   CHECK_FALSE(parses("POST / HTTP/1.1\r\nX-A: 1\rContent-Length: 5"));

@@ -1,0 +1,82 @@
+#include "daemon/reconcile/guard.hpp"
+
+#include <cmath>
+
+namespace flytecd::reconcile {
+
+namespace {
+std::string percent(double share) {
+  return std::to_string(static_cast<int>(std::lround(share * 100))) + "%";
+}
+}  // namespace
+
+GuardVerdict guard_pass(const GuardInput& in, const Policy& policy) {
+  GuardVerdict v;
+  auto refuse = [&](std::string why) {
+    v.refused = true;
+    v.reason = std::move(why);
+    return v;
+  };
+  if (!policy.allow_empty) {
+    if (in.documents == 0)
+      return refuse(
+          "refusing a revision with zero documents (an empty or mis-pointed repository path "
+          "would remove everything flytecd manages); if this is intended, allow empty revisions "
+          "explicitly (--allow-empty / policy.allowEmpty)");
+    for (const auto& k : in.kinds)
+      if (k.managed > 0 && k.desired == 0)
+        return refuse("refusing a revision that declares no " + k.name + " while flytecd manages " +
+                      std::to_string(k.managed) +
+                      "; if this is intended, allow empty revisions explicitly (--allow-empty / "
+                      "policy.allowEmpty)");
+  }
+  if (policy.allow_mass_prune) return v;
+  size_t managed = 0, destroyed = 0;
+  for (const auto& k : in.kinds) {
+    managed += k.managed;
+    destroyed += k.destroyed;
+    if (k.destroyed == 0) continue;
+    const double share = static_cast<double>(k.destroyed) / static_cast<double>(k.managed);
+    if (k.destroyed >= k.managed || share > policy.max_prune_share)
+      return refuse("refusing to remove " + std::to_string(k.destroyed) + " of " +
+                    std::to_string(k.managed) + " managed " + k.name + " (more than " +
+                    percent(policy.max_prune_share) +
+                    " or all of them); if this is intended, allow mass pruning explicitly "
+                    "(--allow-mass-prune / policy.allowMassPrune)");
+  }
+  if (destroyed > 0 &&
+      static_cast<double>(destroyed) / static_cast<double>(managed) > policy.max_prune_share)
+    return refuse("refusing to remove " + std::to_string(destroyed) + " of " +
+                  std::to_string(managed) + " managed objects (more than " +
+                  percent(policy.max_prune_share) +
+                  "); if this is intended, allow mass pruning explicitly (--allow-mass-prune / "
+                  "policy.allowMassPrune)");
+  return v;
+}
+
+GuardInput guard_input(const State& desired, const std::set<std::string>& desired_registrations,
+                       size_t documents, const Managed& managed,
+                       const std::set<std::string>& managed_registrations, bool prune) {
+  GuardInput in;
+  in.documents = documents;
+  GuardKind projects{"projects", 0, desired.projects.size(), 0};
+  GuardKind overrides{"overrides", 0, desired.overrides.size(), 0};
+  GuardKind registrations{"registrations", managed_registrations.size(),
+                          desired_registrations.size(), 0};
+  for (const auto& [key, rec] : managed) {
+    if (key.rfind("project/", 0) == 0) {
+      ++projects.managed;
+      if (prune && !desired.projects.count(key.substr(8))) ++projects.destroyed;
+    } else {
+      ++overrides.managed;
+      if (prune && !desired.overrides.count(key)) ++overrides.destroyed;
+    }
+  }
+  if (prune)
+    for (const auto& key : managed_registrations)
+      if (!desired_registrations.count(key)) ++registrations.destroyed;
+  in.kinds = {projects, overrides, registrations};
+  return in;
+}
+
+}  // namespace flytecd::reconcile

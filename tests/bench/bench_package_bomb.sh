@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Package-bomb memory benchmark (prints figures; never a pass/fail test).
+#
+#   tests/bench/bench_package_bomb.sh [BUILD_DIR_OR_FLYTECD] [MEMBERS] [MIB_EACH] [REGISTRATIONS]
+#
+# Builds a hostile `pyflyte package` archive: MEMBERS (default 40) entity files of MIB_EACH
+# (default 60) MiB of zeros each, gzip-compressed to a few MB (each member is under the 64 MiB
+# per-entry limit, so only a total bound stops it). REGISTRATIONS (default 3) WorkflowRegistration
+# documents register it under different names, and one `flytecd apply` runs them against a
+# standalone emulator (its own process, so flytecd's peak RSS is its own). Prints flytecd's peak
+# RSS (/usr/bin/time) and what each registration reported.
+set -euo pipefail
+bin="${1:-build}"; members="${2:-40}"; mib="${3:-60}"; n="${4:-3}"
+[[ -d "$bin" ]] && bin="$bin/flytecd"
+work="$(mktemp -d /tmp/flytecd-bench-bomb.XXXXXX)"
+trap 'kill "${emu_pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
+mkdir -p "$work/bomb" "$work/repo/packages" "$work/repo/registrations"
+for i in $(seq -w 1 "$members"); do truncate -s "${mib}M" "$work/bomb/${i}_big_1.pb"; done
+# Sparse on disk, but tar stores every zero: the decompressed size is members x MiB.
+tar -C "$work/bomb" -cf - . | gzip -6 > "$work/repo/packages/bomb.tgz"
+rm -rf "$work/bomb"
+size=$(stat -c %s "$work/repo/packages/bomb.tgz")
+cat > "$work/repo/project.yaml" <<YAML
+apiVersion: flytecd/v1
+kind: Project
+id: bench
+name: bench
+YAML
+for i in $(seq 1 "$n"); do
+  [[ $i -gt 1 ]] && echo "---"
+  printf 'apiVersion: flytecd/v1\nkind: WorkflowRegistration\nmetadata: {name: bomb-%02d}\n' "$i"
+  printf 'project: bench\ndomain: development\nversion: v%02d\n' "$i"
+  printf 'package: packages/bomb.tgz\nactivate: none\n'
+done > "$work/repo/registrations/bomb.yaml"
+
+port=$(( 20000 + RANDOM % 20000 ))
+"$bin" emulator --listen "127.0.0.1:$port" --db "$work/admin.db" --log-level warn &
+emu_pid=$!
+for _ in $(seq 1 100); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
+
+rc=0
+/usr/bin/time -f "%e %M" -o "$work/time" "$bin" apply --repo "$work/repo" \
+  --state-dir "$work/state" --admin-endpoint "127.0.0.1:$port" --insecure --log-level warn \
+  > "$work/out" 2>&1 || rc=$?
+read -r secs rss < <(tail -1 "$work/time")
+echo "package bomb: $members members x $mib MiB = $((members * mib)) MiB decompressed," \
+  "$((size / 1024)) KiB compressed; $n registrations in one apply"
+echo "flytecd apply: exit $rc, wall ${secs} s, peak RSS $((rss / 1024)) MiB"
+grep -E '^registration/' "$work/out" | cut -c1-400 || tail -20 "$work/out"

@@ -1,0 +1,203 @@
+// apply() against a scripted in-process sink: the circuit breaker and per-object status.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <mutex>
+#include <set>
+
+#include "daemon/reconcile/apply.hpp"
+
+using namespace flytecd;
+using namespace flytecd::reconcile;
+namespace admin = flyteidl::admin;
+
+namespace {
+
+OverrideState label(const std::string& p, const std::string& d, const std::string& value) {
+  OverrideState o;
+  o.scope = model::Scope{p, d, ""};
+  o.type = admin::EXECUTION_CLUSTER_LABEL;
+  o.value.mutable_execution_cluster_label()->set_value(value);
+  return o;
+}
+
+State desired_of(int n) {
+  State s;
+  for (int i = 0; i < n; ++i) {
+    auto o = label("p" + std::to_string(i), "development", "v");
+    s.overrides[override_key(o.scope, o.type)] = o;
+  }
+  return s;
+}
+
+// Behaves like FlyteAdmin that applies writes to `live`, and that becomes unreachable after
+// `writes_before_down` successful writes (-1: never); observe() fails with `observe_error` if set.
+class ScriptedSink final : public sinks::Sink {
+ public:
+  int writes_before_down = -1;
+  std::optional<Error> observe_error;
+  std::atomic<int> executed{0};
+  State live;
+
+  Result<State> observe() override {
+    if (observe_error) return *observe_error;
+    std::lock_guard<std::mutex> lock(m_mu);
+    if (writes_before_down >= 0 && m_ok >= writes_before_down)
+      return Error{ErrorCode::unavailable, "flyteadmin: ListProjects: UNAVAILABLE"};
+    return live;
+  }
+  Status execute(const Step& s) override {
+    ++executed;
+    std::lock_guard<std::mutex> lock(m_mu);
+    if (writes_before_down >= 0 && m_ok >= writes_before_down)
+      return Error{ErrorCode::unavailable,
+                   "flyteadmin: UpdateProjectDomainAttributes: UNAVAILABLE: connection refused"};
+    ++m_ok;
+    if (s.desired) live.overrides[s.key] = *s.desired;
+    return ok_status();
+  }
+  std::string describe() const override { return "scripted"; }
+
+ private:
+  std::mutex m_mu;
+  int m_ok = 0;
+};
+
+std::unique_ptr<ledger::Ledger> memory_ledger() {
+  auto l = ledger::Ledger::open(":memory:");
+  REQUIRE(l.ok());
+  return std::move(*l);
+}
+
+std::map<std::string, ObjectState> states(const ApplyReport& r) {
+  std::map<std::string, ObjectState> out;
+  for (const auto& o : r.objects) out[o.key] = o.state;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "apply: a target that goes away mid-apply stops the pass; no step starts after the "
+    "breaker opens",
+    "[apply][breaker]") {
+  ScriptedSink sink;
+  sink.writes_before_down = 30;
+  auto ledger = memory_ledger();
+  const State desired = desired_of(400);
+  ApplyOptions o;
+  o.revision = "r1";
+  o.parallelism = 4;
+  auto r = apply(sink, *ledger, desired, o);
+  CHECK_FALSE(r.ok());
+  CHECK(r.target_down());
+  CHECK(r.error_code == ErrorCode::unavailable);
+  CHECK(r.error.find("target unreachable") != std::string::npos);
+  INFO(r.error);
+  // The breaker (5 consecutive) opens within the steps in flight: 30 ok + at most 5 + 4 more.
+  CHECK(sink.executed.load() <= 30 + CircuitBreaker::k_default_threshold + o.parallelism);
+  CHECK(r.results.size() == static_cast<size_t>(sink.executed.load()));
+  CHECK(r.not_started == 400 - r.results.size());
+  // What succeeded is in the ledger; nothing else is.
+  auto managed = ledger->managed();
+  REQUIRE(managed.ok());
+  CHECK(managed->size() == 30);
+  // Status: written-but-unverified and never-started objects are pending, failed ones failed;
+  // none is synced (no observation after the writes).
+  size_t pending = 0, failed = 0;
+  for (const auto& obj : r.objects) {
+    CHECK(obj.state != ObjectState::synced);
+    pending += obj.state == ObjectState::pending;
+    failed += obj.state == ObjectState::failed;
+  }
+  CHECK(failed == r.failed);
+  CHECK(pending + failed == 400);
+
+  // The next pass against a healthy target converges from where this one stopped.
+  sink.writes_before_down = -1;
+  auto again = apply(sink, *ledger, desired, o);
+  REQUIRE(again.ok());
+  CHECK(again.first_plan.steps.size() == 370);
+  for (const auto& [k, st] : states(again)) CHECK(st == ObjectState::synced);
+}
+
+TEST_CASE("apply: a shared breaker already open starts nothing", "[apply][breaker]") {
+  ScriptedSink sink;
+  auto ledger = memory_ledger();
+  CircuitBreaker breaker;
+  breaker.trip(Error{ErrorCode::unavailable, "earlier"});
+  ApplyOptions o;
+  o.breaker = &breaker;
+  auto r = apply(sink, *ledger, desired_of(3), o);
+  CHECK(r.target_down());
+  CHECK(sink.executed.load() == 0);
+  for (const auto& obj : r.objects) CHECK(obj.state == ObjectState::unknown);
+}
+
+TEST_CASE(
+    "apply: an observation that fails is coded, trips the breaker, and shows every object "
+    "as unknown",
+    "[apply][breaker]") {
+  ScriptedSink sink;
+  sink.observe_error = Error{ErrorCode::unauthenticated, "oauth: token endpoint returned HTTP 401"};
+  auto ledger = memory_ledger();
+  CircuitBreaker breaker;
+  ApplyOptions o;
+  o.breaker = &breaker;
+  State desired = desired_of(2);
+  desired.projects["p0"] = ProjectState{"p0", "P0", "", {}, false};
+  auto r = apply(sink, *ledger, desired, o);
+  CHECK(r.error_code == ErrorCode::unauthenticated);
+  CHECK_FALSE(r.target_down());
+  CHECK_FALSE(breaker.open());  // the target answered (with a refusal)
+  REQUIRE(r.objects.size() == 3);
+  for (const auto& obj : r.objects) {
+    CHECK(obj.state == ObjectState::unknown);
+    CHECK(obj.detail.find("HTTP 401") != std::string::npos);
+  }
+
+  sink.observe_error = Error{ErrorCode::unavailable, "flyteadmin: ListProjects: UNAVAILABLE"};
+  auto down = apply(sink, *ledger, desired, o);
+  CHECK(down.target_down());
+  CHECK(breaker.open());
+}
+
+TEST_CASE("apply: object status comes from the observation, not the plan", "[apply]") {
+  State desired = desired_of(3);
+  const auto keys = [&] {
+    std::vector<std::string> k;
+    for (const auto& [key, o] : desired.overrides) k.push_back(key);
+    return k;
+  }();
+  // Last observation: keys[0] equal, keys[1] needs an update that failed, keys[2] an update that
+  // succeeded but was never re-observed.
+  Plan p;
+  for (size_t i = 1; i < 3; ++i) {
+    Step s;
+    s.action = Action::update;
+    s.key = keys[i];
+    s.desired = desired.overrides.at(keys[i]);
+    p.steps.push_back(s);
+  }
+  std::vector<StepResult> ran{
+      StepResult{p.steps[0], Error{ErrorCode::invalid_input, "bad value"}, 1},
+      StepResult{p.steps[1], ok_status(), 1}};
+  auto objs = object_statuses(desired, &p, ran, "stopped");
+  REQUIRE(objs.size() == 3);
+  CHECK(objs[0].state == ObjectState::synced);
+  CHECK(objs[1].state == ObjectState::failed);
+  CHECK(objs[1].detail == "bad value");
+  CHECK(objs[2].state == ObjectState::pending);
+  CHECK(objs[2].detail.find("not yet verified") != std::string::npos);
+
+  // Drift left alone (self-heal off) is not synced either.
+  Plan drift;
+  drift.drift.push_back(
+      DriftItem{ObjectKind::override_attr, keys[0], "changed outside Git", false});
+  auto d = object_statuses(desired, &drift, {}, "");
+  CHECK(d[0].state == ObjectState::drifted);
+  CHECK(d[1].state == ObjectState::synced);
+
+  auto none = object_statuses(desired, nullptr, {}, "flyteadmin: ListProjects: UNAVAILABLE");
+  for (const auto& o : none) CHECK(o.state == ObjectState::unknown);
+}
