@@ -20,6 +20,7 @@ packages=(
   lighttpd  # Git: git http-backend as CGI behind a real web server (tests, bench)
   clang-format
   zsh fish man-db groff-base  # completion and man page tests: the real shells, man, lexgrog
+  clang libclang-rt-14-dev llvm-14  # fuzz targets: clang 14, libFuzzer/ASan runtimes, symbolizer
   # packaging: CPack DEB (dpkg-shlibdeps, file), manifest checks (python3-yaml)
   dpkg-dev file python3-yaml
   # checks: promtool test rules / a real scrape (prometheus), the .deb's lintian, unpacking Helm

@@ -1,5 +1,6 @@
 #include "daemon/http/wire.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 
@@ -19,6 +20,17 @@ std::string_view trim(std::string_view s) {
   }
   return s;
 }
+
+bool is_token(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+  });
+}
+
+// A bare CR or LF (or a NUL) inside a line is refused: something in front of us might take it for
+// a line break and see other headers than we do.
+constexpr std::string_view k_bare_breaks{"\r\n\0", 3};
 
 std::string strip_crlf(std::string_view s) {
   std::string out;
@@ -82,6 +94,7 @@ std::string_view reason_phrase(int status) {
 bool parse_request_head(std::string_view head, Request& req) {
   size_t eol = head.find("\r\n");
   const std::string_view line = head.substr(0, eol);
+  if (line.find_first_of(k_bare_breaks) != std::string_view::npos) return false;
   const auto sp1 = line.find(' ');
   const auto sp2 = line.rfind(' ');
   if (sp1 == std::string_view::npos || sp2 == sp1) return false;
@@ -102,10 +115,13 @@ bool parse_request_head(std::string_view head, Request& req) {
         head.substr(start, eol == std::string_view::npos ? eol : eol - start);
     if (h.empty()) continue;
     const auto colon = h.find(':');
-    if (colon == std::string_view::npos || colon == 0) return false;
-    const std::string name = lower(trim(h.substr(0, colon)));
-    if (name.find_first_of(" \t") != std::string::npos) return false;
+    if (colon == std::string_view::npos) return false;
+    // A field name is a token (RFC 9110 5.1): a blank before the colon, an empty name or an
+    // obs-fold line (leading blank) is refused, as a proxy in front could read it differently.
+    if (!is_token(h.substr(0, colon))) return false;
+    const std::string name = lower(h.substr(0, colon));
     const std::string_view value = trim(h.substr(colon + 1));
+    if (value.find_first_of(k_bare_breaks) != std::string_view::npos) return false;
     auto [it, inserted] = req.headers.emplace(name, std::string(value));
     if (!inserted) it->second += ", " + std::string(value);
   }

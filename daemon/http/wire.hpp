@@ -42,7 +42,8 @@ std::string_view reason_phrase(int status);
 
 // Parses the request line and headers (`head` ends before the blank line) into `req`.
 // False for anything malformed (the caller answers 400): a bad request line, an unknown
-// version, a header without a name, a repeated or non-numeric Content-Length.
+// version, a header name that is not a token (empty, blank before the colon, obs-fold), a bare
+// CR/LF/NUL inside a line, a repeated or non-numeric Content-Length.
 bool parse_request_head(std::string_view head, Request& req);
 
 // The status line and headers of `r` (CR/LF stripped from values), ending in the blank line.

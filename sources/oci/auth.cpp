@@ -235,10 +235,16 @@ Result<Token> parse_token_response(std::string_view json,
   if (t.value.empty())
     return make_error(ErrorCode::invalid_input,
                       "token response has no \"token\" or \"access_token\" string");
+  // Clamped before any arithmetic: a huge expires_in overflowed the time point (undefined
+  // behaviour) and one past LLONG_MAX read as negative (an already expired token).
+  constexpr long long k_max_ttl = 24 * 3600;
   long long ttl = 60;
-  if (auto e = j.find("expires_in"); e != j.end() && e->is_number_integer())
-    ttl = e->get<long long>();
-  t.expires = now + std::chrono::seconds(std::max(0LL, ttl));
+  if (auto e = j.find("expires_in"); e != j.end() && e->is_number_integer()) {
+    ttl = e->is_number_unsigned()
+              ? static_cast<long long>(std::min<uint64_t>(e->get<uint64_t>(), k_max_ttl))
+              : std::clamp(e->get<long long>(), 0LL, k_max_ttl);
+  }
+  t.expires = now + std::chrono::seconds(ttl);
   return t;
 }
 

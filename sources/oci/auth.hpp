@@ -74,7 +74,8 @@ class CredentialStore {
 };
 
 // A bearer token from a token endpoint's JSON ({"token"|"access_token", "expires_in",
-// "issued_at"}). expires_in defaults to 60 s (distribution's token spec). Errors: invalid_input.
+// "issued_at"}). expires_in defaults to 60 s (distribution's token spec) and is clamped to
+// [0 s, 24 h]. Errors: invalid_input.
 struct Token {
   std::string value;
   std::chrono::steady_clock::time_point expires;

@@ -91,6 +91,27 @@ TEST_CASE("oci auth: credential lookup order is env variable, explicit file, the
   CHECK(store.warnings().empty());
 }
 
+// Found by tests/fuzz/fuzz_oci_auth (tests/fuzz/regressions/oci_auth/): 99999999999 s overflowed
+// the steady_clock time point (UBSan: signed integer overflow), 2^64-1 read as -1 (expired).
+TEST_CASE("oci auth: a token's expires_in is clamped to [0, 24 h] before any arithmetic", "[oci]") {
+  const auto now = std::chrono::steady_clock::now();
+  for (const char* json : {R"({"token":"a","expires_in":99999999999})",
+                           R"({"token":"a","expires_in":18446744073709551615})",
+                           R"({"token":"a","expires_in":9223372036854775807})"}) {
+    INFO(json);
+    auto t = oci::parse_token_response(json, now);
+    REQUIRE(t);
+    CHECK(t->expires == now + std::chrono::hours(24));
+  }
+  auto negative =
+      oci::parse_token_response(R"({"token":"a","expires_in":-9223372036854775807})", now);
+  REQUIRE(negative);
+  CHECK(negative->expires == now);
+  auto day = oci::parse_token_response(R"({"token":"a","expires_in":86400})", now);
+  REQUIRE(day);
+  CHECK(day->expires == now + std::chrono::seconds(86400));
+}
+
 TEST_CASE("oci auth: token responses and the token cache honour expiry", "[oci]") {
   const auto now = std::chrono::steady_clock::now();
   auto t = oci::parse_token_response(R"({"access_token":"abc","expires_in":300})", now);
