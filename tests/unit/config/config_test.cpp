@@ -1,0 +1,61 @@
+#include "daemon/config/config.hpp"
+
+#include <stdlib.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+flytecd::Status load(const std::string& yaml, flytecd::config::Config& cfg) {
+  std::string tmpl = (fs::temp_directory_path() / "flytecd-config-XXXXXX").string();
+  REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+  const std::string file = tmpl + "/flytecd.yaml";
+  std::ofstream(file) << yaml;
+  auto s = flytecd::config::load_file(file, cfg);
+  fs::remove_all(tmpl);
+  return s;
+}
+}  // namespace
+
+// Issue 10.8: `maxPruneShare: -1` or `2` was accepted; `cacheMaxBytes: -1` said "bad conversion"
+// and named no key.
+TEST_CASE("config: maxPruneShare outside [0, 1] is refused naming the key", "[config]") {
+  for (const char* share : {"-1", "2", "1.01"}) {
+    auto cfg = flytecd::config::defaults();
+    auto s = load(std::string("policy:\n  maxPruneShare: ") + share + "\n", cfg);
+    REQUIRE_FALSE(s);
+    CHECK_THAT(s.error().message, Catch::Contains("policy.maxPruneShare"));
+    CHECK_THAT(s.error().message, Catch::Contains("between 0 and 1"));
+  }
+  auto cfg = flytecd::config::defaults();
+  CHECK(load("policy: {maxPruneShare: 0.25, allowEmpty: true}\n", cfg));
+  CHECK(cfg.policy.max_prune_share == 0.25);
+  CHECK(cfg.policy.allow_empty);
+}
+
+TEST_CASE("config: a value of the wrong type names its key, line and what was expected",
+          "[config]") {
+  auto cfg = flytecd::config::defaults();
+  auto s = load("packages:\n  cacheMaxBytes: -1\n", cfg);
+  REQUIRE_FALSE(s);
+  CHECK_THAT(s.error().message, Catch::Contains(":2: packages.cacheMaxBytes:"));
+  CHECK_THAT(s.error().message, Catch::Contains("a number of bytes"));
+  auto p = load("parallelism: many\n", cfg);
+  REQUIRE_FALSE(p);
+  CHECK_THAT(p.error().message, Catch::Contains("parallelism"));
+  auto b = load("policy:\n  prune: perhaps\n", cfg);
+  REQUIRE_FALSE(b);
+  CHECK_THAT(b.error().message, Catch::Contains("policy.prune"));
+  CHECK_THAT(b.error().message, Catch::Contains("true or false"));
+}
+
+TEST_CASE("config: lockWait is a duration", "[config][lock]") {
+  auto cfg = flytecd::config::defaults();
+  CHECK(load("lockWait: 30s\n", cfg));
+  CHECK(cfg.lock_wait_seconds == 30);
+  CHECK_FALSE(load("lockWait: soon\n", cfg));
+}
