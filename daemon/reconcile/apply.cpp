@@ -60,8 +60,10 @@ ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desire
     report.error_code = code;
     report.error = std::move(message);
   };
-  std::optional<Plan> last_plan;       // of the last observation that succeeded
-  std::vector<StepResult> last_round;  // the steps run from it
+  // The plan of the last observation that succeeded, and where its steps' results begin in
+  // report.results (kept as a range, not a copy: a cold apply holds ~40k steps).
+  std::optional<Plan> last_plan;
+  size_t last_round_begin = 0;
   auto stopping = [&] { return (options.cancel && options.cancel->load()) || breaker.open(); };
 
   for (int round = 1; round <= options.max_rounds + 1; ++round) {
@@ -85,11 +87,11 @@ ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desire
       fail(managed.error().code, managed.error().message);
       break;
     }
-    Plan p = plan(desired, *live, *managed, options.policy);
+    last_plan.emplace(plan(desired, *live, *managed, options.policy));
+    Plan& p = *last_plan;
     if (round == 1) report.first_plan = p;
     report.rounds = round;
-    last_plan = p;
-    last_round.clear();
+    last_round_begin = report.results.size();
     if (p.refused) {
       report.refused = true;
       fail(ErrorCode::conflict, p.refusal);
@@ -126,9 +128,8 @@ ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desire
       StepResult r{s, st, round};
       if (s.rpc_count() > 0) ++report.rpc_steps;
       if (!st) ++report.failed;
-      report.results.push_back(r);
-      last_round.push_back(r);
-      if (on_step) on_step(r);
+      report.results.push_back(std::move(r));
+      if (on_step) on_step(report.results.back());
     };
     // Phases run in order; removals go broad scope first because FlyteAdmin cascades them.
     for (Phase phase : {Phase::projects, Phase::removals, Phase::writes, Phase::archives}) {
@@ -142,12 +143,13 @@ ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desire
         if (phase != Phase::removals) break;
       }
     }
-    report.not_started = p.steps.size() - last_round.size();
+    const size_t ran_this_round = report.results.size() - last_round_begin;
+    report.not_started = p.steps.size() - ran_this_round;
     if (auto down = breaker.error()) {
       // FlyteAdmin stopped answering: report it now instead of trying every remaining step with
       // retries; what succeeded is in the ledger and the next pass starts from a new observation.
       fail(down->code,
-           "flyteadmin: " + down->message + "; stopped after " + std::to_string(last_round.size()) +
+           "flyteadmin: " + down->message + "; stopped after " + std::to_string(ran_this_round) +
                " of " + std::to_string(p.steps.size()) + " steps (" +
                std::to_string(report.not_started) + " not started); the next reconcile retries");
       break;
@@ -162,8 +164,10 @@ ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desire
       break;
     }
   }
-  report.objects =
-      object_statuses(desired, last_plan ? &*last_plan : nullptr, last_round, report.error);
+  report.objects = object_statuses(desired, last_plan ? &*last_plan : nullptr,
+                                   std::span<const StepResult>(report.results)
+                                       .subspan(std::min(last_round_begin, report.results.size())),
+                                   report.error);
   if (history_id) {
     std::string outcome = report.refused ? "refused" : report.ok() ? "success" : "failed";
     (void)ledger.finish_reconcile(history_id, static_cast<int>(report.results.size()), outcome,
@@ -189,7 +193,7 @@ std::string_view to_string(ObjectState s) {
 }
 
 std::vector<ObjectStatus> object_statuses(const State& desired, const Plan* last_plan,
-                                          const std::vector<StepResult>& last_round,
+                                          std::span<const StepResult> last_round,
                                           const std::string& pass_error) {
   std::vector<std::string> keys;
   for (const auto& [id, p] : desired.projects) keys.push_back(project_key(id));

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -79,7 +80,7 @@ ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desire
 // The per-object view of one pass: `last_plan` is the plan of the pass's last successful
 // observation (null: none succeeded), `last_round` the results of the steps run from it.
 std::vector<ObjectStatus> object_statuses(const State& desired, const Plan* last_plan,
-                                          const std::vector<StepResult>& last_round,
+                                          std::span<const StepResult> last_round,
                                           const std::string& pass_error);
 
 }  // namespace flytecd::reconcile
