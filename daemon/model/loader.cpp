@@ -1,6 +1,7 @@
 #include "daemon/model/loader.hpp"
 
 #include <algorithm>
+#include <exception>
 #include <map>
 #include <set>
 
@@ -572,16 +573,30 @@ size_t parse_file(const SourceFile& file, const Limits& limits, const Policy& po
             "unknown apiVersion '" + scan::printable(api) + "' for kind " + kind, want_api);
       continue;
     }
-    if (kind == "Overrides")
-      parse_overrides(file.path, doc, f, policy, out, diags, false);
-    else if (kind == "PlatformDefaults")
-      parse_overrides(file.path, doc, f, policy, out, diags, true);
-    else if (kind == "WorkflowRegistration")
-      parse_registration(file.path, doc, f, policy, out, diags);
-    else if (kind == "FlyteRegistration")
-      parse_flyte_registration(file.path, doc, f, policy, out, diags);
-    else
-      parse_project(file.path, doc, f, out, diags);
+    // Defence in depth: a library exception (yaml-cpp's InvalidNode, a bad conversion) in a
+    // check must reject this document, never terminate the daemon on a commit.
+    try {
+      if (kind == "Overrides")
+        parse_overrides(file.path, doc, f, policy, out, diags, false);
+      else if (kind == "PlatformDefaults")
+        parse_overrides(file.path, doc, f, policy, out, diags, true);
+      else if (kind == "WorkflowRegistration")
+        parse_registration(file.path, doc, f, policy, out, diags);
+      else if (kind == "FlyteRegistration")
+        parse_flyte_registration(file.path, doc, f, policy, out, diags);
+      else
+        parse_project(file.path, doc, f, out, diags);
+    } catch (const std::exception& e) {
+      diags.push_back(
+          Diagnostic{Severity::error,
+                     DiagKind::invalid_value,
+                     location_of(file.path, doc),
+                     "",
+                     "this document could not be checked (" + scan::printable(e.what()) + ")",
+                     "a document flytecd can read; this is a flytecd bug, please "
+                     "report it with the document",
+                     {}});
+    }
   }
   return docs.size();
 }
