@@ -1,28 +1,14 @@
 #include "daemon/k8s/configmap_sink.hpp"
 
-#include <openssl/evp.h>
-
 #include <map>
 #include <nlohmann/json.hpp>
 #include <tuple>
 
+#include "daemon/common/digest.hpp"
 #include "daemon/model/proto_yaml.hpp"
 
 namespace flytecd::k8s {
 namespace {
-
-std::string sha256_hex(const std::string& bytes) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(bytes.data(), bytes.size(), md, &len, EVP_sha256(), nullptr);
-  static const char* k_hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned i = 0; i < len; ++i) {
-    out += k_hex[md[i] >> 4];
-    out += k_hex[md[i] & 0xF];
-  }
-  return out;
-}
 
 // Entries ordered most general first: global, domain-wide, then projects by (project, domain,
 // workflow) — project rows sort before their domain and workflow rows.
@@ -77,7 +63,7 @@ Result<ConfigMapSink::Outcome> ConfigMapSink::apply(const std::string& document,
                                                     const std::string& revision) {
   constexpr int k_timeout_ms = 15000;
   Outcome out;
-  out.sha256 = sha256_hex(document);
+  out.sha256 = digest::sha256_hex(document);
   const std::string cm_path =
       "/api/v1/namespaces/" + m_settings.cm_namespace + "/configmaps/" + m_settings.name;
   auto fail = [&](const std::string& what, const Response& r) {

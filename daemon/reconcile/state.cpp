@@ -1,6 +1,6 @@
 #include "daemon/reconcile/state.hpp"
 
-#include <openssl/evp.h>
+#include "daemon/common/digest.hpp"
 
 #include "daemon/model/proto_yaml.hpp"
 
@@ -17,30 +17,16 @@ std::string override_key(const model::Scope& s, model::AttributeType type) {
          model::attribute_type_name(type);
 }
 
-namespace {
-std::string sha256_hex(const std::string& bytes) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(bytes.data(), bytes.size(), md, &len, EVP_sha256(), nullptr);
-  static const char* k_hex = "0123456789abcdef";
-  std::string out;
-  out.reserve(len * 2);
-  for (unsigned int i = 0; i < len; ++i) {
-    out += k_hex[md[i] >> 4];
-    out += k_hex[md[i] & 0xF];
-  }
-  return out;
-}
-}  // namespace
-
 std::string hash_of(const ProjectState& p) {
   std::string s =
       p.id + '\0' + p.name + '\0' + p.description + '\0' + (p.archived ? "archived" : "active");
   for (const auto& [k, v] : p.labels) s += '\0' + k + '=' + v;
-  return sha256_hex(s);
+  return digest::sha256_hex(s);
 }
 
-std::string hash_of(const OverrideState& o) { return sha256_hex(model::canonical_bytes(o.value)); }
+std::string hash_of(const OverrideState& o) {
+  return digest::sha256_hex(model::canonical_bytes(o.value));
+}
 
 State desired_state(const model::Documents& docs) {
   State st;

@@ -1,5 +1,7 @@
 #include "sinks/emulator/admin_common.hpp"
 
+#include "daemon/common/digest.hpp"
+
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/util/json_util.h>
@@ -184,7 +186,9 @@ std::string serialize(const google::protobuf::Message& m) {
   return out;
 }
 
-std::string digest_of(const google::protobuf::Message& m) { return sha256_hex(serialize(m)); }
+std::string digest_of(const google::protobuf::Message& m) {
+  return digest::sha256_hex(serialize(m));
+}
 
 std::string structure_diff(const google::protobuf::Message& old_msg,
                            const google::protobuf::Message& new_msg) {

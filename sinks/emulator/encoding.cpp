@@ -42,8 +42,6 @@ int hex_value(char c) {
 
 std::string md5_raw(std::string_view data) { return digest(EVP_md5(), data); }
 
-std::string sha256_hex(std::string_view data) { return hex(digest(EVP_sha256(), data)); }
-
 std::string hex(std::string_view bytes) {
   std::string out;
   out.reserve(bytes.size() * 2);

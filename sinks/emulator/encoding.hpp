@@ -8,8 +8,7 @@
 
 namespace flytecd::sinks::emulator {
 
-std::string md5_raw(std::string_view data);     // 16 raw bytes
-std::string sha256_hex(std::string_view data);  // 64 lowercase hex chars
+std::string md5_raw(std::string_view data);  // 16 raw bytes
 std::string hex(std::string_view bytes);
 std::string base64_encode(std::string_view bytes);                // standard alphabet, padded
 std::optional<std::string> base64_decode(std::string_view text);  // nullopt if malformed
