@@ -1,5 +1,6 @@
 #include "daemon/reconcile/render.hpp"
 
+#include "daemon/common/scan.hpp"
 #include "daemon/model/proto_yaml.hpp"
 
 namespace flytecd::reconcile {
@@ -37,8 +38,10 @@ std::string value_json(const std::optional<OverrideState>& o) {
 }  // namespace
 
 std::string step_line(const Step& s) {
-  return std::string(sigil(s.action)) + " " + std::string(to_string(s.action)) + " " +
-         object_name(s) + " (" + s.reason + ")";
+  // One step is one line: a workflow name with a newline or ESC must not forge another.
+  return scan::printable(std::string(sigil(s.action)) + " " + std::string(to_string(s.action)) +
+                             " " + object_name(s) + " (" + s.reason + ")",
+                         4096);
 }
 
 std::string summary_line(const Plan& p) {

@@ -1,5 +1,7 @@
 #include "daemon/registration/registrar.hpp"
 
+#include "daemon/common/scan.hpp"
+
 #include <algorithm>
 #include <map>
 #include <mutex>
@@ -65,7 +67,9 @@ std::string describe(const RegistrationOutcome& o) {
          names(o.deactivated);
   if (o.activated.empty() && o.state == "in-sync")
     s += "; " + std::to_string(o.active.size()) + " launch plans ACTIVE";
-  for (const auto& d : o.drift) s += "\n  ! drift: " + d;
+  // Names and messages come from documents and packages: escape them, one line per item.
+  s = scan::printable(s, 4096);
+  for (const auto& d : o.drift) s += "\n  ! drift: " + scan::printable(d, 1024);
   return s;
 }
 
