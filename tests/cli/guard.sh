@@ -60,7 +60,12 @@ st="$(status)"
 grep -q '"outcome":"refused"' <<<"$st" && ok "daemon: the all-deleted commit is refused" || { bad "daemon did not refuse: $(head -c 1500 <<<"$st")"; tail -20 "$tmp/run.log"; }
 grep -q 'zero documents' <<<"$st" && ok "daemon status says why" || bad "status has no reason"
 grep -q 'REFUSED, nothing executed' "$tmp/run.log" && ok "daemon logs one refusal line" || bad "no refusal in the daemon log"
-curl -fsS "http://127.0.0.1:$hport/metrics" | grep -q 'flytecd_reconcile_total{result="refused"} [1-9]' && ok "refusal counted in flytecd_reconcile_total" || bad "no refused metric"
+metric=""
+for _ in $(seq 1 50); do
+  metric="$(curl -sS --max-time 5 "http://127.0.0.1:$hport/metrics" 2>&1 | grep 'flytecd_reconcile_total')" && grep -q 'result="refused"} [1-9]' <<<"$metric" && break
+  sleep 0.2
+done
+grep -q 'result="refused"} [1-9]' <<<"$metric" && ok "refusal counted in flytecd_reconcile_total" || bad "no refused metric: $metric"
 kill "$daemon"; wait "$daemon" 2>/dev/null
 "$bin" plan --live --repo "$example" --state-dir "$tmp/state" "${target[@]}" > "$tmp/plan2.log" 2>&1; rc=$?
 [[ $rc -eq 0 ]] && ok "after the daemon's refusal nothing changed in FlyteAdmin" || { bad "plan --live after daemon refusal: exit $rc"; head -40 "$tmp/plan2.log"; }
