@@ -331,8 +331,16 @@ struct Daemon::Impl {
     reconcile::ApplyReport r;
     r.refused = true;
     r.error = reason;
+    r.error_code = ErrorCode::conflict;  // as a refusal by the planner
     r.first_plan.refused = true;
     r.first_plan.refusal = reason;
+    return r;
+  }
+
+  static reconcile::ApplyReport failed_report(const std::string& error) {
+    reconcile::ApplyReport r;
+    r.error = error;
+    r.error_code = ErrorCode::internal;
     return r;
   }
 
@@ -354,26 +362,30 @@ struct Daemon::Impl {
     ao.breaker = &breaker;
     // One guard over everything the revision would destroy, before any step of it runs.
     reconcile::GuardVerdict verdict;
+    std::string guard_error;  // the guard could not read the ledger: nothing runs, a failure
     if (auto v = cli::guard_revision(cfg, *target, document_count, registrations, desired); v)
       verdict = *v;
     else
-      verdict = {true, "ledger: " + v.error().message};
+      guard_error = "guard: " + v.error().message;
     if (verdict.refused) {
       log->error("revision {} REFUSED, nothing executed: {}", revision, verdict.reason);
       cli::record_refusal(*target, revision, verdict.reason);
     }
-    auto report = verdict.refused ? refused_report(verdict.reason)
-                                  : reconcile::apply(
-                                        *target->sink, *target->ledger, desired, ao,
-                                        [&](const reconcile::StepResult& r) {
-                                          if (r.step.action == reconcile::Action::adopt) return;
-                                          if (r.status)
-                                            log->info("{}", reconcile::step_line(r.step));
-                                          else
-                                            log->warn("{} FAILED: {}", reconcile::step_line(r.step),
-                                                      r.status.error().message);
-                                        });
-    if (cluster && cluster->configmap_mode() && !halt && !report.refused) {
+    const bool executes = !verdict.refused && guard_error.empty();
+    auto report =
+        verdict.refused ? refused_report(verdict.reason)
+        : !guard_error.empty()
+            ? failed_report(guard_error)
+            : reconcile::apply(*target->sink, *target->ledger, desired, ao,
+                               [&](const reconcile::StepResult& r) {
+                                 if (r.step.action == reconcile::Action::adopt) return;
+                                 if (r.status)
+                                   log->info("{}", reconcile::step_line(r.step));
+                                 else
+                                   log->warn("{} FAILED: {}", reconcile::step_line(r.step),
+                                             r.status.error().message);
+                               });
+    if (cluster && cluster->configmap_mode() && !halt && executes) {
       auto cm = cluster->apply_overrides(configmap_doc, revision);
       if (!cm)
         report.error += (report.error.empty() ? "" : "; ") + cm.error().message;
@@ -383,7 +395,7 @@ struct Daemon::Impl {
     }
     // Registrations after projects and overrides (projects exist, TASK_RESOURCE limits set).
     registration::RegistrationReport regs;
-    if (!halt && !report.refused) {
+    if (!halt && executes) {
       if (!packages)
         packages = std::make_unique<registration::DefaultPackageSource>(
             registration::fetch_options(cfg.packages, cfg.state_dir), cfg.packages.registry,
@@ -414,7 +426,7 @@ struct Daemon::Impl {
     const bool observed = report.rounds > 0;
     // By code, not by message: not observed, unreachable (breaker or observation), or refused.
     // A revision refused by the guard before observing says nothing about the target.
-    const bool target_down = (!observed && !verdict.refused) || report.target_down() ||
+    const bool target_down = (!observed && executes) || report.target_down() ||
                              report.error_code == ErrorCode::unauthenticated ||
                              regs.target_down.has_value();
     auto result = report.refused ? metrics::ReconcileResult::refused

@@ -19,6 +19,7 @@
 #include "flytecd_service.grpc.pb.h"
 #include "sinks/emulator/emulator.hpp"
 #include "sinks/flyteadmin/admin_sink.hpp"
+#include "tests/unit/registration/package_bomb.hpp"
 
 using namespace flytecd;
 namespace fs = std::filesystem;
@@ -317,37 +318,11 @@ TEST_CASE("invalid-fast.tgz and an unreachable registry fail only their own regi
   CHECK(h.emu->calls("CreateTask") == 2);  // only the good package's tasks
 }
 
-namespace {
-
-// A package bomb: `members` entity files of `each` zero bytes, a few hundred KB compressed.
-void write_bomb(const fs::path& file, int members, size_t each) {
-  archive* a = archive_write_new();
-  archive_write_set_format_pax_restricted(a);
-  archive_write_add_filter_gzip(a);
-  REQUIRE(archive_write_open_filename(a, file.c_str()) == ARCHIVE_OK);
-  const std::string zeros(1 << 20, '\0');
-  for (int i = 0; i < members; ++i) {
-    archive_entry* e = archive_entry_new();
-    const std::string path = std::to_string(10 + i) + "_big_1.pb";
-    archive_entry_set_pathname(e, path.c_str());
-    archive_entry_set_filetype(e, AE_IFREG);
-    archive_entry_set_perm(e, 0644);
-    archive_entry_set_size(e, static_cast<int64_t>(each));
-    REQUIRE(archive_write_header(a, e) == ARCHIVE_OK);
-    for (size_t done = 0; done < each; done += zeros.size())
-      archive_write_data(a, zeros.data(), std::min(zeros.size(), each - done));
-    archive_entry_free(e);
-  }
-  REQUIRE(archive_write_close(a) == ARCHIVE_OK);
-  archive_write_free(a);
-}
-
-}  // namespace
-
 TEST_CASE("three registrations of a package bomb fail by name within one shared memory budget",
           "[registration][integration][memory]") {
   Harness h;
-  write_bomb(h.dir / "repo" / "packages" / "bomb.tgz", 40, 6u << 20);  // 240 MiB of zeros
+  flytecd::test::write_bomb(h.dir / "repo" / "packages" / "bomb.tgz", 40,
+                            6u << 20);  // 240 MiB of zeros
   registration::MemoryBudget memory(48u << 20);
   registration::RegistrarOptions o;
   o.revision = "test";

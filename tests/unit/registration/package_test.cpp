@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "daemon/registration/package.hpp"
+#include "tests/unit/registration/package_bomb.hpp"
 
 using namespace flytecd::registration;
 
@@ -393,31 +394,6 @@ TEST_CASE("package: corrupt input is rejected, not half-read", "[registration]")
 
 namespace {
 
-// Writes the package bomb of the issue to `file`: `members` entity files of `each` zero bytes,
-// gzip-compressed (a few MB for GBs), streamed so the test itself never holds a member.
-void write_bomb(const std::filesystem::path& file, int members, size_t each) {
-  archive* a = archive_write_new();
-  archive_write_set_format_pax_restricted(a);
-  archive_write_add_filter_gzip(a);
-  archive_write_set_filter_option(a, "gzip", "compression-level", "1");
-  REQUIRE(archive_write_open_filename(a, file.c_str()) == ARCHIVE_OK);
-  const std::string zeros(1 << 20, '\0');
-  for (int i = 0; i < members; ++i) {
-    archive_entry* e = archive_entry_new();
-    const std::string path = std::to_string(10 + i) + "_big_1.pb";
-    archive_entry_set_pathname(e, path.c_str());
-    archive_entry_set_filetype(e, AE_IFREG);
-    archive_entry_set_perm(e, 0644);
-    archive_entry_set_size(e, static_cast<int64_t>(each));
-    REQUIRE(archive_write_header(a, e) == ARCHIVE_OK);
-    for (size_t done = 0; done < each; done += zeros.size())
-      archive_write_data(a, zeros.data(), std::min(zeros.size(), each - done));
-    archive_entry_free(e);
-  }
-  REQUIRE(archive_write_close(a) == ARCHIVE_OK);
-  archive_write_free(a);
-}
-
 // A valid task whose spec carries `bytes` of payload (a legitimately large entity file).
 std::string big_task_pb(const std::string& name, size_t bytes) {
   flyteidl::admin::TaskSpec spec;
@@ -434,7 +410,7 @@ TEST_CASE("package: the package bomb (40 x 60 MiB of zeros) is refused by name, 
       std::filesystem::temp_directory_path() / ("flytecd-bomb-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto file = dir / "bomb.tgz";
-  write_bomb(file, 40, 60u << 20);
+  flytecd::test::write_bomb(file, 40, 60u << 20);
   std::ifstream in(file, std::ios::binary);
   std::ostringstream ss;
   ss << in.rdbuf();
