@@ -146,6 +146,8 @@ int run_apply(const TargetOptions& opt, const std::string& format, std::ostream&
       if (r.step.action == reconcile::Action::adopt) return;
       out << reconcile::step_line(r.step)
           << (r.status ? "  ok" : "  FAILED: " + r.status.error().message) << "\n";
+      for (const auto& c : reconcile::step_changes(r.step))
+        out << "    " << reconcile::change_line(c) << "\n";
     };
   const auto report = run_pass(*cfg, *target, *rev, options);
   const auto& applied = report.applied;
@@ -169,9 +171,11 @@ int run_apply(const TargetOptions& opt, const std::string& format, std::ostream&
         << "\n";
   } else {
     const auto& p = report.plan;
-    for (const auto& d : p.drift)
+    for (const auto& d : p.drift) {
       out << "! drift " << d.key << ": " << d.detail
           << (d.healed ? " (reverted)" : " (self-heal off: reported only)") << "\n";
+      for (const auto& c : d.changes) out << "    " << reconcile::change_line(c) << "\n";
+    }
     for (const auto& u : p.unmanaged) out << "? unmanaged " << u << " (left alone)\n";
     out << reconcile::summary_line(p) << "\n";
     for (const auto& o : report.registrations.items) out << registration::describe(o) << "\n";

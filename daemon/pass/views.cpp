@@ -68,7 +68,8 @@ std::string plan_text(const Report& report, bool markdown) {
 
 int plan_exit_code(const Report& report) {
   if (report.outcome != Outcome::success) return 1;
-  return report.has_changes() ? 2 : 0;
+  // Drift left in place (self-heal off) is a difference between Git and live state too.
+  return report.has_changes() || !report.plan.drift.empty() ? 2 : 0;
 }
 
 int apply_exit_code(const Report& report) { return report.outcome == Outcome::success ? 0 : 1; }
@@ -117,8 +118,13 @@ nlohmann::json objects_json(const Report& report) {
 
 nlohmann::json drift_json(const Report& report) {
   nlohmann::json drift = nlohmann::json::array();
-  for (const auto& d : report.plan.drift)
-    drift.push_back({{"key", d.key}, {"detail", d.detail}, {"reverted", d.healed}});
+  for (const auto& d : report.plan.drift) {
+    nlohmann::json changes = nlohmann::json::array();
+    for (const auto& c : d.changes)
+      changes.push_back(nlohmann::json::parse(reconcile::change_json(c).dump()));
+    drift.push_back(
+        {{"key", d.key}, {"detail", d.detail}, {"reverted", d.healed}, {"changes", changes}});
+  }
   for (const auto& o : report.registrations.items)
     for (const auto& d : o.drift)
       drift.push_back({{"key", o.key}, {"detail", d}, {"reverted", !o.activated.empty()}});
@@ -153,7 +159,11 @@ std::map<std::string, double> registrations_by_state(const Report& report) {
 
 std::vector<std::string> drift_lines(const Report& report) {
   std::vector<std::string> out;
-  for (const auto& d : report.plan.drift) out.push_back(d.key + ": " + d.detail);
+  for (const auto& d : report.plan.drift) {
+    std::string line = d.key + ": " + d.detail;
+    for (const auto& c : d.changes) line += "; " + reconcile::change_line(c);
+    out.push_back(std::move(line));
+  }
   for (const auto& o : report.registrations.items)
     for (const auto& d : o.drift) out.push_back(o.key + ": " + d);
   return out;

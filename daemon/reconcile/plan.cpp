@@ -63,6 +63,14 @@ void cascade_delete(std::map<std::string, OverrideState>& sim, const model::Scop
 
 std::string describe(const ProjectState& p) { return p.id; }
 
+// A project's fields as FlyteAdmin's JSON names them (for field-level diffs).
+nlohmann::json project_json(const ProjectState& p) {
+  nlohmann::json j{{"name", p.name}, {"state", p.archived ? "ARCHIVED" : "ACTIVE"}};
+  if (!p.description.empty()) j["description"] = p.description;
+  if (!p.labels.empty()) j["labels"] = {{"values", p.labels}};
+  return j;
+}
+
 void plan_projects(const State& desired, const State& live, const Managed& managed,
                    const Policy& policy, Plan& out, std::vector<Step>& archives) {
   std::set<std::string> ids;
@@ -112,9 +120,9 @@ void plan_projects(const State& desired, const State& live, const Managed& manag
     }
     bool git_unchanged = m != managed.end() && m->second.hash == want_hash;
     if (git_unchanged) {
-      out.drift.push_back(DriftItem{ObjectKind::project, key,
-                                    "project " + describe(have) + " changed outside Git",
-                                    policy.self_heal});
+      out.drift.push_back(
+          DriftItem{ObjectKind::project, key, "project " + describe(have) + " changed outside Git",
+                    policy.self_heal, diff_json(project_json(have), project_json(want))});
       if (!policy.self_heal) continue;
     }
     out.steps.push_back(Step{Action::update,
@@ -129,6 +137,18 @@ void plan_projects(const State& desired, const State& live, const Managed& manag
 }
 
 }  // namespace
+
+std::vector<FieldChange> step_changes(const Step& s, size_t max_value) {
+  // Creates show their whole desired value elsewhere; adopt changes nothing.
+  if (s.action == Action::adopt || s.action == Action::create) return {};
+  if (s.kind == ObjectKind::project)  // an update's live fields are in its drift item
+    return s.action == Action::remove
+               ? std::vector<FieldChange>{FieldChange{"state", "\"ACTIVE\"", "\"ARCHIVED\"", false}}
+               : std::vector<FieldChange>{};
+  return diff_messages(s.live ? &s.live->value : nullptr,
+                       s.action == Action::remove || !s.desired ? nullptr : &s.desired->value,
+                       max_value);
+}
 
 Plan plan(const State& desired, const State& live, const Managed& managed, const Policy& policy) {
   Plan out;
@@ -200,8 +220,8 @@ Plan plan(const State& desired, const State& live, const Managed& managed, const
                                                                    : "new in Git");
       bool drift = !was_live && m != managed.end() && m->second.hash == want_hash;
       if (drift) {
-        out.drift.push_back(
-            DriftItem{ObjectKind::override_attr, key, "deleted outside Git", policy.self_heal});
+        out.drift.push_back(DriftItem{ObjectKind::override_attr, key, "deleted outside Git",
+                                      policy.self_heal, diff_messages(nullptr, &want.value)});
         if (!policy.self_heal) continue;
       }
       writes.push_back(Step{
@@ -225,8 +245,8 @@ Plan plan(const State& desired, const State& live, const Managed& managed, const
     }
     const bool git_unchanged = m != managed.end() && m->second.hash == want_hash;
     if (git_unchanged) {
-      out.drift.push_back(
-          DriftItem{ObjectKind::override_attr, key, "changed outside Git", policy.self_heal});
+      out.drift.push_back(DriftItem{ObjectKind::override_attr, key, "changed outside Git",
+                                    policy.self_heal, diff_messages(&have.value, &want.value)});
       if (!policy.self_heal) continue;
     }
     std::string reason = git_unchanged        ? "drift: changed outside Git"

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/reconcile/diff.hpp"
 #include "daemon/reconcile/state.hpp"
 
 namespace flytecd::reconcile {
@@ -51,7 +52,13 @@ struct DriftItem {
   std::string key;
   std::string detail;
   bool healed = false;  // a step in this plan reverts it
+  // What changed outside Git, field by field: before = live, after = what flytecd applied (Git).
+  std::vector<FieldChange> changes;
 };
+
+// The field-level diff of an update, replace or delete: before = live, after = desired (Git).
+// Empty for create (its desired value is the step) and adopt. Pure.
+std::vector<FieldChange> step_changes(const Step& step, size_t max_value = 200);
 
 struct Plan {
   std::vector<Step>

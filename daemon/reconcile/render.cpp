@@ -29,10 +29,32 @@ std::string object_name(const Step& s) {
   return "override " + model::to_string(o->scope) + " " + model::attribute_type_name(o->type);
 }
 
-std::string value_json(const std::optional<OverrideState>& o) {
-  if (!o) return "(none)";
-  auto j = model::message_to_json(o->value);
-  return j.dump();
+// Text made safe inside a GFM table cell or list item: one line, no cell separator, no code
+// span or HTML of its own (values come from documents and from FlyteAdmin).
+std::string md_cell(std::string_view text) {
+  std::string out;
+  for (char c : scan::printable(text, 4096)) {
+    switch (c) {
+      case '|':
+        out += "&#124;";
+        break;
+      case '`':
+        out += "&#96;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -67,19 +89,25 @@ std::string render_text(const Plan& p, const std::string& target) {
   if (p.refused) out += "REFUSED: " + p.refusal + "\n";
   for (const auto& s : p.steps) {
     out += step_line(s) + "\n";
-    if (s.action == Action::update || s.action == Action::replace)
-      out +=
-          "    live:    " + value_json(s.live) + "\n    desired: " + value_json(s.desired) + "\n";
+    for (const auto& c : step_changes(s)) out += "    " + change_line(c) + "\n";
   }
-  for (const auto& d : p.drift)
-    out += std::string("! drift ") + d.key + ": " + d.detail +
-           (d.healed ? " (will be reverted)" : " (self-heal off: reported only)") + "\n";
+  for (const auto& d : p.drift) {
+    out +=
+        scan::printable(std::string("! drift ") + d.key + ": " + d.detail +
+                            (d.healed ? " (will be reverted)" : " (self-heal off: reported only)"),
+                        4096) +
+        "\n";
+    for (const auto& c : d.changes) out += "    " + change_line(c) + "\n";
+  }
   for (const auto& u : p.unmanaged)
     out += "? unmanaged " + u + " (not in Git, never created by flytecd: left alone)\n";
   for (const auto& o : p.orphaned)
     out += "? not pruned " + o + " (removed from Git; prune is off)\n";
   out += summary_line(p) + "\n";
-  out += p.has_changes() ? "changes pending\n" : "no changes\n";
+  out += p.has_changes()    ? "changes pending\n"
+         : !p.drift.empty() ? "no changes planned; " + std::to_string(p.drift.size()) +
+                                  " object(s) drifted from Git (self-heal off)\n"
+                            : "no changes\n";
   return out;
 }
 
@@ -92,14 +120,21 @@ std::string render_markdown(const Plan& p, const std::string& target, size_t max
   if (p.has_changes()) {
     body += "<details><summary>Steps (" + std::to_string(p.steps.size()) +
             ")</summary>\n\n| | object | why |\n|---|---|---|\n";
-    for (const auto& s : p.steps)
+    for (const auto& s : p.steps) {
+      std::string why = md_cell(s.reason);
+      for (const auto& c : step_changes(s))
+        why += "<br><code>" + md_cell(change_line(c)) + "</code>";
       body += std::string("| ") + sigil(s.action) + " " + std::string(to_string(s.action)) +
-              " | `" + object_name(s) + "` | " + s.reason + " |\n";
+              " | <code>" + md_cell(object_name(s)) + "</code> | " + why + " |\n";
+    }
     body += "\n</details>\n\n";
   }
   if (!p.drift.empty()) {
     body += "<details><summary>Drift (" + std::to_string(p.drift.size()) + ")</summary>\n\n";
-    for (const auto& d : p.drift) body += "- `" + d.key + "`: " + d.detail + "\n";
+    for (const auto& d : p.drift) {
+      body += "- <code>" + md_cell(d.key) + "</code>: " + md_cell(d.detail) + "\n";
+      for (const auto& c : d.changes) body += "  - <code>" + md_cell(change_line(c)) + "</code>\n";
+    }
     body += "\n</details>\n\n";
   }
   if (!p.unmanaged.empty()) {
@@ -138,11 +173,17 @@ nlohmann::ordered_json render_json(const Plan& p, const std::string& target) {
       o["desired"] = nlohmann::ordered_json::parse(model::message_to_json(s.desired->value).dump());
     if (s.live)
       o["live"] = nlohmann::ordered_json::parse(model::message_to_json(s.live->value).dump());
+    o["changes"] = nlohmann::ordered_json::array();
+    for (const auto& c : step_changes(s)) o["changes"].push_back(change_json(c));
     j["steps"].push_back(o);
   }
   j["drift"] = nlohmann::ordered_json::array();
-  for (const auto& d : p.drift)
-    j["drift"].push_back({{"key", d.key}, {"detail", d.detail}, {"healed", d.healed}});
+  for (const auto& d : p.drift) {
+    nlohmann::ordered_json o{{"key", d.key}, {"detail", d.detail}, {"healed", d.healed}};
+    o["changes"] = nlohmann::ordered_json::array();
+    for (const auto& c : d.changes) o["changes"].push_back(change_json(c));
+    j["drift"].push_back(std::move(o));
+  }
   j["unmanaged"] = p.unmanaged;
   j["notPruned"] = p.orphaned;
   j["inSync"] = p.in_sync;

@@ -407,7 +407,12 @@ struct Daemon::Impl {
     std::set<std::string> now_drift;
     for (const auto& d : report.plan.drift) {
       now_drift.insert(d.key);
-      if (!known_drift.count(d.key)) fresh.push_back(d.key + ": " + d.detail);
+      std::string line = d.key + ": " + d.detail;
+      for (const auto& c : d.changes) line += "; " + reconcile::change_line(c);
+      if (!known_drift.count(d.key)) {
+        if (!d.healed) log->warn("drift (self-heal off, left in place) {}", line);
+        fresh.push_back(std::move(line));
+      }
     }
     known_drift = now_drift;
     if (!fresh.empty())

@@ -193,7 +193,7 @@ TEST_CASE("apply: object status comes from the observation, not the plan", "[app
   // Drift left alone (self-heal off) is not synced either.
   Plan drift;
   drift.drift.push_back(
-      DriftItem{ObjectKind::override_attr, keys[0], "changed outside Git", false});
+      DriftItem{ObjectKind::override_attr, keys[0], "changed outside Git", false, {}});
   auto d = object_statuses(desired, &drift, {}, "");
   CHECK(d[0].state == ObjectState::drifted);
   CHECK(d[1].state == ObjectState::synced);

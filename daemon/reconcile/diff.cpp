@@ -1,0 +1,92 @@
+#include "daemon/reconcile/diff.hpp"
+
+#include <google/protobuf/message.h>
+
+#include "daemon/common/scan.hpp"
+#include "daemon/model/proto_yaml.hpp"
+
+namespace flytecd::reconcile {
+namespace {
+
+std::string bounded(const nlohmann::json& v, size_t max_value, bool& elided) {
+  if (v.is_null()) return "";
+  std::string s = v.dump();
+  if (s.size() > max_value) {
+    // Cut on a UTF-8 boundary.
+    size_t cut = max_value;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+    s = s.substr(0, cut) + "…";
+    elided = true;
+  }
+  return s;
+}
+
+void walk(const std::string& path, const nlohmann::json& a, const nlohmann::json& b,
+          size_t max_value, std::vector<FieldChange>& out) {
+  if (a == b) return;
+  if (a.is_object() && b.is_object()) {
+    // Union of keys, in order: those of a, then the ones only b has (nlohmann::json sorts).
+    for (auto it = a.begin(); it != a.end(); ++it) {
+      auto other = b.find(it.key());
+      walk(path.empty() ? it.key() : path + "." + it.key(), it.value(),
+           other == b.end() ? nlohmann::json() : *other, max_value, out);
+    }
+    for (auto it = b.begin(); it != b.end(); ++it)
+      if (!a.contains(it.key()))
+        walk(path.empty() ? it.key() : path + "." + it.key(), nlohmann::json(), it.value(),
+             max_value, out);
+    return;
+  }
+  if (a.is_object() && b.is_null()) {
+    for (auto it = a.begin(); it != a.end(); ++it)
+      walk(path.empty() ? it.key() : path + "." + it.key(), it.value(), nlohmann::json(), max_value,
+           out);
+    return;
+  }
+  if (a.is_null() && b.is_object()) {
+    for (auto it = b.begin(); it != b.end(); ++it)
+      walk(path.empty() ? it.key() : path + "." + it.key(), nlohmann::json(), it.value(), max_value,
+           out);
+    return;
+  }
+  FieldChange c;
+  c.path = path.empty() ? "(value)" : path;
+  c.before = bounded(a, max_value, c.elided);
+  c.after = bounded(b, max_value, c.elided);
+  out.push_back(std::move(c));
+}
+
+}  // namespace
+
+std::vector<FieldChange> diff_json(const nlohmann::json& before, const nlohmann::json& after,
+                                   size_t max_value) {
+  std::vector<FieldChange> out;
+  walk("", before, after, max_value, out);
+  return out;
+}
+
+std::vector<FieldChange> diff_messages(const google::protobuf::Message* before,
+                                       const google::protobuf::Message* after, size_t max_value) {
+  const nlohmann::json a = before ? model::message_to_json(*before) : nlohmann::json();
+  const nlohmann::json b = after ? model::message_to_json(*after) : nlohmann::json();
+  return diff_json(a, b, max_value);
+}
+
+std::string change_line(const FieldChange& c) {
+  std::string s = c.before.empty()  ? "+ " + c.path + ": " + c.after
+                  : c.after.empty() ? "- " + c.path + ": " + c.before
+                                    : "~ " + c.path + ": " + c.before + " → " + c.after;
+  if (c.elided) s += " (long values elided)";
+  return scan::printable(s, 4096);
+}
+
+nlohmann::ordered_json change_json(const FieldChange& c) {
+  nlohmann::ordered_json j;
+  j["path"] = c.path;
+  j["live"] = c.before.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(c.before);
+  j["desired"] = c.after.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(c.after);
+  if (c.elided) j["elided"] = true;
+  return j;
+}
+
+}  // namespace flytecd::reconcile
