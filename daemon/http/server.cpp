@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "daemon/common/log.hpp"
-#include "daemon/http/listener.hpp"
+#include "daemon/common/http/listener.hpp"
 #include "daemon/http/webhooks.hpp"
 #include "daemon/metrics/flytecd_metrics.hpp"
 

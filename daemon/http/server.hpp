@@ -28,7 +28,7 @@
 #include <string>
 
 #include "daemon/common/result.hpp"
-#include "daemon/http/listener.hpp"
+#include "daemon/common/http/listener.hpp"
 
 namespace flytecd::metrics {
 struct FlytecdMetrics;
