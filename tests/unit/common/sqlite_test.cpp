@@ -96,14 +96,16 @@ TEST_CASE("sqlite: files open in WAL mode with the busy timeout; a second writer
   options.synchronous = "FULL";
   auto a = sqlite::Database::open(path, "a", options);
   REQUIRE(a);
-  auto mode = (*a)->prepare("PRAGMA journal_mode", "journal mode");
-  REQUIRE(mode);
-  REQUIRE(*mode->step());
-  CHECK(mode->text(0) == "wal");
-  auto sync = (*a)->prepare("PRAGMA synchronous", "synchronous");
-  REQUIRE(sync);
-  REQUIRE(*sync->step());
-  CHECK(sync->int64(0) == 2);  // FULL
+  {
+    auto mode = (*a)->prepare("PRAGMA journal_mode", "journal mode");
+    REQUIRE(mode);
+    REQUIRE(*mode->step());
+    CHECK(mode->text(0) == "wal");
+    auto sync = (*a)->prepare("PRAGMA synchronous", "synchronous");
+    REQUIRE(sync);
+    REQUIRE(*sync->step());
+    CHECK(sync->int64(0) == 2);  // FULL
+  }                              // statements in progress would block the COMMIT below
   REQUIRE((*a)->exec("CREATE TABLE t(k TEXT)", "schema"));
 
   auto b = sqlite::Database::open(path, "b", options);
@@ -114,7 +116,9 @@ TEST_CASE("sqlite: files open in WAL mode with the busy timeout; a second writer
   auto blocked = sqlite::Transaction::begin(**b, sqlite::Transaction::Mode::immediate);
   REQUIRE_FALSE(blocked);
   CHECK_THAT(blocked.error().message, Catch::StartsWith("b: begin transaction: "));
-  REQUIRE(held->commit());
+  auto committed = held->commit();
+  INFO((committed ? std::string() : committed.error().message));
+  REQUIRE(committed);
   CHECK(sqlite::Transaction::begin(**b, sqlite::Transaction::Mode::immediate));
 
   auto missing = sqlite::Database::open(dir + "/no/such/dir/db", "ledger");
