@@ -274,7 +274,7 @@ TEST_CASE("http client: a body streamed from a reader arrives whole; a reader er
 TEST_CASE("http client: a cancel aborts the request in flight", "[http_client]") {
   Server server;
   server.routes().Get("/hang", [&](const httplib::Request&, httplib::Response& res) {
-    std::this_thread::sleep_for(1500ms);
+    std::this_thread::sleep_for(3000ms);
     res.set_content("late", "text/plain");
   });
   server.start();
@@ -292,7 +292,7 @@ TEST_CASE("http client: a cancel aborts the request in flight", "[http_client]")
   stopper.join();
   REQUIRE_FALSE(r);
   CHECK(r.error().message == "cancelled");
-  CHECK(Clock::now() - t0 < 1200ms);
+  CHECK(Clock::now() - t0 < 2500ms);  // curl looks at the flag at least once a second
 }
 
 TEST_CASE("http client: url_encode and base64", "[http_client]") {
