@@ -4,8 +4,8 @@
 #include <optional>
 #include <string_view>
 
+#include "daemon/common/http/listener.hpp"
 #include "daemon/common/log.hpp"
-#include "daemon/http/listener.hpp"
 #include "daemon/http/webhooks.hpp"
 #include "daemon/metrics/flytecd_metrics.hpp"
 

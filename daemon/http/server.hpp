@@ -27,8 +27,8 @@
 #include <memory>
 #include <string>
 
+#include "daemon/common/http/listener.hpp"
 #include "daemon/common/result.hpp"
-#include "daemon/http/listener.hpp"
 
 namespace flytecd::metrics {
 struct FlytecdMetrics;

@@ -1,22 +1,14 @@
 #include "daemon/k8s/client.hpp"
 
-#include <curl/curl.h>
-
 #include <fstream>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 namespace flytecd::k8s {
 namespace {
 
-size_t on_body(char* data, size_t size, size_t n, void* out) {
-  auto* s = static_cast<std::string*>(out);
-  // Kubernetes objects flytecd reads are small; refuse runaway bodies.
-  if (s->size() + size * n > (8u << 20)) return 0;
-  s->append(data, size * n);
-  return size * n;
-}
+// Kubernetes objects flytecd reads are small; refuse runaway bodies.
+constexpr uint64_t k_max_body = 8u << 20;
 
 Result<std::string> read_token(const std::string& path) {
   std::ifstream in(path);
@@ -34,8 +26,6 @@ Result<std::string> read_token(const std::string& path) {
 }  // namespace
 
 Result<std::unique_ptr<Client>> Client::create(const Settings& settings) {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
   if (settings.api_server.rfind("https://", 0) != 0)
     return make_error(ErrorCode::invalid_input,
                       "kubernetes: apiServer must be an https:// URL, got " + settings.api_server);
@@ -45,51 +35,39 @@ Result<std::unique_ptr<Client>> Client::create(const Settings& settings) {
   return std::unique_ptr<Client>(new Client(settings));
 }
 
+Client::Client(Settings s) : m_settings(std::move(s)) {
+  // HTTPS only, verified against the cluster CA; no redirects and no retries (callers such as
+  // the lease loop decide when to try again).
+  http::ClientOptions options;
+  options.ca_file = m_settings.ca_file;
+  options.protocols = "https";
+  options.max_attempts = 1;
+  options.max_redirects = 0;
+  m_http = std::make_unique<http::Client>(std::move(options));
+}
+
+Client::~Client() = default;
+
 Result<Response> Client::request(std::string_view method, const std::string& path,
                                  const std::string& body, const std::string& content_type,
                                  int timeout_ms) const {
   auto token = read_token(m_settings.token_file);
   if (!token) return token.error();
-  CURL* c = curl_easy_init();
-  if (!c) return make_error(ErrorCode::internal, "kubernetes: curl_easy_init failed");
-  Response resp;
-  std::string url = m_settings.api_server + path;
-  std::string auth = "Authorization: Bearer " + *token;
-  curl_slist* headers = nullptr;
-  headers = curl_slist_append(headers, auth.c_str());
-  headers = curl_slist_append(headers, "Accept: application/json");
-  if (!content_type.empty())
-    headers = curl_slist_append(headers, ("Content-Type: " + content_type).c_str());
   const std::string verb(method);
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "https");
-  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c, CURLOPT_USERAGENT, "flytecd/" FLYTECD_VERSION);
-  curl_easy_setopt(c, CURLOPT_CAINFO, m_settings.ca_file.c_str());
-  curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
-  curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
-  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_ms));
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(timeout_ms));
-  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, verb.c_str());
-  if (verb != "GET") {
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.c_str());
-    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
-  }
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &resp.body);
-  CURLcode rc = curl_easy_perform(c);
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp.status);
-  curl_slist_free_all(headers);
-  curl_easy_cleanup(c);
-  if (rc != CURLE_OK) {
+  http::ClientRequest req;
+  req.method = verb;
+  req.url = m_settings.api_server + path;
+  req.headers = {"Authorization: Bearer " + *token, "Accept: application/json"};
+  if (!content_type.empty()) req.headers.push_back("Content-Type: " + content_type);
+  if (verb != "GET") req.body = body;
+  req.max_body = k_max_body;
+  req.timeout = std::chrono::milliseconds(timeout_ms);
+  auto r = m_http->execute(req);
+  if (!r) {
     // The URL is the API server's (no credentials in it); the token is only in a header.
-    return make_error(
-        rc == CURLE_OPERATION_TIMEDOUT ? ErrorCode::timeout : ErrorCode::unavailable,
-        "kubernetes: " + verb + " " + m_settings.api_server + path + ": " + curl_easy_strerror(rc));
+    return r.error().wrap("kubernetes: " + verb + " " + m_settings.api_server + path);
   }
-  return resp;
+  return Response{r->status, std::move(r->body)};
 }
 
 std::string status_message(const Response& r) {

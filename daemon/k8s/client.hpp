@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "daemon/common/http/client.hpp"
 #include "daemon/common/result.hpp"
 #include "daemon/k8s/settings.hpp"
 
@@ -14,14 +15,17 @@ struct Response {
   std::string body;
 };
 
-// A minimal Kubernetes REST client over HTTPS (libcurl): bearer token from a file (re-read on
-// every request, so projected-token rotation works), server verified against the CA file, no
-// redirects, a deadline per call. Thread-safe (no shared handle). The token never reaches logs
-// or error messages.
+// A minimal Kubernetes REST client over HTTPS (the shared http::Client): bearer token from a file
+// (re-read on every request, so projected-token rotation works), server verified against the CA
+// file, no redirects, a deadline per call. Thread-safe. The token never reaches logs or error
+// messages.
 class Client {
  public:
   // `settings` must be resolved (resolve_in_cluster). Errors: the CA file is unreadable.
   static Result<std::unique_ptr<Client>> create(const Settings& settings);
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
 
   // One request to `path` (e.g. "/apis/coordination.k8s.io/v1/namespaces/ns/leases/x").
   // Any HTTP status is a successful Response; transport failures are unavailable/timeout
@@ -34,8 +38,9 @@ class Client {
   const Settings& settings() const { return m_settings; }
 
  private:
-  explicit Client(Settings s) : m_settings(std::move(s)) {}
+  explicit Client(Settings s);
   Settings m_settings;
+  std::unique_ptr<http::Client> m_http;  // thread-safe; pooled connections
 };
 
 // A Kubernetes Status body's message (or the raw body, shortened) for error texts.

@@ -1,7 +1,5 @@
 #include "daemon/ledger/ledger.hpp"
 
-#include <sqlite3.h>
-
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -13,40 +11,6 @@ int64_t now_seconds() {
   return std::chrono::duration_cast<std::chrono::seconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-// RAII prepared statement.
-class Stmt {
- public:
-  Stmt(sqlite3* db, const char* sql) { m_rc = sqlite3_prepare_v2(db, sql, -1, &m_stmt, nullptr); }
-  ~Stmt() { sqlite3_finalize(m_stmt); }
-  Stmt(const Stmt&) = delete;
-  Stmt& operator=(const Stmt&) = delete;
-  bool ok() const { return m_rc == SQLITE_OK; }
-  Stmt& bind(int i, const std::string& s) {
-    sqlite3_bind_text(m_stmt, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
-    return *this;
-  }
-  Stmt& bind(int i, int64_t v) {
-    sqlite3_bind_int64(m_stmt, i, v);
-    return *this;
-  }
-  int step() { return sqlite3_step(m_stmt); }
-  std::string text(int col) const {
-    const auto* p = sqlite3_column_text(m_stmt, col);
-    return p ? std::string(reinterpret_cast<const char*>(p),
-                           static_cast<size_t>(sqlite3_column_bytes(m_stmt, col)))
-             : std::string();
-  }
-  int64_t int64(int col) const { return sqlite3_column_int64(m_stmt, col); }
-
- private:
-  sqlite3_stmt* m_stmt = nullptr;
-  int m_rc = SQLITE_ERROR;
-};
-
-Error db_error(sqlite3* db, const std::string& what) {
-  return make_error(ErrorCode::internal, "ledger: " + what + ": " + sqlite3_errmsg(db));
 }
 
 constexpr const char* k_schema = R"(
@@ -94,79 +58,62 @@ CREATE TABLE IF NOT EXISTS reconcile_steps (
 }  // namespace
 
 Result<std::unique_ptr<Ledger>> Ledger::open(const std::string& path) {
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db,
-                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                      nullptr) != SQLITE_OK) {
-    std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
-    sqlite3_close(db);
-    return make_error(ErrorCode::unavailable, "ledger: open " + path + ": " + msg);
-  }
-  sqlite3_busy_timeout(db, 5000);
   // WAL + synchronous=NORMAL: every committed transaction survives a process crash (SIGKILL);
   // only an OS crash can lose the last few, and a lost record is re-learned as "adopt" on the
   // next reconcile (live already equals desired), so nothing is lost that matters.
-  std::unique_ptr<Ledger> ledger(new Ledger(db));
-  for (const char* pragma :
-       {"PRAGMA journal_mode=WAL;", "PRAGMA synchronous=NORMAL;", "PRAGMA foreign_keys=ON;"})
-    if (auto s = ledger->exec(pragma); !s) return s.error();
-  if (auto s = ledger->exec(k_schema); !s) return s.error();
-  return ledger;
+  sqlite::OpenOptions options;
+  options.synchronous = "NORMAL";
+  options.foreign_keys = true;
+  options.serialized = true;
+  auto db = sqlite::Database::open(path, "ledger", options);
+  if (!db) return db.error();
+  if (auto s = (*db)->exec(k_schema, "create schema"); !s) return s.error();
+  return std::unique_ptr<Ledger>(new Ledger(std::move(*db)));
 }
 
-Ledger::~Ledger() { sqlite3_close(m_db); }
+Ledger::Ledger(std::unique_ptr<sqlite::Database> db) : m_db(std::move(db)) {}
 
-Status Ledger::exec(const std::string& sql) const {
-  char* err = nullptr;
-  if (sqlite3_exec(m_db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string msg = err ? err : "unknown error";
-    sqlite3_free(err);
-    return make_error(ErrorCode::internal, "ledger: " + msg);
-  }
-  return ok_status();
-}
+Ledger::~Ledger() = default;
 
 Result<reconcile::Managed> Ledger::managed() const {
   std::lock_guard<std::mutex> lock(m_mu);
-  Stmt st(m_db, "SELECT key, hash, revision FROM managed");
-  if (!st.ok()) return db_error(m_db, "read managed");
+  auto st = m_db->prepare("SELECT key, hash, revision FROM managed", "read managed");
+  if (!st) return st.error();
   reconcile::Managed out;
-  int rc;
-  while ((rc = st.step()) == SQLITE_ROW)
-    out[st.text(0)] = reconcile::ManagedRecord{st.text(1), st.text(2)};
-  if (rc != SQLITE_DONE) return db_error(m_db, "read managed");
+  auto s = st->each([&](const sqlite::Statement& row) {
+    out[row.text(0)] = reconcile::ManagedRecord{row.text(1), row.text(2)};
+  });
+  if (!s) return s.error();
   return out;
 }
 
 Status Ledger::record(const std::string& key, const std::string& kind, const std::string& hash,
                       const std::string& revision) {
   std::lock_guard<std::mutex> lock(m_mu);
-  Stmt st(m_db,
-          "INSERT INTO managed(key, kind, hash, revision, applied_at) VALUES(?,?,?,?,?) "
-          "ON CONFLICT(key) DO UPDATE SET kind=excluded.kind, hash=excluded.hash, "
-          "revision=excluded.revision, "
-          "applied_at=excluded.applied_at");
-  if (!st.ok()) return db_error(m_db, "record");
-  st.bind(1, key).bind(2, kind).bind(3, hash).bind(4, revision).bind(5, now_seconds());
-  if (st.step() != SQLITE_DONE) return db_error(m_db, "record " + key);
-  return ok_status();
+  auto st = m_db->prepare(
+      "INSERT INTO managed(key, kind, hash, revision, applied_at) VALUES(?,?,?,?,?) "
+      "ON CONFLICT(key) DO UPDATE SET kind=excluded.kind, hash=excluded.hash, "
+      "revision=excluded.revision, "
+      "applied_at=excluded.applied_at",
+      "record " + key);
+  if (!st) return st.error();
+  return st->bind(key).bind(kind).bind(hash).bind(revision).bind(now_seconds()).run();
 }
 
 Status Ledger::forget(const std::string& key) {
   std::lock_guard<std::mutex> lock(m_mu);
-  Stmt st(m_db, "DELETE FROM managed WHERE key = ?");
-  if (!st.ok()) return db_error(m_db, "forget");
-  st.bind(1, key);
-  if (st.step() != SQLITE_DONE) return db_error(m_db, "forget " + key);
-  return ok_status();
+  auto st = m_db->prepare("DELETE FROM managed WHERE key = ?", "forget " + key);
+  if (!st) return st.error();
+  return st->bind(key).run();
 }
 
 Result<std::map<std::string, RegistrationRecord>> Ledger::registrations() const {
   std::lock_guard<std::mutex> lock(m_mu);
-  Stmt st(m_db,
-          "SELECT key, fingerprint, digest, package, project, domain, version, entities, "
-          "launch_plans, activated, revision, applied_at FROM registrations");
-  if (!st.ok()) return db_error(m_db, "read registrations");
+  auto st = m_db->prepare(
+      "SELECT key, fingerprint, digest, package, project, domain, version, entities, "
+      "launch_plans, activated, revision, applied_at FROM registrations",
+      "read registrations");
+  if (!st) return st.error();
   std::map<std::string, RegistrationRecord> out;
   auto list = [](const std::string& text) {
     std::vector<std::string> v;
@@ -176,122 +123,124 @@ Result<std::map<std::string, RegistrationRecord>> Ledger::registrations() const 
         if (e.is_string()) v.push_back(e.get<std::string>());
     return v;
   };
-  int rc;
-  while ((rc = st.step()) == SQLITE_ROW) {
+  auto s = st->each([&](const sqlite::Statement& row) {
     RegistrationRecord r;
-    r.key = st.text(0);
-    r.fingerprint = st.text(1);
-    r.digest = st.text(2);
-    r.package = st.text(3);
-    r.project = st.text(4);
-    r.domain = st.text(5);
-    r.version = st.text(6);
-    r.entities = list(st.text(7));
-    r.launch_plans = list(st.text(8));
-    r.activated = list(st.text(9));
-    r.revision = st.text(10);
-    r.applied_at = st.int64(11);
+    r.key = row.text(0);
+    r.fingerprint = row.text(1);
+    r.digest = row.text(2);
+    r.package = row.text(3);
+    r.project = row.text(4);
+    r.domain = row.text(5);
+    r.version = row.text(6);
+    r.entities = list(row.text(7));
+    r.launch_plans = list(row.text(8));
+    r.activated = list(row.text(9));
+    r.revision = row.text(10);
+    r.applied_at = row.int64(11);
     out[r.key] = std::move(r);
-  }
-  if (rc != SQLITE_DONE) return db_error(m_db, "read registrations");
+  });
+  if (!s) return s.error();
   return out;
 }
 
 Status Ledger::record_registration(const RegistrationRecord& r) {
   std::lock_guard<std::mutex> lock(m_mu);
-  Stmt st(m_db,
-          "INSERT OR REPLACE INTO registrations(key, fingerprint, digest, package, project, "
-          "domain, version, entities, launch_plans, activated, revision, applied_at) "
-          "VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
-  if (!st.ok()) return db_error(m_db, "record registration");
-  st.bind(1, r.key)
-      .bind(2, r.fingerprint)
-      .bind(3, r.digest)
-      .bind(4, r.package)
-      .bind(5, r.project)
-      .bind(6, r.domain)
-      .bind(7, r.version)
-      .bind(8, nlohmann::json(r.entities).dump())
-      .bind(9, nlohmann::json(r.launch_plans).dump())
-      .bind(10, nlohmann::json(r.activated).dump())
-      .bind(11, r.revision)
-      .bind(12, now_seconds());
-  if (st.step() != SQLITE_DONE) return db_error(m_db, "record registration " + r.key);
-  return ok_status();
+  auto st = m_db->prepare(
+      "INSERT OR REPLACE INTO registrations(key, fingerprint, digest, package, project, "
+      "domain, version, entities, launch_plans, activated, revision, applied_at) "
+      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+      "record registration " + r.key);
+  if (!st) return st.error();
+  st->bind(r.key)
+      .bind(r.fingerprint)
+      .bind(r.digest)
+      .bind(r.package)
+      .bind(r.project)
+      .bind(r.domain)
+      .bind(r.version)
+      .bind(nlohmann::json(r.entities).dump())
+      .bind(nlohmann::json(r.launch_plans).dump())
+      .bind(nlohmann::json(r.activated).dump())
+      .bind(r.revision)
+      .bind(now_seconds());
+  return st->run();
 }
 
 Status Ledger::forget_registration(const std::string& key) {
   std::lock_guard<std::mutex> lock(m_mu);
-  Stmt st(m_db, "DELETE FROM registrations WHERE key = ?");
-  if (!st.ok()) return db_error(m_db, "forget registration");
-  st.bind(1, key);
-  if (st.step() != SQLITE_DONE) return db_error(m_db, "forget registration " + key);
-  return ok_status();
+  auto st = m_db->prepare("DELETE FROM registrations WHERE key = ?", "forget registration " + key);
+  if (!st) return st.error();
+  return st->bind(key).run();
 }
 
 Result<int64_t> Ledger::begin_reconcile(const std::string& revision) {
   std::lock_guard<std::mutex> lock(m_mu);
-  Stmt st(m_db, "INSERT INTO reconciles(revision, started_at, outcome) VALUES(?, ?, 'running')");
-  if (!st.ok()) return db_error(m_db, "begin reconcile");
-  st.bind(1, revision).bind(2, now_seconds());
-  if (st.step() != SQLITE_DONE) return db_error(m_db, "begin reconcile");
-  return static_cast<int64_t>(sqlite3_last_insert_rowid(m_db));
+  auto st =
+      m_db->prepare("INSERT INTO reconciles(revision, started_at, outcome) VALUES(?, ?, 'running')",
+                    "begin reconcile");
+  if (!st) return st.error();
+  if (auto s = st->bind(revision).bind(now_seconds()).run(); !s) return s.error();
+  return m_db->last_insert_rowid();
 }
 
 Status Ledger::add_step(int64_t reconcile_id, const std::string& action, const std::string& key,
                         const std::string& outcome, const std::string& message) {
   std::lock_guard<std::mutex> lock(m_mu);
-  Stmt st(m_db,
-          "INSERT INTO reconcile_steps(reconcile_id, action, key, outcome, message, at) "
-          "VALUES(?,?,?,?,?,?)");
-  if (!st.ok()) return db_error(m_db, "add step");
-  st.bind(1, reconcile_id)
-      .bind(2, action)
-      .bind(3, key)
-      .bind(4, outcome)
-      .bind(5, message)
-      .bind(6, now_seconds());
-  if (st.step() != SQLITE_DONE) return db_error(m_db, "add step");
-  return ok_status();
+  auto st = m_db->prepare(
+      "INSERT INTO reconcile_steps(reconcile_id, action, key, outcome, message, at) "
+      "VALUES(?,?,?,?,?,?)",
+      "add step");
+  if (!st) return st.error();
+  return st->bind(reconcile_id)
+      .bind(action)
+      .bind(key)
+      .bind(outcome)
+      .bind(message)
+      .bind(now_seconds())
+      .run();
 }
 
 Status Ledger::finish_reconcile(int64_t reconcile_id, int steps, const std::string& outcome,
                                 const std::string& detail) {
   std::lock_guard<std::mutex> lock(m_mu);
-  Stmt st(m_db, "UPDATE reconciles SET finished_at=?, steps=?, outcome=?, detail=? WHERE id=?");
-  if (!st.ok()) return db_error(m_db, "finish reconcile");
-  st.bind(1, now_seconds())
-      .bind(2, static_cast<int64_t>(steps))
-      .bind(3, outcome)
-      .bind(4, detail)
-      .bind(5, reconcile_id);
-  if (st.step() != SQLITE_DONE) return db_error(m_db, "finish reconcile");
-  return ok_status();
+  auto st =
+      m_db->prepare("UPDATE reconciles SET finished_at=?, steps=?, outcome=?, detail=? WHERE id=?",
+                    "finish reconcile");
+  if (!st) return st.error();
+  return st->bind(now_seconds())
+      .bind(static_cast<int64_t>(steps))
+      .bind(outcome)
+      .bind(detail)
+      .bind(reconcile_id)
+      .run();
 }
 
 Result<std::vector<HistoryEntry>> Ledger::history(int limit) const {
   std::lock_guard<std::mutex> lock(m_mu);
-  Stmt st(m_db,
-          "SELECT id, revision, started_at, COALESCE(finished_at, 0), steps, outcome, detail FROM "
-          "reconciles "
-          "ORDER BY id DESC LIMIT ?");
-  if (!st.ok()) return db_error(m_db, "history");
-  st.bind(1, static_cast<int64_t>(limit));
+  auto st = m_db->prepare(
+      "SELECT id, revision, started_at, COALESCE(finished_at, 0), steps, outcome, detail FROM "
+      "reconciles "
+      "ORDER BY id DESC LIMIT ?",
+      "history");
+  if (!st) return st.error();
+  st->bind(static_cast<int64_t>(limit));
   std::vector<HistoryEntry> out;
-  int rc;
-  while ((rc = st.step()) == SQLITE_ROW)
-    out.push_back(HistoryEntry{st.int64(0), st.text(1), st.int64(2), st.int64(3),
-                               static_cast<int>(st.int64(4)), st.text(5), st.text(6)});
-  if (rc != SQLITE_DONE) return db_error(m_db, "history");
+  auto s = st->each([&](const sqlite::Statement& row) {
+    out.push_back(HistoryEntry{row.int64(0), row.text(1), row.int64(2), row.int64(3),
+                               static_cast<int>(row.int64(4)), row.text(5), row.text(6)});
+  });
+  if (!s) return s.error();
   return out;
 }
 
 Result<std::string> Ledger::integrity_check() const {
   std::lock_guard<std::mutex> lock(m_mu);
-  Stmt st(m_db, "PRAGMA integrity_check");
-  if (!st.ok()) return db_error(m_db, "integrity_check");
+  auto st = m_db->prepare("PRAGMA integrity_check", "integrity_check");
+  if (!st) return st.error();
   std::string out;
-  while (st.step() == SQLITE_ROW) out += (out.empty() ? "" : "\n") + st.text(0);
+  auto s = st->each(
+      [&](const sqlite::Statement& row) { out += (out.empty() ? "" : "\n") + row.text(0); });
+  if (!s) return s.error();
   return out;
 }
 

@@ -7,9 +7,8 @@
 #include <vector>
 
 #include "daemon/common/result.hpp"
+#include "daemon/common/sqlite.hpp"
 #include "daemon/reconcile/plan.hpp"
-
-struct sqlite3;
 
 namespace flytecd::ledger {
 
@@ -72,9 +71,9 @@ class Ledger {
   Result<std::string> integrity_check() const;
 
  private:
-  explicit Ledger(sqlite3* db) : m_db(db) {}
-  Status exec(const std::string& sql) const;
-  sqlite3* m_db;
+  explicit Ledger(std::unique_ptr<sqlite::Database> db);
+  // Const readers share the connection; m_mu serializes every use of it.
+  std::unique_ptr<sqlite::Database> m_db;
   mutable std::mutex m_mu;
 };
 

@@ -1,12 +1,11 @@
 #include "daemon/notify/notifier.hpp"
 
-#include <curl/curl.h>
-
 #include <algorithm>
 #include <ctime>
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "daemon/common/http/client.hpp"
 #include "daemon/common/log.hpp"
 #include "daemon/http/webhooks.hpp"
 #include "daemon/metrics/flytecd_metrics.hpp"
@@ -148,46 +147,29 @@ struct Attempt {
   std::string what;  // "HTTP 500", "Connection refused", … — never the response body
 };
 
-size_t discard(char*, size_t size, size_t nmemb, void*) { return size * nmemb; }
-
-int abort_if_stopping(void* flag, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
-  return static_cast<std::atomic<bool>*>(flag)->load() ? 1 : 0;
-}
-
-Attempt post(const NotifyTarget& target, std::string_view event, const std::string& body,
-             std::chrono::milliseconds timeout, std::atomic<bool>& stopping) {
-  CURL* c = curl_easy_init();
-  if (c == nullptr) return {false, true, "curl_easy_init failed"};
-  curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
-  headers = curl_slist_append(headers, "Expect:");  // small bodies: skip 100-continue
-  headers = curl_slist_append(headers, ("X-Flytecd-Event: " + std::string(event)).c_str());
+// One POST, no redirects and no retries here: deliver() retries with its own backoff, which a
+// stop() cuts short.
+Attempt post(http::Client& client, const NotifyTarget& target, std::string_view event,
+             const std::string& body, std::chrono::milliseconds timeout,
+             const std::atomic<bool>& stopping) {
+  http::ClientRequest req;
+  req.method = "POST";
+  req.url = target.url;
+  req.headers = {"Content-Type: application/json", "X-Flytecd-Event: " + std::string(event)};
   if (!target.hmac_secret.empty()) {
     const std::string sig = http::hmac_sha256_hex(target.hmac_secret, body);
-    headers = curl_slist_append(headers, ("X-Flytecd-Signature: sha256=" + sig).c_str());
+    req.headers.push_back("X-Flytecd-Signature: sha256=" + sig);
   }
-  curl_easy_setopt(c, CURLOPT_URL, target.url.c_str());
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-  curl_easy_setopt(c, CURLOPT_USERAGENT, "flytecd/" FLYTECD_VERSION);
-  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.c_str());
-  curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
-  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
-  curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-  curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, abort_if_stopping);
-  curl_easy_setopt(c, CURLOPT_XFERINFODATA, &stopping);
-  const CURLcode rc = curl_easy_perform(c);
-  long status = 0;
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-  curl_slist_free_all(headers);
-  curl_easy_cleanup(c);
-
-  if (rc != CURLE_OK) {
+  req.body = body;
+  req.on_body = [](const char*, size_t) { return true; };  // the answer is not read
+  req.timeout = timeout;
+  req.cancel = &stopping;
+  auto r = client.execute(req);
+  if (!r) {
     // Transport failures (refused, reset, timeout) are worth another try; a stop is not.
-    return {false, rc != CURLE_ABORTED_BY_CALLBACK, curl_easy_strerror(rc)};
+    return {false, r.error().message != "cancelled", r.error().message};
   }
+  const long status = r->status;
   if (status >= 200 && status < 300) return {true, false, "HTTP " + std::to_string(status)};
   const bool retry = status == 408 || status == 429 || status >= 500;
   return {false, retry, "HTTP " + std::to_string(status)};
@@ -326,13 +308,14 @@ void Notifier::deliver(const Delivery& d) {
   const std::string where = std::string(to_string(target.kind)) + " " + loggable_url(target.url);
   const std::string body = render_payload(target.kind, d.event);
   const auto event = to_string(d.event.kind);
+  http::Client client(http::ClientOptions{});  // defaults: no retries, no redirects
   std::minstd_rand rng(std::random_device{}());
   auto backoff = m_options.retry_backoff;
   Attempt a;
   int attempts = 0;
   for (;;) {
     ++attempts;
-    a = post(target, event, body, m_options.attempt_timeout, m_stopping);
+    a = post(client, target, event, body, m_options.attempt_timeout, m_stopping);
     if (a.ok) {
       count(target, "sent");
       logger->info("{}: sent {} ({} attempt(s))", where, event, attempts);

@@ -1,8 +1,8 @@
 #include "sinks/emulator/store.hpp"
 
-#include <sqlite3.h>
-
 #include <utility>
+
+#include "daemon/common/sqlite.hpp"
 
 namespace flytecd::sinks::emulator {
 namespace {
@@ -35,120 +35,49 @@ CREATE TABLE IF NOT EXISTS uploads(
   native_url TEXT PRIMARY KEY, md5 BLOB NOT NULL, data BLOB NOT NULL);
 )sql";
 
-Error sql_error(sqlite3* db, const std::string& what) {
-  return make_error(ErrorCode::internal, "emulator: sqlite: " + what + ": " + sqlite3_errmsg(db));
-}
-
-// RAII prepared statement with positional binding helpers.
-class Stmt {
- public:
-  Stmt(sqlite3* db, const char* sql) { m_rc = sqlite3_prepare_v2(db, sql, -1, &m_stmt, nullptr); }
-  ~Stmt() { sqlite3_finalize(m_stmt); }
-  Stmt(const Stmt&) = delete;
-  Stmt& operator=(const Stmt&) = delete;
-
-  bool prepared() const { return m_rc == SQLITE_OK; }
-  Stmt& text(const std::string& v) {
-    sqlite3_bind_text(m_stmt, ++m_idx, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-    return *this;
-  }
-  Stmt& blob(const std::string& v) {
-    sqlite3_bind_blob64(m_stmt, ++m_idx, v.data(), v.size(), SQLITE_TRANSIENT);
-    return *this;
-  }
-  Stmt& integer(int64_t v) {
-    sqlite3_bind_int64(m_stmt, ++m_idx, v);
-    return *this;
-  }
-  // SQLITE_ROW, SQLITE_DONE or an error code.
-  int step() { return sqlite3_step(m_stmt); }
-
-  std::string col_text(int i) const {
-    const auto* p = sqlite3_column_text(m_stmt, i);
-    return p ? std::string(reinterpret_cast<const char*>(p),
-                           static_cast<size_t>(sqlite3_column_bytes(m_stmt, i)))
-             : std::string();
-  }
-  std::string col_blob(int i) const {
-    const void* p = sqlite3_column_blob(m_stmt, i);
-    return p ? std::string(static_cast<const char*>(p),
-                           static_cast<size_t>(sqlite3_column_bytes(m_stmt, i)))
-             : std::string();
-  }
-  int64_t col_int(int i) const { return sqlite3_column_int64(m_stmt, i); }
-
- private:
-  sqlite3_stmt* m_stmt = nullptr;
-  int m_rc;
-  int m_idx = 0;
-};
-
-Status exec(sqlite3* db, const char* sql, const std::string& what) {
-  char* err = nullptr;
-  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string msg = err ? err : "unknown error";
-    sqlite3_free(err);
-    return make_error(ErrorCode::internal, "emulator: sqlite: " + what + ": " + msg);
-  }
-  return ok_status();
-}
-
-// Runs a statement that returns no rows.
-Status run(sqlite3* db, Stmt& st, const std::string& what) {
-  if (!st.prepared()) return sql_error(db, what);
-  const int rc = st.step();
-  if (rc == SQLITE_CONSTRAINT) {
-    return make_error(ErrorCode::already_exists, "emulator: sqlite: " + what + ": duplicate key");
-  }
-  if (rc != SQLITE_DONE) return sql_error(db, what);
-  return ok_status();
-}
-
 // Collects every row through `read`.
 template <typename T, typename F>
-Result<std::vector<T>> collect(sqlite3* db, Stmt& st, const std::string& what, F read) {
-  if (!st.prepared()) return sql_error(db, what);
+Result<std::vector<T>> collect(sqlite::Statement& st, F read) {
   std::vector<T> out;
-  int rc;
-  while ((rc = st.step()) == SQLITE_ROW) out.push_back(read(st));
-  if (rc != SQLITE_DONE) return sql_error(db, what);
+  auto s = st.each([&](const sqlite::Statement& row) { out.push_back(read(row)); });
+  if (!s) return s.error();
   return out;
 }
 
 template <typename T, typename F>
-Result<std::optional<T>> first(sqlite3* db, Stmt& st, const std::string& what, F read) {
-  auto rows = collect<T>(db, st, what, read);
+Result<std::optional<T>> first(sqlite::Statement& st, F read) {
+  auto rows = collect<T>(st, read);
   if (!rows) return rows.error();
   if (rows->empty()) return std::optional<T>{};
   return std::optional<T>(std::move(rows->front()));
 }
 
-ProjectRow read_project(const Stmt& st) {
-  return ProjectRow{st.col_text(0), st.col_blob(1), static_cast<int>(st.col_int(2)), st.col_int(3)};
+ProjectRow read_project(const sqlite::Statement& st) {
+  return ProjectRow{st.text(0), st.blob(1), static_cast<int>(st.int64(2)), st.int64(3)};
 }
 
 constexpr const char* k_resource_cols =
     "project, domain, workflow, launch_plan, resource_type, priority, attributes";
 
-ResourceRow read_resource(const Stmt& st) {
-  return ResourceRow{ResourceKey{st.col_text(0), st.col_text(1), st.col_text(2), st.col_text(3),
-                                 static_cast<int>(st.col_int(4))},
-                     static_cast<int>(st.col_int(5)), st.col_blob(6)};
+ResourceRow read_resource(const sqlite::Statement& st) {
+  return ResourceRow{
+      ResourceKey{st.text(0), st.text(1), st.text(2), st.text(3), static_cast<int>(st.int64(4))},
+      static_cast<int>(st.int64(5)), st.blob(6)};
 }
 
 constexpr const char* k_entity_cols =
     "kind, project, domain, name, version, blob, digest, state, created_at, updated_at, seq";
 
-EntityRow read_entity(const Stmt& st) {
+EntityRow read_entity(const sqlite::Statement& st) {
   EntityRow r;
-  r.key = EntityKey{static_cast<EntityKind>(st.col_int(0)), st.col_text(1), st.col_text(2),
-                    st.col_text(3), st.col_text(4)};
-  r.blob = st.col_blob(5);
-  r.digest = st.col_text(6);
-  r.state = static_cast<int>(st.col_int(7));
-  r.created_at_ms = st.col_int(8);
-  r.updated_at_ms = st.col_int(9);
-  r.seq = st.col_int(10);
+  r.key = EntityKey{static_cast<EntityKind>(st.int64(0)), st.text(1), st.text(2), st.text(3),
+                    st.text(4)};
+  r.blob = st.blob(5);
+  r.digest = st.text(6);
+  r.state = static_cast<int>(st.int64(7));
+  r.created_at_ms = st.int64(8);
+  r.updated_at_ms = st.int64(9);
+  r.seq = st.int64(10);
   return r;
 }
 
@@ -159,26 +88,20 @@ std::string sql(const char* head, const char* cols, const char* tail) {
 }  // namespace
 
 Result<std::unique_ptr<Store>> Store::open(const std::string& path) {
-  sqlite3* db = nullptr;
-  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
-  if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
-    Error e = make_error(ErrorCode::internal, "emulator: open database " + path + ": " +
-                                                  (db ? sqlite3_errmsg(db) : "out of memory"));
-    sqlite3_close(db);
-    return e;
-  }
-  std::unique_ptr<Store> store(new Store(db, path));
-  sqlite3_busy_timeout(db, 5000);
   // WAL + FULL: a committed write survives a SIGKILL (and power loss) of this process.
-  for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL"}) {
-    auto st = exec(db, pragma, pragma);
-    if (!st) return st.error();
-  }
+  sqlite::OpenOptions options;
+  options.synchronous = "FULL";
+  auto db = sqlite::Database::open(path, "emulator: sqlite", options);
+  if (!db) return db.error();
+  std::unique_ptr<Store> store(new Store(std::move(*db), path));
+  sqlite::Database& d = *store->m_db;
   int version = 0;
   {
-    Stmt st(db, "PRAGMA user_version");
-    if (!st.prepared() || st.step() != SQLITE_ROW) return sql_error(db, "read schema version");
-    version = static_cast<int>(st.col_int(0));
+    auto st = d.prepare("PRAGMA user_version", "read schema version");
+    if (!st) return st.error();
+    auto row = st->step();
+    if (!row) return row.error();
+    if (*row) version = static_cast<int>(st->int64(0));
   }
   if (version > k_schema_version) {
     return make_error(ErrorCode::internal, "emulator: database " + path + " has schema version " +
@@ -186,80 +109,85 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path) {
                                                ", newer than this build supports (" +
                                                std::to_string(k_schema_version) + ")");
   }
-  auto created = exec(db, "BEGIN IMMEDIATE", "begin schema");
-  if (!created) return created.error();
-  created = exec(db, k_schema, "create schema");
-  if (created) created = exec(db, "PRAGMA user_version=1", "set schema version");
-  if (!created) {
-    (void)exec(db, "ROLLBACK", "rollback schema");
-    return created.error();
-  }
-  created = exec(db, "COMMIT", "commit schema");
-  if (!created) return created.error();
+  auto tx = sqlite::Transaction::begin(d, sqlite::Transaction::Mode::immediate);
+  if (!tx) return tx.error();
+  if (auto s = d.exec(k_schema, "create schema"); !s) return s.error();
+  if (auto s = d.exec("PRAGMA user_version=1", "set schema version"); !s) return s.error();
+  if (auto s = tx->commit(); !s) return s.error();
   return store;
 }
 
-Store::~Store() { sqlite3_close_v2(m_db); }
+Store::Store(std::unique_ptr<sqlite::Database> db, std::string path)
+    : m_db(std::move(db)), m_path(std::move(path)) {}
+
+Store::~Store() = default;
 
 Result<Tx> Store::begin(bool write) {
   std::unique_lock<std::mutex> lock(m_mu);
-  auto st = exec(m_db, write ? "BEGIN IMMEDIATE" : "BEGIN", "begin transaction");
-  if (!st) return st.error();
+  auto t = sqlite::Transaction::begin(
+      *m_db, write ? sqlite::Transaction::Mode::immediate : sqlite::Transaction::Mode::deferred);
+  if (!t) return t.error();
   Tx tx(this, std::move(lock));
-  tx.m_open = true;
+  tx.m_tx.emplace(std::move(*t));
   return Result<Tx>(std::move(tx));
 }
 
 Tx::Tx(Store* store, std::unique_lock<std::mutex> lock) : m_store(store), m_lock(std::move(lock)) {}
 
+// Declared order matters: the transaction rolls back before the lock is released.
 Tx::Tx(Tx&& other) noexcept
-    : m_store(other.m_store), m_lock(std::move(other.m_lock)), m_open(other.m_open) {
-  other.m_open = false;
+    : m_store(other.m_store), m_lock(std::move(other.m_lock)), m_tx(std::move(other.m_tx)) {
+  other.m_tx.reset();
 }
 
-Tx::~Tx() {
-  if (m_open) (void)exec(m_store->m_db, "ROLLBACK", "rollback");
-}
+Tx::~Tx() { m_tx.reset(); }
 
 Status Tx::commit() {
-  auto st = exec(m_store->m_db, "COMMIT", "commit");
-  if (!st) {
-    (void)exec(m_store->m_db, "ROLLBACK", "rollback");
-  }
-  m_open = false;
+  if (!m_tx) return make_error(ErrorCode::internal, "emulator: sqlite: commit: no transaction");
+  auto st = m_tx->commit();
+  m_tx.reset();
   return st;
 }
 
 Result<std::optional<ProjectRow>> Tx::get_project(const std::string& id) {
-  Stmt st(m_store->m_db, "SELECT id, blob, state, seq FROM projects WHERE id = ?");
-  st.text(id);
-  return first<ProjectRow>(m_store->m_db, st, "get project", read_project);
+  auto st = m_store->m_db->prepare("SELECT id, blob, state, seq FROM projects WHERE id = ?",
+                                   "get project");
+  if (!st) return st.error();
+  st->bind(id);
+  return first<ProjectRow>(*st, read_project);
 }
 
 Status Tx::insert_project(const ProjectRow& row) {
-  Stmt st(m_store->m_db, "INSERT INTO projects(id, blob, state) VALUES (?, ?, ?)");
-  st.text(row.id).blob(row.blob).integer(row.state);
-  return run(m_store->m_db, st, "insert project");
+  auto st = m_store->m_db->prepare("INSERT INTO projects(id, blob, state) VALUES (?, ?, ?)",
+                                   "insert project");
+  if (!st) return st.error();
+  st->bind(row.id).bind_blob(row.blob).bind(row.state);
+  return st->run();
 }
 
 Status Tx::update_project(const ProjectRow& row) {
-  Stmt st(m_store->m_db, "UPDATE projects SET blob = ?, state = ? WHERE id = ?");
-  st.blob(row.blob).integer(row.state).text(row.id);
-  return run(m_store->m_db, st, "update project");
+  auto st = m_store->m_db->prepare("UPDATE projects SET blob = ?, state = ? WHERE id = ?",
+                                   "update project");
+  if (!st) return st.error();
+  st->bind_blob(row.blob).bind(row.state).bind(row.id);
+  return st->run();
 }
 
 Result<std::vector<ProjectRow>> Tx::list_projects() {
-  Stmt st(m_store->m_db, "SELECT id, blob, state, seq FROM projects ORDER BY seq");
-  return collect<ProjectRow>(m_store->m_db, st, "list projects", read_project);
+  auto st = m_store->m_db->prepare("SELECT id, blob, state, seq FROM projects ORDER BY seq",
+                                   "list projects");
+  if (!st) return st.error();
+  return collect<ProjectRow>(*st, read_project);
 }
 
 Result<std::optional<ResourceRow>> Tx::get_resource(const ResourceKey& k) {
   const auto q = sql("SELECT ", k_resource_cols,
                      " FROM resources WHERE project = ? AND domain = ? AND workflow = ? AND "
                      "launch_plan = ? AND resource_type = ?");
-  Stmt st(m_store->m_db, q.c_str());
-  st.text(k.project).text(k.domain).text(k.workflow).text(k.launch_plan).integer(k.resource_type);
-  return first<ResourceRow>(m_store->m_db, st, "get resource", read_resource);
+  auto st = m_store->m_db->prepare(q.c_str(), "get resource");
+  if (!st) return st.error();
+  st->bind(k.project).bind(k.domain).bind(k.workflow).bind(k.launch_plan).bind(k.resource_type);
+  return first<ResourceRow>(*st, read_resource);
 }
 
 Result<std::optional<ResourceRow>> Tx::most_specific_resource(int type, const std::string& project,
@@ -271,60 +199,68 @@ Result<std::optional<ResourceRow>> Tx::most_specific_resource(int type, const st
                      " FROM resources WHERE resource_type = ? AND domain IN ('', ?) AND project IN "
                      "('', ?) AND workflow IN ('', ?) AND launch_plan = '' "
                      "ORDER BY priority DESC, seq LIMIT 1");
-  Stmt st(m_store->m_db, q.c_str());
-  st.integer(type).text(domain).text(project).text(workflow);
-  return first<ResourceRow>(m_store->m_db, st, "get resource", read_resource);
+  auto st = m_store->m_db->prepare(q.c_str(), "get resource");
+  if (!st) return st.error();
+  st->bind(type).bind(domain).bind(project).bind(workflow);
+  return first<ResourceRow>(*st, read_resource);
 }
 
 Status Tx::upsert_resource(const ResourceRow& r) {
-  Stmt st(m_store->m_db,
-          "INSERT INTO resources(project, domain, workflow, launch_plan, resource_type, priority, "
-          "attributes) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(project, domain, workflow, "
-          "launch_plan, resource_type) DO UPDATE SET priority = excluded.priority, attributes = "
-          "excluded.attributes");
-  st.text(r.key.project).text(r.key.domain).text(r.key.workflow).text(r.key.launch_plan);
-  st.integer(r.key.resource_type).integer(r.priority).blob(r.attributes);
-  return run(m_store->m_db, st, "upsert resource");
+  auto st = m_store->m_db->prepare(
+      "INSERT INTO resources(project, domain, workflow, launch_plan, resource_type, priority, "
+      "attributes) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(project, domain, workflow, "
+      "launch_plan, resource_type) DO UPDATE SET priority = excluded.priority, attributes = "
+      "excluded.attributes",
+      "upsert resource");
+  if (!st) return st.error();
+  st->bind(r.key.project).bind(r.key.domain).bind(r.key.workflow).bind(r.key.launch_plan);
+  st->bind(r.key.resource_type).bind(r.priority).bind_blob(r.attributes);
+  return st->run();
 }
 
 Result<int64_t> Tx::delete_resources(int type, const std::string& project,
                                      const std::string& domain, const std::string& workflow) {
   // Mirrors a GORM struct condition: empty fields are dropped from the WHERE clause.
-  Stmt st(
-      m_store->m_db,
+  auto st = m_store->m_db->prepare(
       "DELETE FROM resources WHERE resource_type = ? AND project = ? AND (? = '' OR domain = ?) "
-      "AND (? = '' OR workflow = ?)");
-  st.integer(type).text(project).text(domain).text(domain).text(workflow).text(workflow);
-  auto ok = run(m_store->m_db, st, "delete resources");
+      "AND (? = '' OR workflow = ?)",
+      "delete resources");
+  if (!st) return st.error();
+  st->bind(type).bind(project).bind(domain).bind(domain).bind(workflow).bind(workflow);
+  auto ok = st->run();
   if (!ok) return ok.error();
-  return static_cast<int64_t>(sqlite3_changes(m_store->m_db));
+  return static_cast<int64_t>(m_store->m_db->changes());
 }
 
 Result<std::vector<ResourceRow>> Tx::list_resources(int type) {
   const auto q = sql("SELECT ", k_resource_cols,
                      " FROM resources WHERE resource_type = ? ORDER BY priority DESC, seq");
-  Stmt st(m_store->m_db, q.c_str());
-  st.integer(type);
-  return collect<ResourceRow>(m_store->m_db, st, "list resources", read_resource);
+  auto st = m_store->m_db->prepare(q.c_str(), "list resources");
+  if (!st) return st.error();
+  st->bind(type);
+  return collect<ResourceRow>(*st, read_resource);
 }
 
 Result<std::optional<EntityRow>> Tx::get_entity(const EntityKey& k) {
   const auto q = sql("SELECT ", k_entity_cols,
                      " FROM entities WHERE kind = ? AND project = ? AND domain = ? AND name = ? "
                      "AND version = ?");
-  Stmt st(m_store->m_db, q.c_str());
-  st.integer(static_cast<int>(k.kind)).text(k.project).text(k.domain).text(k.name).text(k.version);
-  return first<EntityRow>(m_store->m_db, st, "get entity", read_entity);
+  auto st = m_store->m_db->prepare(q.c_str(), "get entity");
+  if (!st) return st.error();
+  st->bind(static_cast<int>(k.kind)).bind(k.project).bind(k.domain).bind(k.name).bind(k.version);
+  return first<EntityRow>(*st, read_entity);
 }
 
 Status Tx::insert_entity(const EntityRow& r) {
-  Stmt st(m_store->m_db,
-          "INSERT INTO entities(kind, project, domain, name, version, blob, digest, state, "
-          "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  st.integer(static_cast<int>(r.key.kind)).text(r.key.project).text(r.key.domain);
-  st.text(r.key.name).text(r.key.version).blob(r.blob).text(r.digest).integer(r.state);
-  st.integer(r.created_at_ms).integer(r.updated_at_ms);
-  return run(m_store->m_db, st, "insert entity");
+  auto st = m_store->m_db->prepare(
+      "INSERT INTO entities(kind, project, domain, name, version, blob, digest, state, "
+      "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "insert entity");
+  if (!st) return st.error();
+  st->bind(static_cast<int>(r.key.kind)).bind(r.key.project).bind(r.key.domain);
+  st->bind(r.key.name).bind(r.key.version).bind_blob(r.blob).bind(r.digest).bind(r.state);
+  st->bind(r.created_at_ms).bind(r.updated_at_ms);
+  return st->run();
 }
 
 Result<std::vector<EntityRow>> Tx::list_entities(EntityKind kind, const std::string& project,
@@ -333,18 +269,21 @@ Result<std::vector<EntityRow>> Tx::list_entities(EntityKind kind, const std::str
   const auto q = sql("SELECT ", k_entity_cols,
                      " FROM entities WHERE kind = ? AND project = ? AND domain = ? AND "
                      "(? = '' OR name = ?) ORDER BY seq");
-  Stmt st(m_store->m_db, q.c_str());
-  st.integer(static_cast<int>(kind)).text(project).text(domain).text(name).text(name);
-  return collect<EntityRow>(m_store->m_db, st, "list entities", read_entity);
+  auto st = m_store->m_db->prepare(q.c_str(), "list entities");
+  if (!st) return st.error();
+  st->bind(static_cast<int>(kind)).bind(project).bind(domain).bind(name).bind(name);
+  return collect<EntityRow>(*st, read_entity);
 }
 
 Status Tx::set_entity_state(const EntityKey& k, int state, int64_t updated_at_ms) {
-  Stmt st(m_store->m_db,
-          "UPDATE entities SET state = ?, updated_at = ? WHERE kind = ? AND project = ? AND "
-          "domain = ? AND name = ? AND version = ?");
-  st.integer(state).integer(updated_at_ms).integer(static_cast<int>(k.kind));
-  st.text(k.project).text(k.domain).text(k.name).text(k.version);
-  return run(m_store->m_db, st, "set entity state");
+  auto st = m_store->m_db->prepare(
+      "UPDATE entities SET state = ?, updated_at = ? WHERE kind = ? AND project = ? AND "
+      "domain = ? AND name = ? AND version = ?",
+      "set entity state");
+  if (!st) return st.error();
+  st->bind(state).bind(updated_at_ms).bind(static_cast<int>(k.kind));
+  st->bind(k.project).bind(k.domain).bind(k.name).bind(k.version);
+  return st->run();
 }
 
 Result<std::vector<EntityKey>> Tx::clear_state(const EntityKey& k, int state,
@@ -366,49 +305,57 @@ Result<std::vector<EntityRow>> Tx::entities_with_state(EntityKind kind, const st
   const auto q = sql("SELECT ", k_entity_cols,
                      " FROM entities WHERE kind = ? AND project = ? AND domain = ? AND "
                      "(? = '' OR name = ?) AND state = ? ORDER BY seq");
-  Stmt st(m_store->m_db, q.c_str());
-  st.integer(static_cast<int>(kind)).text(project).text(domain).text(name).text(name);
-  st.integer(state);
-  return collect<EntityRow>(m_store->m_db, st, "list entities by state", read_entity);
+  auto st = m_store->m_db->prepare(q.c_str(), "list entities by state");
+  if (!st) return st.error();
+  st->bind(static_cast<int>(kind)).bind(project).bind(domain).bind(name).bind(name);
+  st->bind(state);
+  return collect<EntityRow>(*st, read_entity);
 }
 
 Status Tx::put_upload_location(const UploadLocation& loc) {
-  Stmt st(m_store->m_db,
-          "INSERT INTO upload_locations(path, md5, expires_at) VALUES (?, ?, ?) ON CONFLICT(path) "
-          "DO UPDATE SET md5 = excluded.md5, expires_at = excluded.expires_at");
-  st.text(loc.path).blob(loc.md5).integer(loc.expires_at_ms);
-  return run(m_store->m_db, st, "put upload location");
+  auto st = m_store->m_db->prepare(
+      "INSERT INTO upload_locations(path, md5, expires_at) VALUES (?, ?, ?) ON CONFLICT(path) "
+      "DO UPDATE SET md5 = excluded.md5, expires_at = excluded.expires_at",
+      "put upload location");
+  if (!st) return st.error();
+  st->bind(loc.path).bind_blob(loc.md5).bind(loc.expires_at_ms);
+  return st->run();
 }
 
 Result<std::optional<UploadLocation>> Tx::get_upload_location(const std::string& path) {
-  Stmt st(m_store->m_db, "SELECT path, md5, expires_at FROM upload_locations WHERE path = ?");
-  st.text(path);
-  return first<UploadLocation>(m_store->m_db, st, "get upload location", [](const Stmt& s) {
-    return UploadLocation{s.col_text(0), s.col_blob(1), s.col_int(2)};
+  auto st = m_store->m_db->prepare(
+      "SELECT path, md5, expires_at FROM upload_locations WHERE path = ?", "get upload location");
+  if (!st) return st.error();
+  st->bind(path);
+  return first<UploadLocation>(*st, [](const sqlite::Statement& s) {
+    return UploadLocation{s.text(0), s.blob(1), s.int64(2)};
   });
 }
 
 Status Tx::put_upload(const std::string& native_url, const std::string& md5,
                       const std::string& data) {
-  Stmt st(m_store->m_db,
-          "INSERT INTO uploads(native_url, md5, data) VALUES (?, ?, ?) ON CONFLICT(native_url) "
-          "DO UPDATE SET md5 = excluded.md5, data = excluded.data");
-  st.text(native_url).blob(md5).blob(data);
-  return run(m_store->m_db, st, "put upload");
+  auto st = m_store->m_db->prepare(
+      "INSERT INTO uploads(native_url, md5, data) VALUES (?, ?, ?) ON CONFLICT(native_url) "
+      "DO UPDATE SET md5 = excluded.md5, data = excluded.data",
+      "put upload");
+  if (!st) return st.error();
+  st->bind(native_url).bind_blob(md5).bind_blob(data);
+  return st->run();
 }
 
 Result<std::optional<std::string>> Tx::get_upload(const std::string& native_url) {
-  Stmt st(m_store->m_db, "SELECT data FROM uploads WHERE native_url = ?");
-  st.text(native_url);
-  return first<std::string>(m_store->m_db, st, "get upload",
-                            [](const Stmt& s) { return s.col_blob(0); });
+  auto st = m_store->m_db->prepare("SELECT data FROM uploads WHERE native_url = ?", "get upload");
+  if (!st) return st.error();
+  st->bind(native_url);
+  return first<std::string>(*st, [](const sqlite::Statement& s) { return s.blob(0); });
 }
 
 Result<std::optional<std::string>> Tx::get_upload_md5(const std::string& native_url) {
-  Stmt st(m_store->m_db, "SELECT md5 FROM uploads WHERE native_url = ?");
-  st.text(native_url);
-  return first<std::string>(m_store->m_db, st, "get upload md5",
-                            [](const Stmt& s) { return s.col_blob(0); });
+  auto st =
+      m_store->m_db->prepare("SELECT md5 FROM uploads WHERE native_url = ?", "get upload md5");
+  if (!st) return st.error();
+  st->bind(native_url);
+  return first<std::string>(*st, [](const sqlite::Statement& s) { return s.blob(0); });
 }
 
 }  // namespace flytecd::sinks::emulator

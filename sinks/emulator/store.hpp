@@ -14,8 +14,7 @@
 #include <vector>
 
 #include "daemon/common/result.hpp"
-
-struct sqlite3;
+#include "daemon/common/sqlite.hpp"
 
 namespace flytecd::sinks::emulator {
 
@@ -122,7 +121,7 @@ class Tx {
   Tx(Store* store, std::unique_lock<std::mutex> lock);
   Store* m_store;
   std::unique_lock<std::mutex> m_lock;
-  bool m_open = false;
+  std::optional<sqlite::Transaction> m_tx;  // rolled back (if open) before m_lock is released
 };
 
 class Store {
@@ -139,8 +138,8 @@ class Store {
 
  private:
   friend class Tx;
-  Store(sqlite3* db, std::string path) : m_db(db), m_path(std::move(path)) {}
-  sqlite3* m_db;
+  Store(std::unique_ptr<sqlite::Database> db, std::string path);
+  std::unique_ptr<sqlite::Database> m_db;
   std::string m_path;
   std::mutex m_mu;
 };

@@ -1,24 +1,24 @@
 #pragma once
 
-// A deliberately small HTTP/1.1 server for the emulator's signed upload URLs (internal to
-// sinks/emulator): one request per connection, Content-Length bodies only (bounded),
-// `Expect: 100-continue` honoured, one thread per connection (bounded), loopback-friendly.
-// Debian's cpp-httplib is a compiled library that flytecd_core does not link, so the emulator
-// carries this instead; it only has to be a faithful-enough object store endpoint.
+// The emulator's endpoint for signed upload URLs (internal to sinks/emulator), served by the
+// shared http::Listener: Content-Length bodies up to k_max_upload_bytes (a PUT without one gets
+// 411, chunked bodies 411, larger ones 413 before any byte is read), `Expect: 100-continue`
+// honoured, one event thread for every connection. It only has to be a faithful-enough object
+// store endpoint.
 
-#include <atomic>
+#include <cstddef>
 #include <functional>
 #include <memory>
-#include <mutex>
-#include <set>
 #include <string>
-#include <thread>
-#include <vector>
 
+#include "daemon/common/http/listener.hpp"
 #include "daemon/common/result.hpp"
 #include "sinks/emulator/admin.hpp"
 
 namespace flytecd::sinks::emulator {
+
+// The largest upload body accepted (held in memory while it is stored).
+constexpr size_t k_max_upload_bytes = size_t{512} * 1024 * 1024;
 
 class UploadServer {
  public:
@@ -34,30 +34,15 @@ class UploadServer {
 
   // Stops accepting, aborts open connections and joins all threads. Idempotent.
   void stop();
-  int port() const { return m_port; }
+  int port() const { return m_listener->port(); }
   // The host part to put into URLs (wildcard binds become 127.0.0.1).
   const std::string& public_host() const { return m_public_host; }
 
  private:
-  UploadServer(int fd, int port, std::string public_host, Handler handler);
-  void accept_loop();
-  void serve(int fd);
-
-  struct Worker {
-    std::thread thread;
-    std::shared_ptr<std::atomic<bool>> done;
-  };
-
-  int m_listen_fd;
-  int m_port;
+  UploadServer(std::unique_ptr<http::Listener> listener, std::string public_host)
+      : m_listener(std::move(listener)), m_public_host(std::move(public_host)) {}
+  std::unique_ptr<http::Listener> m_listener;
   std::string m_public_host;
-  Handler m_handler;
-  int m_wake[2] = {-1, -1};
-  std::atomic<bool> m_stopping{false};
-  std::thread m_acceptor;
-  std::mutex m_mu;
-  std::vector<Worker> m_workers;
-  std::set<int> m_open_fds;
 };
 
 }  // namespace flytecd::sinks::emulator

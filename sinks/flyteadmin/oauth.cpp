@@ -1,70 +1,38 @@
 #include "sinks/flyteadmin/oauth.hpp"
 
-#include <curl/curl.h>
-
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "daemon/common/http/client.hpp"
 #include "daemon/common/log.hpp"
 
 namespace flytecd::sinks::flyteadmin {
 namespace {
 
-size_t write_cb(char* ptr, size_t size, size_t n, void* user) {
-  auto* out = static_cast<std::string*>(user);
-  size_t bytes = size * n;
-  if (out->size() + bytes > (1u << 20)) return 0;  // bound responses to 1 MiB
-  out->append(ptr, bytes);
-  return bytes;
-}
-
-struct HttpResponse {
-  long status = 0;
-  std::string body;
-};
-
-std::string url_encode(CURL* c, const std::string& s) {
-  char* e = curl_easy_escape(c, s.c_str(), static_cast<int>(s.size()));
-  std::string out = e ? e : "";
-  curl_free(e);
-  return out;
-}
-
-Result<HttpResponse> http(const AdminConfig& cfg, const std::string& url,
-                          const std::string* form_body, const std::string& basic_user,
-                          const std::string& basic_password) {
-  CURL* c = curl_easy_init();
-  if (!c) return make_error(ErrorCode::internal, "oauth: curl init failed");
-  HttpResponse resp;
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, write_cb);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &resp.body);
-  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(cfg.per_rpc_timeout_ms));
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  if (!cfg.ca_cert_file_path.empty())
-    curl_easy_setopt(c, CURLOPT_CAINFO, cfg.ca_cert_file_path.c_str());
-  if (form_body) {
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS, form_body->c_str());
-    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, static_cast<long>(form_body->size()));
+// Discovery, client config and token requests: no redirects (a token request must not be
+// re-sent elsewhere), no retries (the sink retries the RPC that needed the token), bodies
+// bounded to 1 MiB.
+Result<http::ClientResponse> send(http::Client& client, const std::string& url,
+                                  const std::string* form_body, const std::string& basic_user,
+                                  const std::string& basic_password) {
+  http::ClientRequest req;
+  req.method = form_body != nullptr ? "POST" : "GET";
+  req.url = url;
+  req.headers.push_back("Accept: application/json");
+  if (form_body != nullptr) {
+    req.headers.push_back("Content-Type: application/x-www-form-urlencoded");
+    req.body = *form_body;
   }
   if (!basic_user.empty()) {
     // RFC 6749 §2.3.1: client id and secret are form-urlencoded before Basic encoding.
-    std::string user = url_encode(c, basic_user), pass = url_encode(c, basic_password);
-    curl_easy_setopt(c, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
-    curl_easy_setopt(c, CURLOPT_USERNAME, user.c_str());
-    curl_easy_setopt(c, CURLOPT_PASSWORD, pass.c_str());
+    req.headers.push_back(
+        "Authorization: Basic " +
+        http::base64(http::url_encode(basic_user) + ":" + http::url_encode(basic_password)));
   }
-  struct curl_slist* headers = curl_slist_append(nullptr, "Accept: application/json");
-  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-  CURLcode rc = curl_easy_perform(c);
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp.status);
-  curl_slist_free_all(headers);
-  curl_easy_cleanup(c);
-  if (rc != CURLE_OK)
-    return make_error(rc == CURLE_OPERATION_TIMEDOUT ? ErrorCode::timeout : ErrorCode::unavailable,
-                      "GET/POST " + log::redact_url(url) + ": " + curl_easy_strerror(rc));
-  return resp;
+  req.max_body = 1u << 20;
+  auto r = client.execute(req);
+  if (!r) return r.error().wrap("GET/POST " + log::redact_url(url));
+  return r;
 }
 
 }  // namespace
@@ -101,7 +69,21 @@ Status check_token_url(const std::string& token_url, bool insecure, bool* plaint
   return ok_status();
 }
 
-TokenSource::TokenSource(AdminConfig cfg) : m_cfg(std::move(cfg)) {}
+namespace {
+
+http::ClientOptions client_options(const AdminConfig& cfg) {
+  http::ClientOptions o;
+  o.ca_file = cfg.ca_cert_file_path;
+  o.total_timeout = std::chrono::milliseconds(cfg.per_rpc_timeout_ms);
+  return o;
+}
+
+}  // namespace
+
+TokenSource::TokenSource(AdminConfig cfg)
+    : m_cfg(std::move(cfg)), m_http(std::make_unique<http::Client>(client_options(m_cfg))) {}
+
+TokenSource::~TokenSource() = default;
 
 Status TokenSource::discover_locked() {
   if (m_discovered) return ok_status();
@@ -113,7 +95,7 @@ Status TokenSource::discover_locked() {
   m_metadata_key = m_cfg.authorization_header;
   m_token_url = m_cfg.token_url;
   if (m_token_url.empty()) {
-    auto r = http(m_cfg, base + "/.well-known/oauth-authorization-server", nullptr, "", "");
+    auto r = send(*m_http, base + "/.well-known/oauth-authorization-server", nullptr, "", "");
     if (!r) return r.error().wrap("oauth: discovery");
     if (r->status != 200)
       return make_error(ErrorCode::unavailable,
@@ -134,7 +116,7 @@ Status TokenSource::discover_locked() {
         log::redact_url(m_token_url), m_cfg.insecure ? "admin.insecure" : "loopback host");
   if (m_metadata_key.empty() || m_scopes.empty()) {
     // Public client config tells which metadata key FlyteAdmin reads and its default scopes.
-    auto r = http(m_cfg, base + "/config/v1/flyte_client", nullptr, "", "");
+    auto r = send(*m_http, base + "/config/v1/flyte_client", nullptr, "", "");
     // A transient failure is not cached: defaults would stick for the sink's lifetime. A 404
     // means an admin without the endpoint: use the defaults.
     if (!r) return r.error().wrap("oauth: /config/v1/flyte_client");
@@ -182,12 +164,10 @@ Result<std::string> TokenSource::authorization() {
   if (!secret) return secret.error();
   std::string scope;
   for (const auto& s : m_scopes) scope += (scope.empty() ? "" : " ") + s;
-  CURL* enc = curl_easy_init();
   std::string body = "grant_type=client_credentials";
-  if (!scope.empty()) body += "&scope=" + url_encode(enc, scope);
-  if (!m_audience.empty()) body += "&audience=" + url_encode(enc, m_audience);
-  curl_easy_cleanup(enc);
-  auto r = http(m_cfg, m_token_url, &body, m_cfg.client_id, *secret);
+  if (!scope.empty()) body += "&scope=" + http::url_encode(scope);
+  if (!m_audience.empty()) body += "&audience=" + http::url_encode(m_audience);
+  auto r = send(*m_http, m_token_url, &body, m_cfg.client_id, *secret);
   ++m_fetches;
   if (!r) return r.error().wrap("oauth: token request");
   if (r->status != 200) {

@@ -2,9 +2,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <mutex>
 #include <string>
 
+#include "daemon/common/http/client.hpp"
 #include "daemon/common/result.hpp"
 #include "sinks/flyteadmin/config.hpp"
 
@@ -17,6 +19,7 @@ namespace flytecd::sinks::flyteadmin {
 class TokenSource {
  public:
   explicit TokenSource(AdminConfig cfg);
+  ~TokenSource();
 
   // "Bearer <token>" for the authorization metadata; fetches or refreshes as needed.
   Result<std::string> authorization();
@@ -29,6 +32,7 @@ class TokenSource {
  private:
   Status discover_locked();
   AdminConfig m_cfg;
+  std::unique_ptr<http::Client> m_http;
   std::mutex m_mu;
   bool m_discovered = false;
   std::string m_token_url, m_metadata_key, m_audience;

@@ -6,16 +6,29 @@
 #include <map>
 #include <mutex>
 
+#include "daemon/common/http/client.hpp"
 #include "daemon/common/log.hpp"
 #include "sources/oci/auth.hpp"
 #include "sources/oci/cache.hpp"
 #include "sources/oci/digest.hpp"
-#include "sources/oci/http_client.hpp"
 #include "sources/oci/manifest.hpp"
 #include "sources/oci/registry.hpp"
 
 namespace flytecd::sources::oci {
 namespace {
+
+// Registries: redirects to blob storage (credentials dropped off-origin) and retries of
+// 408/429/5xx and transport errors, every attempt within the one total deadline.
+http::ClientOptions client_options(const FetchOptions& o) {
+  http::ClientOptions c;
+  c.ca_file = o.ca_file;
+  c.connect_timeout = o.connect_timeout;
+  c.attempt_timeout = o.total_timeout;
+  c.total_timeout = o.total_timeout;
+  c.max_attempts = o.max_attempts;
+  c.max_redirects = 5;
+  return c;
+}
 
 constexpr size_t k_max_index_probes = 16;
 
@@ -29,7 +42,7 @@ std::optional<std::string> getenv_opt(const std::string& name) {
 
 struct PackageFetcher::State {
   FetchOptions options;
-  std::shared_ptr<HttpClient> http;
+  std::shared_ptr<http::Client> http;
   BlobCache cache;
   CredentialStore credentials;
   std::shared_ptr<TokenCache> tokens = std::make_shared<TokenCache>();
@@ -39,9 +52,7 @@ struct PackageFetcher::State {
 
   explicit State(FetchOptions o)
       : options(std::move(o)),
-        http(
-            std::make_shared<HttpClient>(HttpOptions{options.ca_file, options.connect_timeout,
-                                                     options.total_timeout, options.max_attempts})),
+        http(std::make_shared<http::Client>(client_options(options))),
         cache(options.cache_dir, options.cache_max_bytes),
         credentials(options.docker_config, getenv_opt) {
     for (const auto& w : credentials.warnings())
@@ -167,9 +178,9 @@ struct PackageFetcher::State {
         return Fetched{ref.digest, "", cache.blob_path(ref.digest), *size, true};
     auto tmp = cache.temp_file();
     if (!tmp) return tmp.error().wrap(where);
-    HttpRequest req;
+    http::ClientRequest req;
     req.url = ref.url;
-    Sender sender = [&](const HttpRequest& rq) {
+    Sender sender = [&](const http::ClientRequest& rq) {
       auto r = http->execute(rq);
       https_requests += r ? static_cast<uint64_t>(r->attempts) : 1;
       return r;

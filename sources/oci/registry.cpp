@@ -58,10 +58,9 @@ Error status_error(long status, const std::string& body, const std::string& what
   return make_error(ErrorCode::invalid_input, msg);
 }
 
-Result<std::pair<HttpResponse, Download>> download_to_file(const Sender& send, HttpRequest request,
-                                                           const std::filesystem::path& dest,
-                                                           uint64_t max_bytes,
-                                                           const std::string& what) {
+Result<std::pair<http::ClientResponse, Download>> download_to_file(
+    const Sender& send, http::ClientRequest request, const std::filesystem::path& dest,
+    uint64_t max_bytes, const std::string& what) {
   struct Sink {
     std::FILE* file = nullptr;
     Sha256 hash;
@@ -110,7 +109,7 @@ Result<std::pair<HttpResponse, Download>> download_to_file(const Sender& send, H
 }
 
 RegistryClient::RegistryClient(std::string registry, bool plain_http,
-                               std::shared_ptr<HttpClient> http,
+                               std::shared_ptr<http::Client> http,
                                std::optional<Credentials> credentials,
                                std::shared_ptr<TokenCache> tokens)
     : m_registry(std::move(registry)),
@@ -149,7 +148,7 @@ Result<std::string> RegistryClient::bearer_token(const std::string& realm,
     return make_error(ErrorCode::invalid_input, m_registry + " names token realm '" +
                                                     log::redact_url(realm) +
                                                     "'; expected an http(s) URL");
-  HttpRequest req;
+  http::ClientRequest req;
   req.url = realm + (realm.find('?') == std::string::npos ? "?" : "&");
   if (!service.empty()) req.url += "service=" + url_escape_query(service) + "&";
   req.url += "scope=" + url_escape_query(scope);
@@ -182,12 +181,13 @@ Result<std::string> RegistryClient::bearer_token(const std::string& realm,
   return value;
 }
 
-Result<HttpResponse> RegistryClient::send(const std::string& repo, HttpRequest request) {
+Result<http::ClientResponse> RegistryClient::send(const std::string& repo,
+                                                  http::ClientRequest request) {
   const std::string default_scope = "repository:" + api_repository(repo) + ":pull";
   std::string scope = default_scope;
   bool sent_basic = false, fresh_token = false;
   for (int round = 0; round < 3; ++round) {
-    HttpRequest req = request;
+    http::ClientRequest req = request;
     Scheme scheme;
     std::string realm, service;
     {
@@ -268,7 +268,7 @@ Result<RegistryClient::ManifestBytes> RegistryClient::get_manifest(const std::st
                                                                    const std::string& reference,
                                                                    uint64_t max_bytes) {
   const std::string what = "manifest " + m_registry + "/" + repo + ":" + reference;
-  HttpRequest req;
+  http::ClientRequest req;
   req.url = base() + "/v2/" + api_repository(repo) + "/manifests/" + reference;
   req.headers.push_back(manifest_accept_header());
   req.max_body = max_bytes;
@@ -305,9 +305,9 @@ Result<RegistryClient::ManifestBytes> RegistryClient::get_manifest(const std::st
 Status RegistryClient::get_blob(const std::string& repo, const std::string& digest, uint64_t size,
                                 const std::filesystem::path& dest) {
   const std::string what = "blob " + digest + " from " + m_registry + "/" + repo;
-  HttpRequest req;
+  http::ClientRequest req;
   req.url = base() + "/v2/" + api_repository(repo) + "/blobs/" + digest;
-  Sender sender = [&](const HttpRequest& rq) { return send(repo, rq); };
+  Sender sender = [&](const http::ClientRequest& rq) { return send(repo, rq); };
   auto r = download_to_file(sender, req, dest, size, what);
   if (!r) {
     Error e = r.error();

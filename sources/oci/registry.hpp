@@ -8,9 +8,9 @@
 #include <optional>
 #include <string>
 
+#include "daemon/common/http/client.hpp"
 #include "daemon/common/result.hpp"
 #include "sources/oci/auth.hpp"
-#include "sources/oci/http_client.hpp"
 
 namespace flytecd::sources::oci {
 
@@ -20,16 +20,15 @@ struct Download {
   uint64_t size = 0;
 };
 
-using Sender = std::function<Result<HttpResponse>(const HttpRequest&)>;
+using Sender = std::function<Result<http::ClientResponse>(const http::ClientRequest&)>;
 
 // Streams a GET of `request.url` into `dest` (truncated on every retry or redirect), hashing as
 // it goes and stopping as soon as more than `max_bytes` arrive. `what` prefixes messages.
 // Errors: the sender's, invalid_input when the body exceeds max_bytes, internal on disk errors.
 // Non-2xx statuses are returned as the response for the caller to map.
-Result<std::pair<HttpResponse, Download>> download_to_file(const Sender& send, HttpRequest request,
-                                                           const std::filesystem::path& dest,
-                                                           uint64_t max_bytes,
-                                                           const std::string& what);
+Result<std::pair<http::ClientResponse, Download>> download_to_file(
+    const Sender& send, http::ClientRequest request, const std::filesystem::path& dest,
+    uint64_t max_bytes, const std::string& what);
 
 // The error for a final non-success status: 404 not_found, 401 unauthenticated, 403
 // permission_denied, 429 resource_exhausted, 408 timeout, 5xx unavailable, other invalid_input;
@@ -40,7 +39,7 @@ Error status_error(long status, const std::string& body, const std::string& what
 // auth as the registry's WWW-Authenticate challenge asks. Thread-safe.
 class RegistryClient {
  public:
-  RegistryClient(std::string registry, bool plain_http, std::shared_ptr<HttpClient> http,
+  RegistryClient(std::string registry, bool plain_http, std::shared_ptr<http::Client> http,
                  std::optional<Credentials> credentials, std::shared_ptr<TokenCache> tokens);
 
   struct ManifestBytes {
@@ -66,7 +65,7 @@ class RegistryClient {
 
  private:
   // Sends with the current auth and answers one 401 challenge (Basic or Bearer) by retrying.
-  Result<HttpResponse> send(const std::string& repo, HttpRequest request);
+  Result<http::ClientResponse> send(const std::string& repo, http::ClientRequest request);
   Result<std::string> bearer_token(const std::string& realm, const std::string& service,
                                    const std::string& scope, bool renew);
   std::string base() const;
@@ -74,7 +73,7 @@ class RegistryClient {
 
   std::string m_registry;
   bool m_plain_http;
-  std::shared_ptr<HttpClient> m_http;
+  std::shared_ptr<http::Client> m_http;
   std::optional<Credentials> m_credentials;
   std::shared_ptr<TokenCache> m_tokens;
 

@@ -1,6 +1,6 @@
 // HTTP requests: the head (request line and headers) a client sends to the daemon's listener,
-// parsed (daemon/http/wire.hpp) before any route, auth or size check runs. Input: the bytes up to
-// the blank line. Oracles for an accepted head: an origin-form target, header names that are
+// parsed (daemon/common/http/wire.hpp) before any route, auth or size check runs. Input: the bytes
+// up to the blank line. Oracles for an accepted head: an origin-form target, header names that are
 // non-empty lower-case RFC 9110 tokens (so no blank before the colon, no obs-fold), no bare
 // CR/LF/NUL anywhere, a Content-Length only when it was one well-formed number.
 #include <cctype>
@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "daemon/http/wire.hpp"
+#include "daemon/common/http/wire.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view head(reinterpret_cast<const char*>(data), size);

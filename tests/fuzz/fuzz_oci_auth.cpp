@@ -8,11 +8,12 @@
 #include <string>
 #include <string_view>
 
+#include "daemon/common/http/client.hpp"
 #include "sources/oci/auth.hpp"
-#include "sources/oci/http_client.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace flytecd::sources::oci;
+  using namespace flytecd::http;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const std::string s(text);
 

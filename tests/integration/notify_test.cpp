@@ -1,6 +1,6 @@
 // Notifications: payload rendering (pure) and delivery against real receivers on loopback.
 // Receivers are http::Listener instances (Debian's cpp-httplib is not linked, see
-// daemon/http/listener.hpp); every wait is a bounded poll or condition-variable wait.
+// daemon/common/http/listener.hpp); every wait is a bounded poll or condition-variable wait.
 
 #include <netinet/in.h>
 #include <openssl/evp.h>
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/http/listener.hpp"
+#include "daemon/common/http/listener.hpp"
 #include "daemon/metrics/flytecd_metrics.hpp"
 #include "daemon/notify/notifier.hpp"
 

@@ -24,6 +24,7 @@ class PutServer {
       ++m_puts;
       m_body = req.body;
       m_md5 = req.get_header_value("Content-MD5");
+      m_md5_count = req.get_header_value_count("Content-MD5");
       res.status = 200;
     });
     m_port = m_server.bind_to_any_port("127.0.0.1");
@@ -52,6 +53,10 @@ class PutServer {
     std::lock_guard<std::mutex> lock(m_mu);
     return m_body;
   }
+  std::pair<std::string, size_t> md5() {
+    std::lock_guard<std::mutex> lock(m_mu);
+    return {m_md5, m_md5_count};
+  }
 
  private:
   httplib::Server m_server;
@@ -60,6 +65,7 @@ class PutServer {
   std::mutex m_mu;
   int m_puts = 0;
   std::string m_body, m_md5;
+  size_t m_md5_count = 0;
 };
 
 // Yields `data` at most `chunk` bytes per call, then fails after `fail_after` bytes if set.
@@ -124,4 +130,19 @@ TEST_CASE("upload: a reader error or a short body aborts the PUT, named, and is 
   REQUIRE_FALSE(s.ok());
   CHECK_THAT(s.error().message, Catch::Contains("ended after 50000 of 100000 bytes"));
   CHECK(server.puts() == 0);
+}
+
+TEST_CASE("upload: a Content-MD5 the upload location asks for is sent once, not twice",
+          "[registration]") {
+  PutServer server;
+  const std::string data(1000, 'z');
+  std::array<unsigned char, 16> md5{};
+  md5[0] = 1;
+  auto where = server.where();
+  where.headers["Content-MD5"] = base64(std::string(reinterpret_cast<const char*>(md5.data()), 16));
+  auto s = put_upload(
+      where, data.size(), [&] { return reader_over(data, 4096); }, md5);
+  REQUIRE(s.ok());
+  CHECK(server.md5() == std::pair<std::string, size_t>{where.headers["Content-MD5"], 1});
+  CHECK(server.body() == data);
 }

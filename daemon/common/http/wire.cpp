@@ -1,4 +1,4 @@
-#include "daemon/http/wire.hpp"
+#include "daemon/common/http/wire.hpp"
 
 #include <algorithm>
 #include <cctype>

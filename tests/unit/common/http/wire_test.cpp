@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "daemon/http/wire.hpp"
+#include "daemon/common/http/wire.hpp"
 
 using flytecd::http::parse_request_head;
 using flytecd::http::Request;

@@ -1,8 +1,10 @@
 #pragma once
 
-// A small, bounded HTTP/1.1 server for /metrics, probes, the status API and webhooks (not
-// for large files): Content-Length bodies only, a size limit checked before the body is
-// read, `Expect: 100-continue` honoured, bounded keep-alive.
+// The one HTTP/1.1 server of flytecd: the daemon's /metrics, probes, status API and webhooks
+// (daemon/http/server.cpp) and the emulator's signed-URL upload endpoint
+// (sinks/emulator/upload_server.cpp). Content-Length bodies only, held in memory up to
+// max_body_bytes (checked before the body is read: 413), `Expect: 100-continue` honoured,
+// bounded keep-alive.
 //
 // One event thread (epoll) accepts every connection and reads and parses every request, so
 // a connection costs a buffer, not a thread: half-open or slow clients cannot use up
@@ -25,8 +27,8 @@
 #include <thread>
 #include <vector>
 
+#include "daemon/common/http/wire.hpp"
 #include "daemon/common/result.hpp"
-#include "daemon/http/wire.hpp"
 
 namespace flytecd::http {
 
@@ -50,8 +52,9 @@ struct RequestHandler {
   // Optional. Called once the head is parsed, before any body byte is read; a response
   // returned here is sent without reading the body (routing, auth, size checks).
   std::function<std::optional<Response>(const Request&)> on_head;
-  // Called with the complete body. Runs on a handler thread; must be thread-safe.
-  std::function<Response(const Request&)> on_request;
+  // Called with the complete body. Runs on a handler thread; must be thread-safe. The request
+  // is the handler's to consume (it may move the body out).
+  std::function<Response(Request&)> on_request;
   // Optional, called on the event thread, so it must be cheap (look at the path): true runs
   // this request's handlers on the reserved priority thread.
   std::function<bool(const Request&)> is_priority;

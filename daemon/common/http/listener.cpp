@@ -1,4 +1,4 @@
-#include "daemon/http/listener.hpp"
+#include "daemon/common/http/listener.hpp"
 
 #include <fcntl.h>
 #include <netdb.h>
@@ -493,8 +493,13 @@ struct Listener::Loop {
   void try_body(Conn& c) {
     const size_t length = c.req.content_length.value_or(0);
     if (c.in.size() < length) return;
-    c.req.body = c.in.substr(0, length);
-    c.in.erase(0, length);
+    if (c.in.size() == length) {
+      c.req.body = std::move(c.in);  // the usual case: no copy of a large body
+      c.in.clear();
+    } else {
+      c.req.body = c.in.substr(0, length);  // pipelined bytes follow the body
+      c.in.erase(0, length);
+    }
     dispatch(c, std::move(c.req), true);
   }
 

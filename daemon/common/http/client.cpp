@@ -1,15 +1,17 @@
-#include "sources/oci/http_client.hpp"
+#include "daemon/common/http/client.hpp"
 
 #include <curl/curl.h>
+#include <openssl/evp.h>
 
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 
-namespace flytecd::sources::oci {
+namespace flytecd::http {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -39,10 +41,10 @@ bool is_retryable_status(long status) { return status == 408 || status == 429 ||
 bool is_tls_failure(CURLcode rc) {
   return rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE ||
          rc == CURLE_SSL_CERTPROBLEM || rc == CURLE_SSL_ISSUER_ERROR ||
-         rc == CURLE_SSL_PINNEDPUBKEYNOTMATCH;
+         rc == CURLE_SSL_PINNEDPUBKEYNOTMATCH || rc == CURLE_SSL_CONNECT_ERROR;
 }
 
-milliseconds backoff(const HttpOptions& o, int failures) {
+milliseconds backoff(const ClientOptions& o, int failures) {
   thread_local std::mt19937 rng{std::random_device{}()};
   const auto base = o.backoff_base.count() << std::min(failures - 1, 6);
   std::uniform_real_distribution<double> jitter(0.8, 1.2);
@@ -51,10 +53,12 @@ milliseconds backoff(const HttpOptions& o, int failures) {
 }
 
 struct Transfer {
-  const HttpRequest* request = nullptr;
-  HttpResponse* response = nullptr;
+  const ClientRequest* request = nullptr;
+  ClientResponse* response = nullptr;
   CURL* curl = nullptr;
   bool sink_aborted = false;
+  uint64_t sent = 0;                // streamed body bytes so far
+  std::optional<Error> read_error;  // why the body reader stopped the transfer
 };
 
 size_t on_header(char* data, size_t size, size_t n, void* user) {
@@ -95,9 +99,41 @@ size_t on_data(char* data, size_t size, size_t n, void* user) {
   return bytes;
 }
 
+size_t on_read(char* buf, size_t size, size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  const uint64_t total = t->request->body_size;
+  const size_t want = static_cast<size_t>(std::min<uint64_t>(size * n, total - t->sent));
+  if (want == 0) return 0;
+  auto got = t->request->read_body(buf, want);
+  if (!got) {
+    t->read_error = got.error();
+    return CURL_READFUNC_ABORT;
+  }
+  if (*got == 0 || *got > want) {
+    t->read_error =
+        Error{ErrorCode::internal, "the request body ended after " + std::to_string(t->sent) +
+                                       " of " + std::to_string(total) + " bytes"};
+    return CURL_READFUNC_ABORT;
+  }
+  t->sent += *got;
+  return *got;
+}
+
+int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* cancel = static_cast<const Transfer*>(user)->request->cancel;
+  return cancel != nullptr && cancel->load() ? 1 : 0;
+}
+
+bool is_authorization(const std::string& h) { return lower(h.substr(0, 14)) == "authorization:"; }
+
 }  // namespace
 
-std::string HttpResponse::header(std::string_view name) const {
+struct Client::Attempt {
+  Result<ClientResponse> result;
+  bool final = false;  // not worth another attempt (the caller's reader or sink, a cancel, TLS)
+};
+
+std::string ClientResponse::header(std::string_view name) const {
   const std::string key = lower(std::string(name));
   for (auto it = headers.rbegin(); it != headers.rend(); ++it)
     if (it->first == key) return it->second;
@@ -145,10 +181,36 @@ std::string resolve_location(const std::string& base, const std::string& locatio
   return origin + path + location;
 }
 
+std::string url_encode(std::string_view s) {
+  static constexpr char k_hex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(s.size());
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+      out += ch;
+    } else {
+      out += '%';
+      out += k_hex[c >> 4];
+      out += k_hex[c & 15];
+    }
+  }
+  return out;
+}
+
+std::string base64(std::string_view bytes) {
+  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
+  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                reinterpret_cast<const unsigned char*>(bytes.data()),
+                                static_cast<int>(bytes.size()));
+  out.resize(static_cast<size_t>(n));
+  return out;
+}
+
 // Easy handles are pooled so connections (and TLS sessions) are reused across requests; DNS
 // and TLS session caches are shared. The connection cache itself is not shared through CURLSH
 // because libcurl does not support that between concurrent threads.
-struct HttpClient::Shared {
+struct Client::Shared {
   CURLSH* share = nullptr;
   std::array<std::mutex, CURL_LOCK_DATA_LAST> locks;
   std::mutex pool_mu;
@@ -181,7 +243,7 @@ struct HttpClient::Shared {
   }
 };
 
-HttpClient::HttpClient(HttpOptions options)
+Client::Client(ClientOptions options)
     : m_options(std::move(options)), m_shared(std::make_unique<Shared>()) {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
@@ -195,29 +257,30 @@ HttpClient::HttpClient(HttpOptions options)
   }
 }
 
-HttpClient::~HttpClient() {
+Client::~Client() {
   for (CURL* c : m_shared->pool) curl_easy_cleanup(c);
   if (m_shared->share != nullptr) curl_share_cleanup(m_shared->share);
 }
 
-Result<HttpResponse> HttpClient::send_once(const HttpRequest& request, const std::string& url,
-                                           const std::vector<std::string>& headers,
-                                           milliseconds budget) {
+Client::Attempt Client::send_once(const ClientRequest& request, const std::string& method,
+                                  const std::string& url, const std::vector<std::string>& headers,
+                                  milliseconds budget) {
   CURL* c = m_shared->take();
-  if (c == nullptr) return make_error(ErrorCode::internal, "curl_easy_init failed");
-  HttpResponse response;
-  Transfer t{&request, &response, c, false};
+  if (c == nullptr) return {make_error(ErrorCode::internal, "curl_easy_init failed"), true};
+  ClientResponse response;
+  Transfer t{&request, &response, c, false, 0, std::nullopt};
   curl_slist* list = nullptr;
   for (const auto& h : headers) list = curl_slist_append(list, h.c_str());
-  list = curl_slist_append(list, "Expect:");
+  list = curl_slist_append(list, "Expect:");  // no 100-continue round trip
   curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, m_options.protocols.c_str());
   curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(c, CURLOPT_USERAGENT, "flytecd/" FLYTECD_VERSION);
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, list);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
-                   static_cast<long>(std::min(m_options.connect_timeout, budget).count()));
+                   static_cast<long>(std::max<long long>(
+                       1, std::min(m_options.connect_timeout, budget).count())));
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS,
                    static_cast<long>(std::max<long long>(1, budget.count())));
   curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
@@ -228,66 +291,95 @@ Result<HttpResponse> HttpClient::send_once(const HttpRequest& request, const std
   curl_easy_setopt(c, CURLOPT_BUFFERSIZE, 256L * 1024L);
   if (m_shared->share != nullptr) curl_easy_setopt(c, CURLOPT_SHARE, m_shared->share);
   if (!m_options.ca_file.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, m_options.ca_file.c_str());
-  if (request.method == "HEAD") curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+  curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, m_options.insecure_tls ? 0L : 1L);
+  curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, m_options.insecure_tls ? 0L : 2L);
+  if (request.cancel != nullptr) {
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA, &t);
+  }
+  if (method == "HEAD") {
+    curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+  } else if (request.read_body) {
+    curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
+    curl_easy_setopt(c, CURLOPT_READFUNCTION, on_read);
+    curl_easy_setopt(c, CURLOPT_READDATA, &t);
+    curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(request.body_size));
+    if (method != "PUT") curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.c_str());
+  } else if (!request.body.empty() || method == "POST") {
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, request.body.c_str());
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+    if (method != "POST") curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.c_str());
+  } else if (method != "GET") {
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.c_str());
+  }
   const CURLcode rc = curl_easy_perform(c);
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
   curl_slist_free_all(list);
   m_shared->give(c);
-  if (t.sink_aborted) return make_error(ErrorCode::internal, "aborted by receiver");
+  if (t.read_error) return {*t.read_error, true};
+  if (t.sink_aborted) return {make_error(ErrorCode::internal, "aborted by receiver"), true};
+  if (rc == CURLE_ABORTED_BY_CALLBACK && request.cancel != nullptr && request.cancel->load())
+    return {make_error(ErrorCode::unavailable, "cancelled"), true};
   if (rc == CURLE_WRITE_ERROR && response.body_overflow)
-    return make_error(ErrorCode::invalid_input,
-                      "response body exceeds " + std::to_string(request.max_body) + " bytes");
+    return {make_error(ErrorCode::invalid_input,
+                       "response body exceeds " + std::to_string(request.max_body) + " bytes"),
+            true};
   if (rc != CURLE_OK) {
     std::string what = curl_easy_strerror(rc);
-    if (is_tls_failure(rc)) what += " (TLS: is the registry's CA in ca_file or the system store?)";
-    return make_error(rc == CURLE_OPERATION_TIMEDOUT ? ErrorCode::timeout : ErrorCode::unavailable,
-                      what);
+    const bool tls = is_tls_failure(rc);
+    if (tls) what += " (TLS: is the server's CA in the CA file or the system store?)";
+    return {make_error(rc == CURLE_OPERATION_TIMEDOUT ? ErrorCode::timeout : ErrorCode::unavailable,
+                       what),
+            tls};
   }
   response.final_url = url;
-  return response;
+  return {std::move(response), false};
 }
 
-Result<HttpResponse> HttpClient::execute(const HttpRequest& request) {
-  const auto deadline = Clock::now() + m_options.total_timeout;
+Result<ClientResponse> Client::execute(const ClientRequest& request) {
+  const auto total = request.timeout.count() > 0 ? request.timeout : m_options.total_timeout;
+  const auto deadline = Clock::now() + total;
   const std::string origin = url_origin(request.url);
-  int failures = 0, sent = 0;
+  const int max_attempts = std::max(1, m_options.max_attempts);
+  int failures = 0, sent = 0, redirects = 0;
   std::string url = request.url;
+  std::string method = request.method;
   std::vector<std::string> headers = request.headers;
-  int redirects = 0;
   for (;;) {
-    const auto budget = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
+    auto budget = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
     if (budget.count() <= 0)
-      return make_error(ErrorCode::timeout, "gave up after " +
-                                                std::to_string(m_options.total_timeout.count()) +
+      return make_error(ErrorCode::timeout, "gave up after " + std::to_string(total.count()) +
                                                 " ms (" + std::to_string(sent) + " requests)");
+    if (m_options.attempt_timeout.count() > 0) budget = std::min(budget, m_options.attempt_timeout);
     if (request.on_restart) request.on_restart();
     ++sent;
-    auto r = send_once(request, url, headers, budget);
+    auto attempt = send_once(request, method, url, headers, budget);
+    auto& r = attempt.result;
     milliseconds wait{0};
     if (!r) {
       const bool transient =
           r.error().code == ErrorCode::unavailable || r.error().code == ErrorCode::timeout;
-      const bool tls = r.error().message.find("(TLS:") != std::string::npos;
-      if (!transient || tls || failures + 1 >= m_options.max_attempts) {
+      if (attempt.final || !transient || failures + 1 >= max_attempts) {
         Error e = r.error();
         if (failures > 0) e.message += " (after " + std::to_string(sent) + " requests)";
         return e;
       }
       wait = backoff(m_options, ++failures);
-    } else if (is_redirect(r->status) && !r->header("location").empty()) {
+    } else if (m_options.max_redirects > 0 && is_redirect(r->status) &&
+               !r->header("location").empty()) {
       if (++redirects > m_options.max_redirects)
         return make_error(ErrorCode::unavailable,
                           "more than " + std::to_string(m_options.max_redirects) + " redirects");
       const std::string next = resolve_location(url, r->header("location"));
       if (url_origin(next) != origin) {
-        // Credentials are for the registry only: never forward them to storage or a CDN.
-        std::erase_if(headers, [](const std::string& h) {
-          return lower(h.substr(0, 14)) == "authorization:";
-        });
+        // Credentials are for the origin only: never forward them to storage or a CDN.
+        std::erase_if(headers, is_authorization);
       }
+      if (r->status == 303 && method != "HEAD") method = "GET";
       url = next;
       continue;
-    } else if (is_retryable_status(r->status) && failures + 1 < m_options.max_attempts) {
+    } else if (is_retryable_status(r->status) && failures + 1 < max_attempts) {
       ++failures;
       const long long after =
           parse_retry_after(r->header("retry-after"), std::chrono::system_clock::now());
@@ -295,18 +387,25 @@ Result<HttpResponse> HttpClient::execute(const HttpRequest& request) {
                         : backoff(m_options, failures);
       if (Clock::now() + wait >= deadline) {
         r->attempts = sent;
-        return r;
+        return std::move(r);
       }
     } else {
       r->attempts = sent;
-      return r;
+      return std::move(r);
     }
-    std::this_thread::sleep_for(
-        std::min(wait, std::chrono::duration_cast<milliseconds>(deadline - Clock::now())));
+    // Waits are cut short by a cancel.
+    const auto until = std::min(Clock::now() + wait, deadline);
+    while (Clock::now() < until) {
+      if (request.cancel != nullptr && request.cancel->load())
+        return make_error(ErrorCode::unavailable, "cancelled");
+      std::this_thread::sleep_for(
+          std::min<Clock::duration>(until - Clock::now(), milliseconds(50)));
+    }
     url = request.url;  // retries start over: a redirect target may have expired
+    method = request.method;
     headers = request.headers;
     redirects = 0;
   }
 }
 
-}  // namespace flytecd::sources::oci
+}  // namespace flytecd::http
