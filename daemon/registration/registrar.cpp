@@ -225,6 +225,15 @@ PackageFacts facts_of(const LoadedPackage& loaded) {
   return f;
 }
 
+void add_facts(const PackageSummary& sum, PackageFacts& f) {
+  f.read = true;
+  f.tasks = sum.tasks;
+  f.workflows = sum.workflows;
+  f.launch_plans = sum.launch_plans.size();
+  f.fast_source = sum.fast_source_name;
+  for (const auto& lp : sum.launch_plans) f.plans.push_back({lp.name, lp.scheduled});
+}
+
 void add_facts(const Package& pkg, PackageFacts& f) {
   f.read = true;
   f.tasks = pkg.count(EntityKind::task);
@@ -293,11 +302,12 @@ Observation observe(Context& ctx, const std::vector<model::Registration>& desire
       if (prev != obs.records.end() &&
           prev->second.fingerprint == registration_fingerprint(r, loaded->digest))
         return f;  // registered before: its digest is all the plan needs
-      auto pkg = read_package(loaded->bytes, loaded->reference, ctx.limits());
-      std::string().swap(loaded->bytes);
-      if (!pkg) return pkg.error();
-      add_facts(*pkg, f);
-      return f;  // the decoded package (and its memory lease) is dropped here
+      // What the plan needs (counts, launch plans): a summary, not the decoded package; the
+      // executor reads the package in full, and fails the registration if that read fails.
+      auto sum = summarize_package(loaded->bytes, loaded->reference, ctx.limits());
+      if (!sum) return sum.error();
+      add_facts(*sum, f);
+      return f;
     }();
   });
   for (size_t i = 0; i < desired.size(); ++i)

@@ -624,3 +624,94 @@ TEST_CASE(
   CHECK(again.ok());
   CHECK_FALSE(again.target_down.has_value());
 }
+
+TEST_CASE("plan_registrations writes nothing; execute_registrations carries out that plan",
+          "[registration][integration][plan]") {
+  Harness h;
+  auto r = reg("core", "flytesnacks", "development", "v1", "packages/flytesnacks-core.tgz");
+  registration::RegistrarOptions o;
+  o.revision = "test";
+  auto plan = registration::plan_registrations({r}, *h.sink, *h.packages, *h.ledger, o);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->items.size() == 1);
+  const auto& it = plan->items[0];
+  CHECK(it.state == registration::ItemState::register_);
+  CHECK(it.count(registration::StepKind::create_tasks) == 1);
+  CHECK(it.steps.at(2).count == 39);
+  CHECK(h.entity_writes() == 0);
+  CHECK(h.ledger->registrations()->empty());
+  // The dry-run view is the plan's.
+  auto view = registration::report_of(*plan);
+  CHECK(view.items.at(0).state == "register");
+  CHECK(view.items.at(0).tasks == 39);
+  CHECK(view.rpcs == 0);
+
+  auto rep = registration::execute_registrations(*plan, *h.sink, *h.packages, *h.ledger, o);
+  INFO(registration::describe(rep.items.at(0)));
+  REQUIRE(rep.ok());
+  CHECK(rep.items[0].state == "registered");
+  CHECK(rep.items[0].created + rep.items[0].existed == 84);
+  CHECK(h.ledger->registrations()->size() == 1);
+  CHECK(h.emu->calls("CreateTask") == 39);
+}
+
+TEST_CASE("a package that changes between plan and execution is not registered",
+          "[registration][integration][plan]") {
+  Harness h;
+  auto r = reg("pkg", "flytesnacks", "development", "v1", "packages/swap.tgz");
+  fs::copy_file(h.dir / "repo/packages/valid-register.tgz", h.dir / "repo/packages/swap.tgz");
+  registration::RegistrarOptions o;
+  auto plan = registration::plan_registrations({r}, *h.sink, *h.packages, *h.ledger, o);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->items.at(0).state == registration::ItemState::register_);
+  fs::copy_file(h.dir / "repo/packages/flyte-package.tgz", h.dir / "repo/packages/swap.tgz",
+                fs::copy_options::overwrite_existing);
+  auto rep = registration::execute_registrations(*plan, *h.sink, *h.packages, *h.ledger, o);
+  const auto& item0 = rep.items.at(0);
+  INFO(item0.message);
+  CHECK(item0.state == "failed");
+  CHECK_THAT(item0.message, Catch::Contains("changed while the pass ran"));
+  CHECK(h.entity_writes() == 0);
+  CHECK(h.ledger->registrations()->empty());
+}
+
+TEST_CASE("FlyteAdmin lost what the ledger says was registered: the package is registered again",
+          "[registration][integration]") {
+  Harness h;
+  auto r = reg("core", "flytesnacks", "development", "v1", "packages/flytesnacks-core.tgz");
+  REQUIRE(h.run({r}).ok());
+  // A FlyteAdmin with an empty database (reset or restored) at a new address; the ledger stays.
+  auto fresh = sinks::emulator::Emulator::start({});
+  REQUIRE(fresh.ok());
+  sinks::flyteadmin::AdminConfig cfg;
+  cfg.endpoint = (*fresh)->address();
+  cfg.insecure = true;
+  auto s = sinks::flyteadmin::AdminSink::connect(cfg, "test");
+  REQUIRE(s.ok());
+  h.sink = std::move(*s);
+  h.emu = std::move(*fresh);
+  h.raw = flyteidl::service::AdminService::NewStub(
+      grpc::CreateChannel(h.emu->address(), grpc::InsecureChannelCredentials()));
+  {
+    grpc::ClientContext ctx;
+    fa::ProjectRegisterRequest req;
+    req.mutable_project()->set_id("flytesnacks");
+    req.mutable_project()->set_name("flytesnacks");
+    fa::ProjectRegisterResponse resp;
+    REQUIRE(h.raw->RegisterProject(&ctx, req, &resp).ok());
+  }
+  auto rep = h.run({r});
+  const auto& o = item(rep, "core");
+  INFO(registration::describe(o));
+  REQUIRE(rep.ok());
+  CHECK(o.state == "registered");
+  REQUIRE_FALSE(o.drift.empty());
+  CHECK_THAT(o.drift.front(), Catch::Contains("registered again"));
+  CHECK(h.emu->calls("CreateTask") == 39);
+  CHECK(h.active("flytesnacks", "development").size() == 24);
+  // And the pass after that is in sync.
+  auto again = h.run({r});
+  REQUIRE(again.ok());
+  CHECK(item(again, "core").state == "in-sync");
+  CHECK(again.rpcs == 0);
+}
