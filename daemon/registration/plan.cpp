@@ -159,13 +159,18 @@ void plan_activation(const model::Registration& r, const ledger::RegistrationRec
 
 }  // namespace
 
-PlanItem plan_registration(const model::Registration& r, const ledger::RegistrationRecord* prev,
-                           const Result<PackageFacts>& package, const LiveLaunchPlans* live,
-                           const PlanPolicy& policy, bool force_register) {
+namespace {
+
+// `previous` is moved into the item (compute_plan hands over the observation's records, so a
+// plan of many registrations does not hold every record twice).
+PlanItem plan_item(const model::Registration& r, std::optional<ledger::RegistrationRecord> previous,
+                   const Result<PackageFacts>& package, const LiveLaunchPlans* live,
+                   const PlanPolicy& policy, bool force_register) {
   PlanItem it;
   it.key = registration_key(r);
   it.registration = r;
-  if (prev) it.previous = *prev;
+  it.previous = std::move(previous);
+  const ledger::RegistrationRecord* prev = it.previous ? &*it.previous : nullptr;
   auto fail = [&](const Error& e) {
     it.state = ItemState::failed;
     it.steps.clear();
@@ -217,6 +222,15 @@ PlanItem plan_registration(const model::Registration& r, const ledger::Registrat
   return it;
 }
 
+}  // namespace
+
+PlanItem plan_registration(const model::Registration& r, const ledger::RegistrationRecord* prev,
+                           const Result<PackageFacts>& package, const LiveLaunchPlans* live,
+                           const PlanPolicy& policy, bool force_register) {
+  return plan_item(r, prev ? std::optional<ledger::RegistrationRecord>(*prev) : std::nullopt,
+                   package, live, policy, force_register);
+}
+
 PlanItem plan_removal(const ledger::RegistrationRecord& rec, const LiveLaunchPlans* live,
                       const PlanPolicy& policy, const std::set<std::string>& claimed) {
   PlanItem it;
@@ -253,10 +267,9 @@ PlanItem plan_removal(const ledger::RegistrationRecord& rec, const LiveLaunchPla
   return it;
 }
 
-RegistrationPlan compute_plan(const std::vector<model::Registration>& desired,
-                              const Observation& observed, const PlanPolicy& policy) {
+RegistrationPlan compute_plan(const std::vector<model::Registration>& desired, Observation observed,
+                              const PlanPolicy& policy) {
   RegistrationPlan plan;
-  plan.live = observed.live;
   std::vector<const model::Registration*> order;
   for (const auto& r : desired) order.push_back(&r);
   std::sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
@@ -264,29 +277,32 @@ RegistrationPlan compute_plan(const std::vector<model::Registration>& desired,
   });
   const Result<PackageFacts> unobserved =
       Error{ErrorCode::internal, "the package was not observed"};
-  std::set<std::string> keys, claimed;
+  std::set<std::string> claimed;
   for (const auto* r : order) {
     const std::string key = registration_key(*r);
-    keys.insert(key);
-    auto rec = observed.records.find(key);
+    std::optional<ledger::RegistrationRecord> prev;
+    if (auto rec = observed.records.find(key); rec != observed.records.end()) {
+      prev = std::move(rec->second);
+      observed.records.erase(rec);
+    }
     auto pkg = observed.packages.find(key);
     auto live = observed.live.find({r->project, r->domain});
-    plan.items.push_back(
-        plan_registration(*r, rec == observed.records.end() ? nullptr : &rec->second,
-                          pkg == observed.packages.end() ? unobserved : pkg->second,
-                          live == observed.live.end() ? nullptr : &live->second, policy));
+    plan.items.push_back(plan_item(*r, std::move(prev),
+                                   pkg == observed.packages.end() ? unobserved : pkg->second,
+                                   live == observed.live.end() ? nullptr : &live->second, policy,
+                                   /*force_register=*/false));
     const PlanItem& it = plan.items.back();
     // A registration that could not be planned still holds on to what it activated before.
     const auto& names =
         it.state == ItemState::failed && it.previous ? it.previous->activated : it.wanted;
     for (const auto& name : names) claimed.insert(r->project + "/" + r->domain + "/" + name);
   }
-  for (const auto& [key, rec] : observed.records) {
-    if (keys.count(key)) continue;
+  for (const auto& [key, rec] : observed.records) {  // what is left is gone from Git
     auto live = observed.live.find({rec.project, rec.domain});
     plan.items.push_back(
         plan_removal(rec, live == observed.live.end() ? nullptr : &live->second, policy, claimed));
   }
+  plan.live = std::move(observed.live);
   return plan;
 }
 

@@ -136,8 +136,9 @@ PlanItem plan_registration(const model::Registration& r, const ledger::Registrat
 PlanItem plan_removal(const ledger::RegistrationRecord& rec, const LiveLaunchPlans* live,
                       const PlanPolicy& policy, const std::set<std::string>& claimed = {});
 
-// Every item, in key order, then the removals of ledger records Git no longer declares.
-RegistrationPlan compute_plan(const std::vector<model::Registration>& desired,
-                              const Observation& observed, const PlanPolicy& policy);
+// Every item, in key order, then the removals of ledger records Git no longer declares. Takes
+// the observation by value: its records and live state move into the plan.
+RegistrationPlan compute_plan(const std::vector<model::Registration>& desired, Observation observed,
+                              const PlanPolicy& policy);
 
 }  // namespace flytecd::registration

@@ -109,6 +109,9 @@ RegistrationReport execute_registrations(
     ledger::Ledger& ledger, const RegistrarOptions& options,
     const std::function<void(const RegistrationOutcome&)>& on_item = {});
 
+// One plan item as an outcome of what would happen (the dry-run view of one registration).
+RegistrationOutcome outcome_of(const PlanItem& item);
+
 // The plan as a report of what would happen (states "register", "activate", "removed", …): the
 // dry-run view printed by `plan --live` and `get registrations`. Pure.
 RegistrationReport report_of(const RegistrationPlan& plan);
