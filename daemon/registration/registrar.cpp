@@ -8,6 +8,7 @@
 #include "daemon/common/log.hpp"
 #include "daemon/common/scan.hpp"
 #include "daemon/common/worker_pool.hpp"
+#include "daemon/model/package_ref.hpp"
 #include "daemon/registration/hydrate.hpp"
 #include "daemon/registration/package.hpp"
 #include "daemon/registration/upload.hpp"
@@ -164,18 +165,37 @@ void add_facts(const Package& pkg, PackageFacts& f) {
       f.plans.push_back({e.id().name(), e.launch_plan.spec().entity_metadata().has_schedule()});
 }
 
+// The registration as the executor loads it: pinned to the content observation saw, so a tag
+// moved or a URL changed since cannot bring other bytes, and nothing is downloaded twice (OCI
+// blobs and manifests are cached by digest; a pinned https package is found in the cache).
+// Repository paths are read from the revision being reconciled, which does not change.
+model::Registration pinned(const model::Registration& r, const PackageFacts& f) {
+  std::string error;
+  auto ref = model::parse_package_ref(f.reference, error);
+  if (!ref || ref->kind == model::PackageRef::Kind::path || ref->pinned()) return r;
+  if (ref->kind == model::PackageRef::Kind::oci) {
+    if (f.manifest_digest.empty()) return r;
+    ref->digest = f.manifest_digest;
+  } else {
+    ref->digest = f.digest;
+  }
+  model::Registration out = r;
+  out.package = ref->to_string();
+  out.registry_relative = false;
+  if (!model::parse_package_ref(out.package, error)) return r;
+  return out;
+}
+
 // A package loaded for execution and decoded; its digest must be the one planned.
-Result<Package> load_planned(Context& ctx, const model::Registration& r,
-                             const std::string& planned_digest, std::string* reference) {
-  auto loaded = ctx.packages.load(r);
+Result<Package> load_planned(Context& ctx, const model::Registration& r, const PackageFacts& f) {
+  auto loaded = ctx.packages.load(pinned(r, f));
   if (!loaded) return loaded.error();
-  if (loaded->digest != planned_digest)
+  if (loaded->digest != f.digest)
     return make_error(ErrorCode::unavailable,
-                      "package " + loaded->reference + " changed while the pass ran: it is now " +
-                          loaded->digest + ", the plan was made for " + planned_digest +
+                      "package " + f.reference + " changed while the pass ran: it is now " +
+                          loaded->digest + ", the plan was made for " + f.digest +
                           " (the next reconcile plans it again)");
-  if (reference) *reference = loaded->reference;
-  auto pkg = read_package(loaded->bytes, loaded->reference, ctx.limits());
+  auto pkg = read_package(loaded->bytes, f.reference, ctx.limits());
   std::string().swap(loaded->bytes);  // decoded now; the archive is not needed any more
   return pkg;
 }
@@ -287,15 +307,14 @@ class Executor {
   // `decoded`: the package already read (the recovery path), else it is loaded here.
   RegistrationOutcome register_item(const PlanItem& it, RegistrationOutcome& o, Package* decoded) {
     const model::Registration& r = *it.registration;
-    std::string reference = it.package.reference;
     std::optional<Package> own;
     if (!decoded) {
-      auto pkg = load_planned(m_ctx, r, it.package.digest, &reference);
+      auto pkg = load_planned(m_ctx, r, it.package);
       if (!pkg) return fail(o, pkg.error());
       own.emplace(std::move(*pkg));
       decoded = &*own;
     }
-    ledger::RegistrationRecord rec = record_of(it, reference);
+    ledger::RegistrationRecord rec = record_of(it, it.package.reference);
     if (auto s = register_package(r, *decoded, o, rec); !s)
       return fail(o, s.error(), is_conflict(s.error()) ? "conflict" : "failed");
     o.tasks = decoded->count(EntityKind::task);
@@ -328,7 +347,7 @@ class Executor {
     RegistrationOutcome o = outcome_of(it);
     o.activated.clear();
     o.deactivated.clear();
-    auto pkg = load_planned(m_ctx, r, it.package.digest, nullptr);
+    auto pkg = load_planned(m_ctx, r, it.package);
     if (!pkg) return fail(o, pkg.error());
     PackageFacts facts = it.package;
     add_facts(*pkg, facts);

@@ -715,3 +715,35 @@ TEST_CASE("FlyteAdmin lost what the ledger says was registered: the package is r
   CHECK(item(again, "core").state == "in-sync");
   CHECK(again.rpcs == 0);
 }
+
+TEST_CASE("execution registers the OCI content the plan saw, even if the tag moved since",
+          "[registration][integration][oci][plan]") {
+  if (oci_test::registry_binary().empty()) {
+    WARN("SKIP: docker-registry is not installed (packaging/setup-debian.sh installs it)");
+    return;
+  }
+  Harness h;
+  oci_test::Registry registry({});
+  oci_test::Pusher pusher(registry);
+  auto first = pusher.push_package("flyte/pkg", "v1", read_file(fixtures() / "valid-register.tgz"));
+  sources::oci::FetchOptions fo;
+  fo.cache_dir = h.dir / "oci-cache";
+  fo.plain_http_registries = {registry.host()};
+  registration::DefaultPackageSource oci(fo, "", registration::directory_reader(h.dir.string()));
+  const std::string address = "oci://" + registry.host() + "/flyte/pkg:v1";
+  auto r = reg("pkg", "flytesnacks", "development", "v1", address);
+  registration::RegistrarOptions o;
+  auto plan = registration::plan_registrations({r}, *h.sink, oci, *h.ledger, o);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->items.at(0).state == registration::ItemState::register_);
+  pusher.push_package("flyte/pkg", "v1", read_file(fixtures() / "flyte-package.tgz"));
+  auto rep = registration::execute_registrations(*plan, *h.sink, oci, *h.ledger, o);
+  INFO(registration::describe(rep.items.at(0)));
+  REQUIRE(rep.ok());
+  CHECK(rep.items[0].state == "registered");
+  CHECK(rep.items[0].digest == first.layer_digest);
+  CHECK(rep.items[0].tasks == 2);  // valid-register.tgz's, not flyte-package.tgz's one task
+  const auto rec = h.ledger->registrations()->at("registration/flytesnacks/development/pkg");
+  CHECK(rec.digest == first.layer_digest);
+  CHECK(rec.package == address);  // recorded as written, not as pinned for the load
+}
