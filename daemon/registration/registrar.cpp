@@ -6,13 +6,11 @@
 #include <set>
 
 #include "daemon/common/log.hpp"
-#include "daemon/common/scan.hpp"
 #include "daemon/common/worker_pool.hpp"
 #include "daemon/model/package_ref.hpp"
 #include "daemon/registration/hydrate.hpp"
 #include "daemon/registration/package.hpp"
 #include "daemon/registration/upload.hpp"
-#include "sources/oci/digest.hpp"
 
 namespace flytecd::registration {
 namespace fa = ::flyteidl::admin;
