@@ -239,6 +239,14 @@ Observation observe(Context& ctx, const std::vector<model::Registration>& desire
       if (prev != obs.records.end() &&
           prev->second.fingerprint == registration_fingerprint(r, loaded->digest))
         return f;  // registered before: its digest is all the plan needs
+      if (ctx.opt.dry_run) {
+        // Nothing executes after a dry run: read the package in full, so the plan reports
+        // every problem the executor would meet (an undecodable task, a corrupt fast source).
+        auto pkg = read_package(loaded->bytes, loaded->reference, ctx.limits());
+        if (!pkg) return pkg.error();
+        add_facts(*pkg, f);
+        return f;  // the decoded package (and its memory lease) is dropped here
+      }
       // What the plan needs (counts, launch plans): a summary, not the decoded package; the
       // executor reads the package in full, and fails the registration if that read fails.
       auto sum = summarize_package(loaded->bytes, loaded->reference, ctx.limits());

@@ -23,7 +23,7 @@ struct RegistrarOptions {
   std::string revision;
   bool self_heal = true;  // re-activate launch plans someone deactivated or replaced
   bool prune = true;      // deactivate launch plans of registrations removed from Git
-  bool dry_run = false;   // reconcile_registrations: plan only (observe, write nothing)
+  bool dry_run = false;   // plan only: observe (packages read in full), write nothing
   int parallelism = 8;    // tasks in flight per package; packages in flight: half of it
   const std::atomic<bool>* cancel = nullptr;
   // Decompressed bytes one package may hold (packages.maxPackageBytes).
@@ -92,7 +92,10 @@ nlohmann::json to_json(const RegistrationOutcome& o);
 
 // Observes (each package's digest, read only when the ledger's fingerprint differs, and the
 // ACTIVE launch plans of every (project, domain) involved) and plans. Writes nothing (read RPCs
-// only). Errors: the ledger could not be read. Observation failures are failed items.
+// only). A changed package is summarized (launch plans decoded, tasks and workflows counted) —
+// or, with options.dry_run, read in full, so a plan that will not be executed still reports
+// every package error. Errors: the ledger could not be read. Observation failures are failed
+// items. Pass the same options.breaker to execute_registrations to share what it learnt.
 Result<RegistrationPlan> plan_registrations(const std::vector<model::Registration>& desired,
                                             sinks::EntitySink& sink, PackageSource& packages,
                                             ledger::Ledger& ledger,

@@ -747,3 +747,54 @@ TEST_CASE("execution registers the OCI content the plan saw, even if the tag mov
   CHECK(rec.digest == first.layer_digest);
   CHECK(rec.package == address);  // recorded as written, not as pinned for the load
 }
+
+TEST_CASE("a task that does not decode: a dry run reports it; otherwise execution fails it",
+          "[registration][integration][plan]") {
+  Harness h;
+  {
+    // One task file whose bytes are not a TaskSpec (a length-delimited field running past the
+    // end): the summary counts it by its _1 suffix, only a full read finds it broken.
+    std::string out;
+    struct archive* a = archive_write_new();
+    archive_write_set_format_pax_restricted(a);
+    archive_write_add_filter_gzip(a);
+    archive_write_open(
+        a, &out, nullptr,
+        [](struct archive*, void* user, const void* buf, size_t n) -> la_ssize_t {
+          static_cast<std::string*>(user)->append(static_cast<const char*>(buf), n);
+          return static_cast<la_ssize_t>(n);
+        },
+        nullptr);
+    const std::string bytes = "\x0a\x7f\x01\x02";
+    struct archive_entry* entry = archive_entry_new();
+    archive_entry_set_pathname(entry, "0_broken_1.pb");
+    archive_entry_set_size(entry, static_cast<la_int64_t>(bytes.size()));
+    archive_entry_set_filetype(entry, AE_IFREG);
+    archive_entry_set_perm(entry, 0644);
+    archive_write_header(a, entry);
+    archive_write_data(a, bytes.data(), bytes.size());
+    archive_entry_free(entry);
+    archive_write_close(a);
+    archive_write_free(a);
+    std::ofstream(h.dir / "repo/packages/broken.tgz", std::ios::binary) << out;
+  }
+  auto r = reg("broken", "flytesnacks", "development", "v1", "packages/broken.tgz");
+  registration::RegistrarOptions dry;
+  dry.dry_run = true;
+  auto view = registration::reconcile_registrations({r}, *h.sink, *h.packages, *h.ledger, dry);
+  REQUIRE(view.items.size() == 1);
+  INFO(view.items[0].message);
+  CHECK(view.items[0].state == "failed");
+  CHECK_THAT(view.items[0].message,
+             Catch::Contains("cannot be decoded as flyteidl.admin.TaskSpec"));
+
+  registration::RegistrarOptions o;
+  auto plan = registration::plan_registrations({r}, *h.sink, *h.packages, *h.ledger, o);
+  REQUIRE(plan.ok());
+  CHECK(plan->items.at(0).state == registration::ItemState::register_);
+  auto rep = registration::execute_registrations(*plan, *h.sink, *h.packages, *h.ledger, o);
+  CHECK(rep.items.at(0).state == "failed");
+  CHECK_THAT(rep.items[0].message, Catch::Contains("cannot be decoded as flyteidl.admin.TaskSpec"));
+  CHECK(h.entity_writes() == 0);
+  CHECK(h.ledger->registrations()->empty());
+}
