@@ -1,13 +1,12 @@
 #include "daemon/reconcile/apply.hpp"
 
+#include "daemon/common/worker_pool.hpp"
 #include "daemon/reconcile/guard.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <map>
 #include <mutex>
 #include <optional>
-#include <thread>
 
 namespace flytecd::reconcile {
 namespace {
@@ -32,19 +31,8 @@ int level_rank(const Step& s) {
 // Runs `steps` on up to `parallelism` threads; once `stop()` holds no further step starts.
 void run_parallel(const std::vector<const Step*>& steps, int parallelism,
                   const std::function<bool()>& stop, const std::function<void(const Step&)>& fn) {
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    while (!stop()) {
-      size_t i = next++;
-      if (i >= steps.size()) return;
-      fn(*steps[i]);
-    }
-  };
-  int n = std::max(1, std::min<int>(parallelism, static_cast<int>(steps.size())));
-  std::vector<std::thread> threads;
-  for (int t = 1; t < n; ++t) threads.emplace_back(worker);
-  worker();
-  for (auto& t : threads) t.join();
+  run_jobs(
+      steps.size(), parallelism, [&](size_t i) { fn(*steps[i]); }, stop);
 }
 
 }  // namespace

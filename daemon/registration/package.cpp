@@ -5,6 +5,7 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -426,7 +427,12 @@ struct Scan {
   size_t entity_count = 0;
 };
 
-Status scan(std::string_view bytes, const std::string& name, const ReaderLimits& limits, Scan& c) {
+// Called by scan() for each entity member (not a fast source) instead of skipping its data: it
+// may read the member from `a` (the summary reads what it decodes in the same pass).
+using MemberHook = std::function<Status(archive* a, const std::string& path, uint64_t declared)>;
+
+Status scan(std::string_view bytes, const std::string& name, const ReaderLimits& limits, Scan& c,
+            const MemberHook& hook = {}) {
   auto a = open_archive(bytes, name);
   if (!a) return a.error();
   std::set<std::string> seen;
@@ -455,7 +461,13 @@ Status scan(std::string_view bytes, const std::string& name, const ReaderLimits&
                          " bytes; expected a smaller package, or raise " + limits.total_key);
     }
     c.total += declared;
-    archive_read_data_skip(a->get());
+    const bool entity = path.ends_with(".pb") && !is_fast_source(path) &&
+                        !is_macos_metadata(path) && !seen.count(path);
+    if (hook && entity) {
+      if (auto s = hook(a->get(), path, declared); !s) return s;
+    } else {
+      archive_read_data_skip(a->get());
+    }
     if (is_macos_metadata(path)) {
       c.ignored.push_back(path);
       continue;
@@ -683,6 +695,63 @@ Result<Package> read_package(std::string_view bytes, const std::string& name,
   std::sort(c.ignored.begin(), c.ignored.end());
   pkg.ignored = std::move(c.ignored);
   return pkg;
+}
+
+Result<PackageSummary> summarize_package(std::string_view bytes, const std::string& name,
+                                         const ReaderLimits& limits) {
+  if (bytes.empty()) {
+    return invalid(name, "", "is empty (0 bytes); expected a .tar, .tar.gz or .tgz package");
+  }
+  PackageSummary out;
+  std::vector<std::pair<std::string, LaunchPlanSummary>> plans;  // by member path
+  // One pass: tasks and workflows counted by suffix, launch plans and files without a type
+  // suffix read and decoded as they come (one at a time, each within the per-entry bound).
+  auto decode = [&](archive* a, const std::string& path, uint64_t declared) -> Status {
+    auto kind = kind_from_suffix(path);
+    if (kind == EntityKind::task || kind == EntityKind::workflow) {
+      ++(kind == EntityKind::task ? out.tasks : out.workflows);
+      archive_read_data_skip(a);
+      return ok_status();
+    }
+    BudgetLease lease;
+    if (limits.budget != nullptr) {
+      auto l = limits.budget->acquire(2 * declared + sizeof(Entity) + 8 * 1024, name,
+                                      limits.budget_wait, limits.cancel);
+      if (!l) return l.error();
+      lease = std::move(*l);
+    }
+    std::string raw;
+    if (auto s = read_entry(a, name, path, declared, raw); !s) return s;
+    auto e = decode_entity(name, path, raw);
+    if (!e) return e.error();
+    if (e->kind == EntityKind::launch_plan)
+      plans.push_back(
+          {path, LaunchPlanSummary{e->id().name(),
+                                   e->launch_plan.spec().entity_metadata().has_schedule()}});
+    else
+      ++(e->kind == EntityKind::task ? out.tasks : out.workflows);
+    return ok_status();
+  };
+  Scan c;
+  if (auto st = scan(bytes, name, limits, c, decode); !st) return st.error();
+  if (!c.stray.empty()) return stray_error(name, c.stray);
+  if (c.fast.size() > 1) {
+    return invalid(name, "",
+                   "more than one fast-registration source archive (" + c.fast[0] + ", " +
+                       c.fast[1] + (c.fast.size() > 2 ? ", …" : "") +
+                       "); expected at most one fast*.tar.gz (flytectl would silently take the "
+                       "last in sorted order)");
+  }
+  if (c.entity_count == 0) {
+    return invalid(name, "",
+                   "contains no entity files; expected NN_name_{1,2,3}.pb files written by "
+                   "pyflyte package");
+  }
+  if (!c.fast.empty()) out.fast_source_name = std::string(basename_of(c.fast.front()));
+  std::sort(plans.begin(), plans.end(),
+            [](const auto& x, const auto& y) { return x.first < y.first; });
+  for (auto& [path, lp] : plans) out.launch_plans.push_back(std::move(lp));
+  return out;
 }
 
 ChunkReader open_fast_source(const Package& pkg) {

@@ -103,6 +103,26 @@ struct ReaderLimits {
 Result<Package> read_package(std::string_view bytes, const std::string& name,
                              const ReaderLimits& limits = {});
 
+struct LaunchPlanSummary {
+  std::string name;
+  bool scheduled = false;  // spec.entity_metadata has a schedule
+};
+
+// What planning needs to know about a package.
+struct PackageSummary {
+  size_t tasks = 0, workflows = 0;
+  std::vector<LaunchPlanSummary> launch_plans;  // flytectl's order (by member path)
+  std::string fast_source_name;                 // empty if none
+};
+
+// Reads a package as read_package() does for every check of its first pass (members, paths,
+// limits, strays, several fast sources), decoding and checking only launch plans and files
+// without a type suffix; tasks and workflows are counted by suffix and the fast source is not
+// inflated, so a package summarized here may still fail read_package() (an undecodable task, a
+// corrupt fast source). Holds one member at a time (leased from limits.budget). Thread-safe.
+Result<PackageSummary> summarize_package(std::string_view bytes, const std::string& name,
+                                         const ReaderLimits& limits = {});
+
 // Reads up to `n` bytes into `buf`: the count, 0 at the end, or an error.
 using ChunkReader = std::function<Result<size_t>(char* buf, size_t n)>;
 

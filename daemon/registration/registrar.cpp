@@ -1,117 +1,26 @@
 #include "daemon/registration/registrar.hpp"
 
-#include "daemon/common/scan.hpp"
-
 #include <algorithm>
 #include <map>
 #include <mutex>
 #include <set>
-#include <thread>
 
 #include "daemon/common/log.hpp"
+#include "daemon/common/worker_pool.hpp"
+#include "daemon/model/package_ref.hpp"
 #include "daemon/registration/hydrate.hpp"
 #include "daemon/registration/package.hpp"
 #include "daemon/registration/upload.hpp"
-#include "sources/oci/digest.hpp"
 
 namespace flytecd::registration {
 namespace fa = ::flyteidl::admin;
 namespace fc = ::flyteidl::core;
-
-std::string registration_key(const model::Registration& r) {
-  return "registration/" + r.project + "/" + r.domain + "/" + r.name;
-}
-
-bool RegistrationReport::has_changes() const {
-  for (const auto& i : items)
-    if (i.state != "in-sync") return true;
-  return false;
-}
-
-std::string describe(const RegistrationOutcome& o) {
-  std::string s = o.key + ": ";
-  auto counts = [&] {
-    return std::to_string(o.tasks) + " tasks, " + std::to_string(o.workflows) + " workflows, " +
-           std::to_string(o.launch_plans) + " launch plans";
-  };
-  auto names = [](const std::vector<std::string>& v) {
-    std::string out =
-        std::to_string(v.size()) + (v.size() == 1 ? " launch plan (" : " launch plans (");
-    for (size_t i = 0; i < v.size() && i < 3; ++i) out += (i ? ", " : "") + v[i];
-    return out + (v.size() > 3 ? ", …)" : ")");
-  };
-  std::string pkg = o.package;
-  if (auto pin = pkg.find("#sha256:"); pin != std::string::npos) pkg.resize(pin);
-  if (!o.digest.empty()) pkg += " (" + sources::oci::short_digest(o.digest) + ")";
-  if (o.state == "failed" || o.state == "conflict")
-    return s + (o.state == "failed" ? "FAILED: " : "CONFLICT: ") +
-           (o.source.empty() ? "" : "(" + o.source + ") ") + o.message;
-  if (o.state == "orphaned") return s + "orphaned: " + o.message;
-  if (o.state == "removed")
-    return s + "removed from Git; deactivated " +
-           (o.deactivated.empty() ? "nothing (no launch plan was ACTIVE at " + o.version + ")"
-                                  : names(o.deactivated));
-  if (o.state == "register")
-    s += "would register " + o.version + " from " + pkg + ": " + counts();
-  else if (o.state == "registered")
-    s += "registered " + o.version + " from " + pkg + ": " + counts() + " (" +
-         std::to_string(o.created) + " created, " + std::to_string(o.existed) + " already existed)";
-  else
-    s += (o.state == "in-sync" ? "in sync at " : "") + o.version + " from " + pkg + ": " + counts();
-  if (!o.activated.empty())
-    s += (o.state == "register" || o.state == "activate" ? "; would activate " : "; activated ") +
-         names(o.activated);
-  if (!o.deactivated.empty())
-    s += (o.state == "register" || o.state == "activate" ? "; would deactivate "
-                                                         : "; deactivated ") +
-         names(o.deactivated);
-  if (o.activated.empty() && o.state == "in-sync")
-    s += "; " + std::to_string(o.active.size()) + " launch plans ACTIVE";
-  // Names and messages come from documents and packages: escape them, one line per item.
-  s = scan::printable(s, 4096);
-  for (const auto& d : o.drift) s += "\n  ! drift: " + scan::printable(d, 1024);
-  return s;
-}
-
-nlohmann::json to_json(const RegistrationOutcome& o) {
-  return nlohmann::json{
-      {"key", o.key},
-      {"name", o.name},
-      {"kind", o.source_kind},
-      {"source", o.source},
-      {"project", o.project},
-      {"domain", o.domain},
-      {"version", o.version},
-      {"package", o.package},
-      {"digest", o.digest},
-      {"manifestDigest", o.manifest_digest},
-      {"activate", std::string(model::to_string(o.activate))},
-      {"counts", {{"tasks", o.tasks}, {"workflows", o.workflows}, {"launchPlans", o.launch_plans}}},
-      {"created", o.created},
-      {"existed", o.existed},
-      {"activated", o.activated},
-      {"deactivated", o.deactivated},
-      {"active", o.active},
-      {"drift", o.drift},
-      {"state", o.state},
-      {"message", o.message}};
-}
 
 namespace {
 
 std::string id_text(const char* kind, const std::string& project, const std::string& domain,
                     const fc::Identifier& id) {
   return std::string(kind) + " " + project + "/" + domain + "/" + id.name() + "@" + id.version();
-}
-
-// Everything that decides what gets registered: a change to any of it registers again.
-std::string fingerprint_of(const model::Registration& r, const std::string& digest) {
-  std::string s;
-  for (const std::string& part :
-       {digest, r.project, r.domain, r.version, r.service_account, r.iam_role, r.raw_output_prefix,
-        r.destination_dir, std::string(model::to_string(r.activate))})
-    s += std::to_string(part.size()) + ":" + part + ";";
-  return sources::oci::sha256_digest(s);
 }
 
 bool is_conflict(const Error& e) {
@@ -128,12 +37,6 @@ fc::Identifier lp_id(const std::string& project, const std::string& domain, cons
   id.set_name(name);
   id.set_version(version);
   return id;
-}
-
-size_t count_prefix(const std::vector<std::string>& ids, std::string_view prefix) {
-  return static_cast<size_t>(std::count_if(ids.begin(), ids.end(), [&](const std::string& s) {
-    return s.compare(0, prefix.size(), prefix) == 0;
-  }));
 }
 
 // Every FlyteAdmin call of a registration pass goes through the breaker: it counts calls that
@@ -183,177 +86,327 @@ class GuardedSink final : public sinks::EntitySink {
   CircuitBreaker& m_breaker;
 };
 
-class Run {
- public:
-  Run(sinks::EntitySink& sink, PackageSource& packages, ledger::Ledger& ledger,
-      const RegistrarOptions& options, MemoryBudget& memory, CircuitBreaker& breaker)
-      : m_sink(sink, breaker),
-        m_breaker(breaker),
-        m_packages(packages),
-        m_ledger(ledger),
-        m_opt(options),
-        m_memory(memory) {}
+// What one call of the public functions shares: the guarded sink, options, memory, RPC count.
+struct Context {
+  Context(sinks::EntitySink& sink, PackageSource& packages_, ledger::Ledger& ledger_,
+          const RegistrarOptions& options, MemoryBudget& memory_, CircuitBreaker& breaker_)
+      : admin(sink, breaker_),
+        breaker(breaker_),
+        packages(packages_),
+        ledger(ledger_),
+        opt(options),
+        memory(memory_) {}
 
-  bool cancelled() const { return m_opt.cancel && m_opt.cancel->load(); }
-
-  void count_rpc(size_t n = 1) {
-    std::lock_guard<std::mutex> lock(m_mu);
-    m_rpcs += n;
+  bool cancelled() const { return opt.cancel && opt.cancel->load(); }
+  void count_rpc(size_t n = 1) { rpcs.fetch_add(n); }
+  int packages_in_flight() const { return std::max(1, opt.parallelism / 2); }
+  ReaderLimits limits() const {
+    ReaderLimits l;
+    l.max_total_bytes = opt.max_package_bytes;
+    l.budget = &memory;
+    l.cancel = opt.cancel;
+    return l;
   }
-  size_t rpcs() const { return m_rpcs; }
+  // Why a registration does not start now (cancelled, FlyteAdmin unreachable), if it does not.
+  std::optional<Error> not_startable() const {
+    if (cancelled()) return Error{ErrorCode::unavailable, "cancelled before it started"};
+    if (auto down = breaker.error()) return down->wrap("flyteadmin: not attempted");
+    return std::nullopt;
+  }
 
-  // `force_register`: ignore the ledger's "already registered" (FlyteAdmin lost entities).
-  RegistrationOutcome reconcile_one(const model::Registration& r,
-                                    const ledger::RegistrationRecord* prev,
-                                    bool force_register = false) {
-    RegistrationOutcome o;
-    o.key = registration_key(r);
-    o.name = r.name;
-    o.source_kind = r.source_kind;
-    o.project = r.project;
-    o.domain = r.domain;
-    o.version = r.version;
-    o.package = r.package;
-    o.activate = r.activate;
-    o.source = r.where.file.empty() ? "" : r.where.file + ":" + std::to_string(r.where.line);
-    auto fail = [&](const Error& e, const char* state = "failed") {
-      o.state = state;
-      o.message = e.message;
+  GuardedSink admin;
+  CircuitBreaker& breaker;
+  PackageSource& packages;
+  ledger::Ledger& ledger;
+  const RegistrarOptions& opt;
+  MemoryBudget& memory;
+  std::atomic<size_t> rpcs{0};
+};
+
+// A breaker and memory budget of the call's own when the options bring none.
+struct Shared {
+  explicit Shared(const RegistrarOptions& o)
+      : local_memory(k_default_memory_budget_bytes),
+        breaker(o.breaker ? *o.breaker : own_breaker),
+        memory(o.memory ? *o.memory : local_memory) {}
+  MemoryBudget local_memory;
+  CircuitBreaker own_breaker;
+  CircuitBreaker& breaker;
+  MemoryBudget& memory;
+};
+
+PackageFacts facts_of(const LoadedPackage& loaded) {
+  PackageFacts f;
+  f.reference = loaded.reference;
+  f.digest = loaded.digest;
+  f.manifest_digest = loaded.manifest_digest;
+  return f;
+}
+
+void add_facts(const PackageSummary& sum, PackageFacts& f) {
+  f.read = true;
+  f.tasks = sum.tasks;
+  f.workflows = sum.workflows;
+  f.launch_plans = sum.launch_plans.size();
+  f.fast_source = sum.fast_source_name;
+  for (const auto& lp : sum.launch_plans) f.plans.push_back({lp.name, lp.scheduled});
+}
+
+void add_facts(const Package& pkg, PackageFacts& f) {
+  f.read = true;
+  f.tasks = pkg.count(EntityKind::task);
+  f.workflows = pkg.count(EntityKind::workflow);
+  f.launch_plans = pkg.count(EntityKind::launch_plan);
+  f.fast_source = pkg.fast_source_name;
+  for (const auto& e : pkg.entities)
+    if (e.kind == EntityKind::launch_plan)
+      f.plans.push_back({e.id().name(), e.launch_plan.spec().entity_metadata().has_schedule()});
+}
+
+// The registration as the executor loads it: pinned to the content observation saw, so a tag
+// moved or a URL changed since cannot bring other bytes, and nothing is downloaded twice (OCI
+// blobs and manifests are cached by digest; a pinned https package is found in the cache).
+// Repository paths are read from the revision being reconciled, which does not change.
+model::Registration pinned(const model::Registration& r, const PackageFacts& f) {
+  std::string error;
+  auto ref = model::parse_package_ref(f.reference, error);
+  if (!ref || ref->kind == model::PackageRef::Kind::path || ref->pinned()) return r;
+  if (ref->kind == model::PackageRef::Kind::oci) {
+    if (f.manifest_digest.empty()) return r;
+    ref->digest = f.manifest_digest;
+  } else {
+    ref->digest = f.digest;
+  }
+  model::Registration out = r;
+  out.package = ref->to_string();
+  out.registry_relative = false;
+  if (!model::parse_package_ref(out.package, error)) return r;
+  return out;
+}
+
+// A package loaded for execution and decoded; its digest must be the one planned.
+Result<Package> load_planned(Context& ctx, const model::Registration& r, const PackageFacts& f) {
+  auto loaded = ctx.packages.load(pinned(r, f));
+  if (!loaded) return loaded.error();
+  if (loaded->digest != f.digest)
+    return make_error(ErrorCode::unavailable,
+                      "package " + f.reference + " changed while the pass ran: it is now " +
+                          loaded->digest + ", the plan was made for " + f.digest +
+                          " (the next reconcile plans it again)");
+  auto pkg = read_package(loaded->bytes, f.reference, ctx.limits());
+  std::string().swap(loaded->bytes);  // decoded now; the archive is not needed any more
+  return pkg;
+}
+
+// Observation: what the plan needs, and nothing more (package facts, not packages).
+Observation observe(Context& ctx, const std::vector<model::Registration>& desired,
+                    std::map<std::string, ledger::RegistrationRecord> records) {
+  Observation obs;
+  obs.records = std::move(records);
+  std::set<ProjectDomain> scopes;
+  for (const auto& r : desired) scopes.insert({r.project, r.domain});
+  std::set<std::string> keys;
+  for (const auto& r : desired) keys.insert(registration_key(r));
+  if (ctx.opt.prune)
+    for (const auto& [key, rec] : obs.records)
+      if (!keys.count(key)) scopes.insert({rec.project, rec.domain});
+
+  const std::vector<ProjectDomain> scope_list(scopes.begin(), scopes.end());
+  std::vector<std::optional<LiveLaunchPlans>> live(scope_list.size());
+  run_jobs(scope_list.size(), ctx.packages_in_flight(), [&](size_t i) {
+    live[i] = ctx.admin.active_launch_plans(scope_list[i].first, scope_list[i].second);
+  });
+  size_t unreachable = 0;
+  for (size_t i = 0; i < scope_list.size(); ++i) {
+    if (!*live[i] && CircuitBreaker::is_unreachable(live[i]->error())) ++unreachable;
+    obs.live.emplace(scope_list[i], std::move(*live[i]));
+  }
+  // Every read of live state found FlyteAdmin unreachable: conclusive, start nothing.
+  if (unreachable && unreachable == scope_list.size())
+    ctx.breaker.trip(obs.live.begin()->second.error());
+
+  std::vector<std::optional<Result<PackageFacts>>> facts(desired.size());
+  run_jobs(desired.size(), ctx.packages_in_flight(), [&](size_t i) {
+    const model::Registration& r = desired[i];
+    facts[i] = [&]() -> Result<PackageFacts> {
+      if (auto no = ctx.not_startable()) return *no;
+      const auto& scope_live = obs.live.at({r.project, r.domain});
+      if (!scope_live) return scope_live.error().wrap("reading active launch plans");
+      auto loaded = ctx.packages.load(r);
+      if (!loaded) return loaded.error();
+      PackageFacts f = facts_of(*loaded);
+      auto prev = obs.records.find(registration_key(r));
+      if (prev != obs.records.end() &&
+          prev->second.fingerprint == registration_fingerprint(r, loaded->digest))
+        return f;  // registered before: its digest is all the plan needs
+      if (ctx.opt.dry_run) {
+        // Nothing executes after a dry run: read the package in full, so the plan reports
+        // every problem the executor would meet (an undecodable task, a corrupt fast source).
+        auto pkg = read_package(loaded->bytes, loaded->reference, ctx.limits());
+        if (!pkg) return pkg.error();
+        add_facts(*pkg, f);
+        return f;  // the decoded package (and its memory lease) is dropped here
+      }
+      // What the plan needs (counts, launch plans): a summary, not the decoded package; the
+      // executor reads the package in full, and fails the registration if that read fails.
+      auto sum = summarize_package(loaded->bytes, loaded->reference, ctx.limits());
+      if (!sum) return sum.error();
+      add_facts(*sum, f);
+      return f;
+    }();
+  });
+  for (size_t i = 0; i < desired.size(); ++i)
+    obs.packages.emplace(registration_key(desired[i]), std::move(*facts[i]));
+  return obs;
+}
+
+// Carries out the steps of plan items.
+class Executor {
+ public:
+  Executor(Context& ctx, const RegistrationPlan& plan) : m_ctx(ctx), m_plan(plan) {}
+
+  RegistrationOutcome run(const PlanItem& it) {
+    RegistrationOutcome o = outcome_of(it);
+    if (it.state == ItemState::in_sync || it.state == ItemState::orphaned ||
+        it.state == ItemState::failed)
       return o;
-    };
-    if (cancelled()) return fail(Error{ErrorCode::unavailable, "cancelled before it started"});
-    if (auto down = m_breaker.error()) return fail(down->wrap("flyteadmin: not attempted"));
-
-    auto loaded = m_packages.load(r);
-    if (!loaded) return fail(loaded.error());
-    o.package = loaded->reference;
-    o.digest = loaded->digest;
-    o.manifest_digest = loaded->manifest_digest;
-    const std::string fingerprint = fingerprint_of(r, loaded->digest);
-    const bool registered_before = !force_register && prev && prev->fingerprint == fingerprint;
-    if (registered_before) std::string().swap(loaded->bytes);  // only its digest was needed
-
-    ledger::RegistrationRecord rec;
-    rec.key = o.key;
-    rec.fingerprint = fingerprint;
-    rec.digest = loaded->digest;
-    rec.package = loaded->reference;
-    rec.project = r.project;
-    rec.domain = r.domain;
-    rec.version = r.version;
-    rec.revision = m_opt.revision;
-
-    if (registered_before) {
-      rec.entities = prev->entities;
-      rec.launch_plans = prev->launch_plans;
-      rec.activated = prev->activated;
-    } else {
-      ReaderLimits limits;
-      limits.max_total_bytes = m_opt.max_package_bytes;
-      limits.budget = &m_memory;
-      limits.cancel = m_opt.cancel;
-      auto pkg = read_package(loaded->bytes, loaded->reference, limits);
-      std::string().swap(loaded->bytes);  // decoded now; the archive is not needed any more
-      if (!pkg) return fail(pkg.error());
-      for (const auto& e : pkg->entities) {
-        if (e.kind != EntityKind::launch_plan) continue;
-        rec.launch_plans.push_back(e.id().name());
-        const bool scheduled = e.launch_plan.spec().entity_metadata().has_schedule();
-        if (r.activate == model::Activate::all ||
-            (r.activate == model::Activate::scheduled && scheduled))
-          rec.activated.push_back(e.id().name());
-      }
-      if (m_opt.dry_run) {
-        o.tasks = pkg->count(EntityKind::task);
-        o.workflows = pkg->count(EntityKind::workflow);
-        o.launch_plans = pkg->count(EntityKind::launch_plan);
-      } else if (auto s = register_package(r, *pkg, o, rec); !s) {
-        return fail(s.error(), is_conflict(s.error()) ? "conflict" : "failed");
-      }
+    // From here the outcome says what was done, not what would be.
+    o.activated.clear();
+    o.deactivated.clear();
+    if (auto no = m_ctx.not_startable()) return fail(o, *no);
+    switch (it.state) {
+      case ItemState::remove:
+        return remove(it, o);
+      case ItemState::register_:
+        return register_item(it, o, nullptr);
+      case ItemState::activate:
+        return activate_item(it, o);
+      default:
+        return o;
     }
-    if (registered_before || !m_opt.dry_run) {
-      o.tasks = count_prefix(rec.entities, "TASK ");
-      o.workflows = count_prefix(rec.entities, "WORKFLOW ");
-      o.launch_plans = count_prefix(rec.entities, "LAUNCH_PLAN ");
-    }
+  }
 
-    if (auto s = reconcile_activation(r, prev, registered_before, rec.activated, o); !s) {
-      if (s.error().code == ErrorCode::not_found && registered_before && !m_opt.dry_run) {
-        // The ledger says this was registered, but FlyteAdmin does not have it (its database
-        // was reset or restored): register again rather than trust the ledger.
-        log::get("registration")
-            ->warn("{}: {}; registering the package again", o.key, s.error().message);
-        auto again = reconcile_one(r, prev, true);
-        again.drift.insert(again.drift.begin(),
-                           "FlyteAdmin lacks entities registered earlier (database reset?): "
-                           "registered again");
-        return again;
-      }
-      return fail(s.error());
-    }
-    if (!m_opt.dry_run && (!registered_before || !o.activated.empty() || !o.deactivated.empty())) {
-      if (auto s = m_ledger.record_registration(rec); !s) return fail(s.error());
-    }
-    if (m_opt.dry_run)
-      o.state = !registered_before                               ? "register"
-                : (o.activated.empty() && o.deactivated.empty()) ? "in-sync"
-                                                                 : "activate";
-    else
-      o.state = !registered_before                               ? "registered"
-                : (o.activated.empty() && o.deactivated.empty()) ? "in-sync"
-                                                                 : "activated";
+ private:
+  static RegistrationOutcome fail(RegistrationOutcome& o, const Error& e,
+                                  const char* state = "failed") {
+    o.state = state;
+    o.message = e.message;
     return o;
   }
 
+  ledger::RegistrationRecord record_of(const PlanItem& it, const std::string& reference) const {
+    const model::Registration& r = *it.registration;
+    ledger::RegistrationRecord rec;
+    rec.key = it.key;
+    rec.fingerprint = it.fingerprint;
+    rec.digest = it.package.digest;
+    rec.package = reference;
+    rec.project = r.project;
+    rec.domain = r.domain;
+    rec.version = r.version;
+    rec.revision = m_ctx.opt.revision;
+    rec.launch_plans = it.launch_plans;
+    rec.activated = it.wanted;
+    return rec;
+  }
+
+  // `decoded`: the package already read (the recovery path), else it is loaded here.
+  RegistrationOutcome register_item(const PlanItem& it, RegistrationOutcome& o, Package* decoded) {
+    const model::Registration& r = *it.registration;
+    std::optional<Package> own;
+    if (!decoded) {
+      auto pkg = load_planned(m_ctx, r, it.package);
+      if (!pkg) return fail(o, pkg.error());
+      own.emplace(std::move(*pkg));
+      decoded = &*own;
+    }
+    ledger::RegistrationRecord rec = record_of(it, it.package.reference);
+    if (auto s = register_package(r, *decoded, o, rec); !s)
+      return fail(o, s.error(), is_conflict(s.error()) ? "conflict" : "failed");
+    o.tasks = decoded->count(EntityKind::task);
+    o.workflows = decoded->count(EntityKind::workflow);
+    o.launch_plans = decoded->count(EntityKind::launch_plan);
+    own.reset();  // registered: the memory goes back to the budget before activation
+    if (auto s = activation(it, o); !s) return fail(o, s.error());
+    if (auto s = m_ctx.ledger.record_registration(rec); !s) return fail(o, s.error());
+    o.state = "registered";
+    return o;
+  }
+
+  RegistrationOutcome activate_item(const PlanItem& it, RegistrationOutcome& o) {
+    if (auto s = activation(it, o); !s) {
+      if (s.error().code == ErrorCode::not_found) return register_again(it, s.error());
+      return fail(o, s.error());
+    }
+    ledger::RegistrationRecord rec = record_of(it, it.package.reference);
+    rec.entities = it.previous->entities;
+    if (auto s = m_ctx.ledger.record_registration(rec); !s) return fail(o, s.error());
+    o.state = "activated";
+    return o;
+  }
+
+  // The ledger says this was registered, but FlyteAdmin does not have it (its database was
+  // reset or restored): register again rather than trust the ledger.
+  RegistrationOutcome register_again(const PlanItem& it, const Error& why) {
+    log::get("registration")->warn("{}: {}; registering the package again", it.key, why.message);
+    const model::Registration& r = *it.registration;
+    RegistrationOutcome o = outcome_of(it);
+    o.activated.clear();
+    o.deactivated.clear();
+    auto pkg = load_planned(m_ctx, r, it.package);
+    if (!pkg) return fail(o, pkg.error());
+    PackageFacts facts = it.package;
+    add_facts(*pkg, facts);
+    PlanPolicy policy{m_ctx.opt.self_heal, m_ctx.opt.prune};
+    auto live = m_plan.live.find({r.project, r.domain});
+    PlanItem again = plan_registration(r, it.previous ? &*it.previous : nullptr, facts,
+                                       live == m_plan.live.end() ? nullptr : &live->second, policy,
+                                       /*force_register=*/true);
+    RegistrationOutcome out = outcome_of(again);
+    out.activated.clear();
+    out.deactivated.clear();
+    if (again.state != ItemState::register_) return fail(out, again.error.value_or(why));
+    out = register_item(again, out, &*pkg);
+    out.drift.insert(out.drift.begin(),
+                     "FlyteAdmin lacks entities registered earlier (database reset?): "
+                     "registered again");
+    return out;
+  }
+
+  Status activation(const PlanItem& it, RegistrationOutcome& o) {
+    const model::Registration& r = *it.registration;
+    for (const auto& step : it.steps) {
+      if (step.kind != StepKind::activate && step.kind != StepKind::deactivate) continue;
+      const bool on = step.kind == StepKind::activate;
+      if (auto s = m_ctx.admin.set_launch_plan_state(
+              lp_id(r.project, r.domain, step.launch_plan, step.version), on);
+          !s)
+        return s.error().wrap(std::string(on ? "activating" : "deactivating") + " launch plan " +
+                              step.launch_plan + "@" + step.version);
+      m_ctx.count_rpc();
+      (on ? o.activated : o.deactivated).push_back(step.launch_plan);
+      if (on) o.active.push_back(step.launch_plan);
+    }
+    return ok_status();
+  }
+
   // A registration gone from Git: deactivate what it activated (nothing is deleted).
-  RegistrationOutcome remove_one(const ledger::RegistrationRecord& rec) {
-    RegistrationOutcome o;
-    o.key = rec.key;
-    o.name = rec.key.substr(rec.key.rfind('/') + 1);
-    o.project = rec.project;
-    o.domain = rec.domain;
-    o.version = rec.version;
-    o.package = rec.package;
-    o.digest = rec.digest;
-    o.tasks = count_prefix(rec.entities, "TASK ");
-    o.workflows = count_prefix(rec.entities, "WORKFLOW ");
-    o.launch_plans = count_prefix(rec.entities, "LAUNCH_PLAN ");
-    if (!m_opt.prune) {
-      o.state = "orphaned";
-      o.message = "removed from Git; prune is off, so its launch plans stay as they are";
-      return o;
+  RegistrationOutcome remove(const PlanItem& it, RegistrationOutcome& o) {
+    const ledger::RegistrationRecord& rec = *it.previous;
+    for (const auto& step : it.steps) {
+      if (step.kind != StepKind::deactivate) continue;
+      if (auto s = m_ctx.admin.set_launch_plan_state(
+              lp_id(rec.project, rec.domain, step.launch_plan, step.version), false);
+          !s)
+        return fail(o, s.error());
+      m_ctx.count_rpc();
+      o.deactivated.push_back(step.launch_plan);
     }
-    auto live = m_sink.active_launch_plans(rec.project, rec.domain);
-    if (!live) {
-      o.state = "failed";
-      o.message = live.error().message;
-      return o;
-    }
-    for (const auto& name : rec.activated) {
-      auto it = live->find(name);
-      if (it == live->end() || it->second != rec.version) continue;  // someone else's now
-      o.deactivated.push_back(name);
-      if (m_opt.dry_run) continue;
-      if (auto s = m_sink.set_launch_plan_state(lp_id(rec.project, rec.domain, name, rec.version),
-                                                false);
-          !s) {
-        o.state = "failed";
-        o.message = s.error().message;
-        return o;
-      }
-      count_rpc();
-    }
-    if (!m_opt.dry_run)
-      if (auto s = m_ledger.forget_registration(rec.key); !s) {
-        o.state = "failed";
-        o.message = s.error().message;
-        return o;
-      }
+    if (auto s = m_ctx.ledger.forget_registration(rec.key); !s) return fail(o, s.error());
     o.state = "removed";
     return o;
   }
 
- private:
   Status register_package(const model::Registration& r, Package& pkg, RegistrationOutcome& o,
                           ledger::RegistrationRecord& rec) {
     HydrateParams params;
@@ -366,18 +419,18 @@ class Run {
     params.destination_dir = r.destination_dir;
     if (pkg.has_fast_source()) {
       // flytectl uploads the source once, before any entity (reference §1.6).
-      auto where = m_sink.create_upload_location(
+      auto where = m_ctx.admin.create_upload_location(
           r.project, r.domain, pkg.fast_source_name,
           std::string(reinterpret_cast<const char*>(pkg.fast_source_md5.data()),
                       pkg.fast_source_md5.size()));
       if (!where) return where.error().wrap("fast-registration upload location");
-      count_rpc();
+      m_ctx.count_rpc();
       if (auto s = put_upload(
               *where, pkg.fast_source_size, [&pkg] { return open_fast_source(pkg); },
               pkg.fast_source_md5);
           !s)
         return s;
-      count_rpc();
+      m_ctx.count_rpc();
       params.remote_package_path = where->native_url;
     }
     if (auto s = hydrate(pkg, params); !s) return s;
@@ -393,31 +446,23 @@ class Run {
     // Tasks have no dependencies on each other: several in flight.
     std::mutex mu;
     std::optional<Error> first_error;
-    std::atomic<size_t> next{0};
-    auto worker = [&] {
-      for (size_t i; (i = next.fetch_add(1)) < tasks.size();) {
-        {
-          std::lock_guard<std::mutex> lock(mu);
-          if (first_error) return;
-        }
-        auto s = create(r, *tasks[i], o, mu);
-        if (!s) {
-          std::lock_guard<std::mutex> lock(mu);
-          if (!first_error) first_error = s.error();
-          return;
-        }
-      }
+    auto has_error = [&] {
+      std::lock_guard<std::mutex> lock(mu);
+      return first_error.has_value();
     };
-    const size_t n =
-        std::min<size_t>(tasks.size(), static_cast<size_t>(std::max(1, m_opt.parallelism)));
-    std::vector<std::thread> pool;
-    for (size_t i = 1; i < n; ++i) pool.emplace_back(worker);
-    worker();
-    for (auto& t : pool) t.join();
+    run_jobs(
+        tasks.size(), m_ctx.opt.parallelism,
+        [&](size_t i) {
+          if (auto s = create(r, *tasks[i], o, mu); !s) {
+            std::lock_guard<std::mutex> lock(mu);
+            if (!first_error) first_error = s.error();
+          }
+        },
+        has_error);
     if (first_error) return *first_error;
     // Workflows and launch plans in dependency order (pyflyte's file order, verified).
     for (Entity* e : rest) {
-      if (cancelled()) return make_error(ErrorCode::unavailable, "cancelled");
+      if (m_ctx.cancelled()) return make_error(ErrorCode::unavailable, "cancelled");
       if (auto s = create(r, *e, o, mu); !s) return s;
     }
     for (const Entity* e : tasks) rec.entities.push_back(entity_text(r, *e));
@@ -447,7 +492,7 @@ class Run {
         id.set_resource_type(fc::TASK);
         *req.mutable_id() = id;
         req.mutable_spec()->Swap(&e.task);
-        res = m_sink.create_task(req);
+        res = m_ctx.admin.create_task(req);
         req.mutable_spec()->Swap(&e.task);
         break;
       }
@@ -456,7 +501,7 @@ class Run {
         id.set_resource_type(fc::WORKFLOW);
         *req.mutable_id() = id;
         req.mutable_spec()->Swap(&e.workflow);
-        res = m_sink.create_workflow(req);
+        res = m_ctx.admin.create_workflow(req);
         req.mutable_spec()->Swap(&e.workflow);
         break;
       }
@@ -465,12 +510,12 @@ class Run {
         id.set_resource_type(fc::LAUNCH_PLAN);
         *req.mutable_id() = id;
         req.mutable_spec()->Swap(e.launch_plan.mutable_spec());
-        res = m_sink.create_launch_plan(req);
+        res = m_ctx.admin.create_launch_plan(req);
         req.mutable_spec()->Swap(e.launch_plan.mutable_spec());
         break;
       }
     }
-    count_rpc();
+    m_ctx.count_rpc();
     if (!res) {
       const Error& err = res.error();
       std::string what = std::string(to_string(e.kind)) + " " + id.name() + "@" + id.version() +
@@ -488,122 +533,92 @@ class Run {
     return ok_status();
   }
 
-  Status reconcile_activation(const model::Registration& r, const ledger::RegistrationRecord* prev,
-                              bool registered_before, const std::vector<std::string>& want,
-                              RegistrationOutcome& o) {
-    auto live = m_sink.active_launch_plans(r.project, r.domain);
-    if (!live) return live.error().wrap("reading active launch plans");
-    const std::set<std::string> wanted(want.begin(), want.end());
-    const std::set<std::string> managed_before =
-        prev ? std::set<std::string>(prev->activated.begin(), prev->activated.end())
-             : std::set<std::string>{};
-    for (const auto& name : want) {
-      auto it = live->find(name);
-      if (it != live->end() && it->second == r.version) {
-        o.active.push_back(name);
-        continue;
-      }
-      const bool drift = registered_before && managed_before.count(name);
-      if (drift)
-        o.drift.push_back("launch plan " + name + ": " +
-                          (it == live->end() ? std::string("no version is ACTIVE")
-                                             : "version " + it->second + " is ACTIVE") +
-                          ", Git says " + r.version);
-      if (drift && !m_opt.self_heal) continue;
-      o.activated.push_back(name);
-      if (m_opt.dry_run) continue;
-      if (auto s = m_sink.set_launch_plan_state(lp_id(r.project, r.domain, name, r.version), true);
-          !s)
-        return s.error().wrap("activating launch plan " + name + "@" + r.version);
-      count_rpc();
-      o.active.push_back(name);
-    }
-    // Launch plans this registration kept active before but no longer wants (activate mode
-    // changed, or the new version dropped them): deactivate if still ACTIVE at the old version.
-    if (prev) {
-      for (const auto& name : prev->activated) {
-        if (wanted.count(name)) continue;
-        auto it = live->find(name);
-        if (it == live->end() || it->second != prev->version) continue;
-        o.deactivated.push_back(name);
-        if (m_opt.dry_run) continue;
-        if (auto s = m_sink.set_launch_plan_state(lp_id(r.project, r.domain, name, prev->version),
-                                                  false);
-            !s)
-          return s.error().wrap("deactivating launch plan " + name + "@" + prev->version);
-        count_rpc();
-      }
-    }
-    return ok_status();
-  }
-
-  GuardedSink m_sink;
-  CircuitBreaker& m_breaker;
-  PackageSource& m_packages;
-  ledger::Ledger& m_ledger;
-  const RegistrarOptions& m_opt;
-  MemoryBudget& m_memory;
-  std::mutex m_mu;
-  size_t m_rpcs = 0;
+  Context& m_ctx;
+  const RegistrationPlan& m_plan;
 };
 
 }  // namespace
+
+namespace {
+
+Result<RegistrationPlan> plan_with(Context& ctx, const std::vector<model::Registration>& desired) {
+  auto records = ctx.ledger.registrations();
+  if (!records) return records.error();
+  Observation obs = observe(ctx, desired, std::move(*records));
+  RegistrationPlan plan =
+      compute_plan(desired, std::move(obs), PlanPolicy{ctx.opt.self_heal, ctx.opt.prune});
+  plan.target_down = ctx.breaker.error();
+  return plan;
+}
+
+RegistrationReport execute_with(Context& ctx, const RegistrationPlan& plan,
+                                const std::function<void(const RegistrationOutcome&)>& on_item) {
+  RegistrationReport report;
+  report.items.resize(plan.items.size());
+  Executor exec(ctx, plan);
+  std::mutex cb_mu;
+  auto one = [&](size_t i) {
+    report.items[i] = exec.run(plan.items[i]);
+    if (on_item) {
+      std::lock_guard<std::mutex> lock(cb_mu);
+      on_item(report.items[i]);
+    }
+  };
+  // Desired registrations first, a few at a time (each also runs its tasks concurrently), then
+  // the removals one by one.
+  const size_t desired =
+      static_cast<size_t>(std::find_if(plan.items.begin(), plan.items.end(),
+                                       [](const PlanItem& it) { return !it.registration; }) -
+                          plan.items.begin());
+  run_jobs(desired, ctx.packages_in_flight(), one);
+  for (size_t i = desired; i < plan.items.size(); ++i) one(i);
+  report.rpcs = ctx.rpcs.load();
+  report.target_down = ctx.breaker.error();
+  return report;
+}
+
+RegistrationReport ledger_failure(const Error& e) {
+  RegistrationReport report;
+  RegistrationOutcome o;
+  o.key = "registration/*";
+  o.state = "failed";
+  o.message = e.message;
+  report.items.push_back(o);
+  return report;
+}
+
+}  // namespace
+
+Result<RegistrationPlan> plan_registrations(const std::vector<model::Registration>& desired,
+                                            sinks::EntitySink& sink, PackageSource& packages,
+                                            ledger::Ledger& ledger,
+                                            const RegistrarOptions& options) {
+  Shared shared(options);
+  Context ctx(sink, packages, ledger, options, shared.memory, shared.breaker);
+  return plan_with(ctx, desired);
+}
+
+RegistrationReport execute_registrations(
+    const RegistrationPlan& plan, sinks::EntitySink& sink, PackageSource& packages,
+    ledger::Ledger& ledger, const RegistrarOptions& options,
+    const std::function<void(const RegistrationOutcome&)>& on_item) {
+  Shared shared(options);
+  Context ctx(sink, packages, ledger, options, shared.memory, shared.breaker);
+  return execute_with(ctx, plan, on_item);
+}
 
 RegistrationReport reconcile_registrations(
     const std::vector<model::Registration>& desired, sinks::EntitySink& sink,
     PackageSource& packages, ledger::Ledger& ledger, const RegistrarOptions& options,
     const std::function<void(const RegistrationOutcome&)>& on_item) {
-  RegistrationReport report;
-  auto records = ledger.registrations();
-  if (!records) {
-    RegistrationOutcome o;
-    o.key = "registration/*";
-    o.state = "failed";
-    o.message = records.error().message;
-    report.items.push_back(o);
-    return report;
-  }
-  std::vector<const model::Registration*> order;
-  for (const auto& r : desired) order.push_back(&r);
-  std::sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
-    return registration_key(*a) < registration_key(*b);
-  });
-  MemoryBudget local_memory(k_default_memory_budget_bytes);
-  CircuitBreaker own_breaker;
-  CircuitBreaker& breaker = options.breaker ? *options.breaker : own_breaker;
-  Run run(sink, packages, ledger, options, options.memory ? *options.memory : local_memory,
-          breaker);
-  std::vector<RegistrationOutcome> outs(order.size());
-  std::mutex cb_mu;
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < order.size();) {
-      auto it = records->find(registration_key(*order[i]));
-      outs[i] = run.reconcile_one(*order[i], it == records->end() ? nullptr : &it->second);
-      if (on_item) {
-        std::lock_guard<std::mutex> lock(cb_mu);
-        on_item(outs[i]);
-      }
-    }
-  };
-  // Packages in flight: a few (each also runs its tasks concurrently).
-  const size_t n =
-      std::min<size_t>(order.size(), static_cast<size_t>(std::max(1, options.parallelism / 2)));
-  std::vector<std::thread> pool;
-  for (size_t i = 1; i < n; ++i) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-  report.items = std::move(outs);
-
-  std::set<std::string> keys;
-  for (const auto* r : order) keys.insert(registration_key(*r));
-  for (const auto& [key, rec] : *records) {
-    if (keys.count(key)) continue;
-    report.items.push_back(run.remove_one(rec));
-    if (on_item) on_item(report.items.back());
-  }
-  report.rpcs = run.rpcs();
-  report.target_down = breaker.error();
+  Shared shared(options);  // one breaker and budget for both phases
+  Context ctx(sink, packages, ledger, options, shared.memory, shared.breaker);
+  auto plan = plan_with(ctx, desired);
+  if (!plan) return ledger_failure(plan.error());
+  if (!options.dry_run) return execute_with(ctx, *plan, on_item);
+  RegistrationReport report = report_of(*plan);
+  if (on_item)
+    for (const auto& o : report.items) on_item(o);
   return report;
 }
 

@@ -14,19 +14,17 @@
 #include "daemon/registration/budget.hpp"
 #include "daemon/registration/package.hpp"
 #include "daemon/registration/packages.hpp"
+#include "daemon/registration/plan.hpp"
 #include "sinks/entity_sink.hpp"
 
 namespace flytecd::registration {
-
-// "registration/<project>/<domain>/<name>": a registration's identity in the ledger and plans.
-std::string registration_key(const model::Registration& r);
 
 struct RegistrarOptions {
   std::string revision;
   bool self_heal = true;  // re-activate launch plans someone deactivated or replaced
   bool prune = true;      // deactivate launch plans of registrations removed from Git
-  bool dry_run = false;   // plan only: read packages and live activation, write nothing
-  int parallelism = 8;    // tasks in flight per package; packages in flight
+  bool dry_run = false;   // plan only: observe (packages read in full), write nothing
+  int parallelism = 8;    // tasks in flight per package; packages in flight: half of it
   const std::atomic<bool>* cancel = nullptr;
   // Decompressed bytes one package may hold (packages.maxPackageBytes).
   uint64_t max_package_bytes = k_default_max_package_bytes;
@@ -79,10 +77,11 @@ struct RegistrationReport {
 std::string describe(const RegistrationOutcome& o);
 nlohmann::json to_json(const RegistrationOutcome& o);
 
-// Reconciles workflow registrations, each independently (a failing package or registry fails
-// only its registration):
-//   * package -> digest; the ledger remembers the digest and hydration settings that were fully
-//     registered, so an unchanged registration issues no Create RPC at all;
+// Observe -> plan -> execute. Each registration is independent (a failing package or registry
+// fails only its registration):
+//   * package -> digest; the ledger remembers the fingerprint (digest + hydration settings +
+//     activate mode) that was fully registered, so an unchanged registration reads no archive
+//     and issues no Create RPC at all;
 //   * otherwise: read and hydrate the package (fast source uploaded through DataProxy first),
 //     create tasks concurrently, then workflows and launch plans in package order;
 //     ALREADY_EXISTS = success; INVALID_ARGUMENT "different structure" = conflict, not retried;
@@ -90,7 +89,39 @@ nlohmann::json to_json(const RegistrationOutcome& o);
 //     healed when self_heal); launch plans this registration activated before but no longer
 //     wants are deactivated if still ACTIVE at the old version;
 //   * registrations gone from Git: their launch plans are deactivated (nothing is deleted).
-// `on_item` is called (serialized) as each registration finishes.
+
+// Observes (each package's digest, read only when the ledger's fingerprint differs, and the
+// ACTIVE launch plans of every (project, domain) involved) and plans. Writes nothing (read RPCs
+// only). A changed package is summarized (launch plans decoded, tasks and workflows counted) —
+// or, with options.dry_run, read in full, so a plan that will not be executed still reports
+// every package error. Errors: the ledger could not be read. Observation failures are failed
+// items. Pass the same options.breaker to execute_registrations to share what it learnt.
+Result<RegistrationPlan> plan_registrations(const std::vector<model::Registration>& desired,
+                                            sinks::EntitySink& sink, PackageSource& packages,
+                                            ledger::Ledger& ledger,
+                                            const RegistrarOptions& options);
+
+// Carries out `plan`'s steps (ignores options.dry_run): packages are loaded again (the fetcher's
+// cache serves them) and must still have the digest the plan saw; registrations run concurrently
+// (parallelism / 2), removals after them; each successful item is recorded in the ledger. An
+// activation FlyteAdmin answers NOT_FOUND for a registration the ledger calls registered (its
+// database was reset) registers the package again. `on_item` is called (serialized) as each
+// registration finishes.
+RegistrationReport execute_registrations(
+    const RegistrationPlan& plan, sinks::EntitySink& sink, PackageSource& packages,
+    ledger::Ledger& ledger, const RegistrarOptions& options,
+    const std::function<void(const RegistrationOutcome&)>& on_item = {});
+
+// One plan item as an outcome of what would happen (the dry-run view of one registration).
+RegistrationOutcome outcome_of(const PlanItem& item);
+
+// The plan as a report of what would happen (states "register", "activate", "removed", …): the
+// dry-run view printed by `plan --live` and `get registrations`. Pure.
+RegistrationReport report_of(const RegistrationPlan& plan);
+
+// plan_registrations, then (unless options.dry_run) execute_registrations; a dry run returns
+// report_of(plan) and calls `on_item` for each item. A ledger read failure is one failed item
+// "registration/*".
 RegistrationReport reconcile_registrations(
     const std::vector<model::Registration>& desired, sinks::EntitySink& sink,
     PackageSource& packages, ledger::Ledger& ledger, const RegistrarOptions& options,

@@ -624,3 +624,177 @@ TEST_CASE(
   CHECK(again.ok());
   CHECK_FALSE(again.target_down.has_value());
 }
+
+TEST_CASE("plan_registrations writes nothing; execute_registrations carries out that plan",
+          "[registration][integration][plan]") {
+  Harness h;
+  auto r = reg("core", "flytesnacks", "development", "v1", "packages/flytesnacks-core.tgz");
+  registration::RegistrarOptions o;
+  o.revision = "test";
+  auto plan = registration::plan_registrations({r}, *h.sink, *h.packages, *h.ledger, o);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->items.size() == 1);
+  const auto& it = plan->items[0];
+  CHECK(it.state == registration::ItemState::register_);
+  CHECK(it.count(registration::StepKind::create_tasks) == 1);
+  CHECK(it.steps.at(2).count == 39);
+  CHECK(h.entity_writes() == 0);
+  CHECK(h.ledger->registrations()->empty());
+  // The dry-run view is the plan's.
+  auto view = registration::report_of(*plan);
+  CHECK(view.items.at(0).state == "register");
+  CHECK(view.items.at(0).tasks == 39);
+  CHECK(view.rpcs == 0);
+
+  auto rep = registration::execute_registrations(*plan, *h.sink, *h.packages, *h.ledger, o);
+  INFO(registration::describe(rep.items.at(0)));
+  REQUIRE(rep.ok());
+  CHECK(rep.items[0].state == "registered");
+  CHECK(rep.items[0].created + rep.items[0].existed == 84);
+  CHECK(h.ledger->registrations()->size() == 1);
+  CHECK(h.emu->calls("CreateTask") == 39);
+}
+
+TEST_CASE("a package that changes between plan and execution is not registered",
+          "[registration][integration][plan]") {
+  Harness h;
+  auto r = reg("pkg", "flytesnacks", "development", "v1", "packages/swap.tgz");
+  fs::copy_file(h.dir / "repo/packages/valid-register.tgz", h.dir / "repo/packages/swap.tgz");
+  registration::RegistrarOptions o;
+  auto plan = registration::plan_registrations({r}, *h.sink, *h.packages, *h.ledger, o);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->items.at(0).state == registration::ItemState::register_);
+  fs::copy_file(h.dir / "repo/packages/flyte-package.tgz", h.dir / "repo/packages/swap.tgz",
+                fs::copy_options::overwrite_existing);
+  auto rep = registration::execute_registrations(*plan, *h.sink, *h.packages, *h.ledger, o);
+  const auto& item0 = rep.items.at(0);
+  INFO(item0.message);
+  CHECK(item0.state == "failed");
+  CHECK_THAT(item0.message, Catch::Contains("changed while the pass ran"));
+  CHECK(h.entity_writes() == 0);
+  CHECK(h.ledger->registrations()->empty());
+}
+
+TEST_CASE("FlyteAdmin lost what the ledger says was registered: the package is registered again",
+          "[registration][integration]") {
+  Harness h;
+  auto r = reg("core", "flytesnacks", "development", "v1", "packages/flytesnacks-core.tgz");
+  REQUIRE(h.run({r}).ok());
+  // A FlyteAdmin with an empty database (reset or restored) at a new address; the ledger stays.
+  auto fresh = sinks::emulator::Emulator::start({});
+  REQUIRE(fresh.ok());
+  sinks::flyteadmin::AdminConfig cfg;
+  cfg.endpoint = (*fresh)->address();
+  cfg.insecure = true;
+  auto s = sinks::flyteadmin::AdminSink::connect(cfg, "test");
+  REQUIRE(s.ok());
+  h.sink = std::move(*s);
+  h.emu = std::move(*fresh);
+  h.raw = flyteidl::service::AdminService::NewStub(
+      grpc::CreateChannel(h.emu->address(), grpc::InsecureChannelCredentials()));
+  {
+    grpc::ClientContext ctx;
+    fa::ProjectRegisterRequest req;
+    req.mutable_project()->set_id("flytesnacks");
+    req.mutable_project()->set_name("flytesnacks");
+    fa::ProjectRegisterResponse resp;
+    REQUIRE(h.raw->RegisterProject(&ctx, req, &resp).ok());
+  }
+  auto rep = h.run({r});
+  const auto& o = item(rep, "core");
+  INFO(registration::describe(o));
+  REQUIRE(rep.ok());
+  CHECK(o.state == "registered");
+  REQUIRE_FALSE(o.drift.empty());
+  CHECK_THAT(o.drift.front(), Catch::Contains("registered again"));
+  CHECK(h.emu->calls("CreateTask") == 39);
+  CHECK(h.active("flytesnacks", "development").size() == 24);
+  // And the pass after that is in sync.
+  auto again = h.run({r});
+  REQUIRE(again.ok());
+  CHECK(item(again, "core").state == "in-sync");
+  CHECK(again.rpcs == 0);
+}
+
+TEST_CASE("execution registers the OCI content the plan saw, even if the tag moved since",
+          "[registration][integration][oci][plan]") {
+  if (oci_test::registry_binary().empty()) {
+    WARN("SKIP: docker-registry is not installed (packaging/setup-debian.sh installs it)");
+    return;
+  }
+  Harness h;
+  oci_test::Registry registry({});
+  oci_test::Pusher pusher(registry);
+  auto first = pusher.push_package("flyte/pkg", "v1", read_file(fixtures() / "valid-register.tgz"));
+  sources::oci::FetchOptions fo;
+  fo.cache_dir = h.dir / "oci-cache";
+  fo.plain_http_registries = {registry.host()};
+  registration::DefaultPackageSource oci(fo, "", registration::directory_reader(h.dir.string()));
+  const std::string address = "oci://" + registry.host() + "/flyte/pkg:v1";
+  auto r = reg("pkg", "flytesnacks", "development", "v1", address);
+  registration::RegistrarOptions o;
+  auto plan = registration::plan_registrations({r}, *h.sink, oci, *h.ledger, o);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->items.at(0).state == registration::ItemState::register_);
+  pusher.push_package("flyte/pkg", "v1", read_file(fixtures() / "flyte-package.tgz"));
+  auto rep = registration::execute_registrations(*plan, *h.sink, oci, *h.ledger, o);
+  INFO(registration::describe(rep.items.at(0)));
+  REQUIRE(rep.ok());
+  CHECK(rep.items[0].state == "registered");
+  CHECK(rep.items[0].digest == first.layer_digest);
+  CHECK(rep.items[0].tasks == 2);  // valid-register.tgz's, not flyte-package.tgz's one task
+  const auto rec = h.ledger->registrations()->at("registration/flytesnacks/development/pkg");
+  CHECK(rec.digest == first.layer_digest);
+  CHECK(rec.package == address);  // recorded as written, not as pinned for the load
+}
+
+TEST_CASE("a task that does not decode: a dry run reports it; otherwise execution fails it",
+          "[registration][integration][plan]") {
+  Harness h;
+  {
+    // One task file whose bytes are not a TaskSpec (a length-delimited field running past the
+    // end): the summary counts it by its _1 suffix, only a full read finds it broken.
+    std::string out;
+    struct archive* a = archive_write_new();
+    archive_write_set_format_pax_restricted(a);
+    archive_write_add_filter_gzip(a);
+    archive_write_open(
+        a, &out, nullptr,
+        [](struct archive*, void* user, const void* buf, size_t n) -> la_ssize_t {
+          static_cast<std::string*>(user)->append(static_cast<const char*>(buf), n);
+          return static_cast<la_ssize_t>(n);
+        },
+        nullptr);
+    const std::string bytes = "\x0a\x7f\x01\x02";
+    struct archive_entry* entry = archive_entry_new();
+    archive_entry_set_pathname(entry, "0_broken_1.pb");
+    archive_entry_set_size(entry, static_cast<la_int64_t>(bytes.size()));
+    archive_entry_set_filetype(entry, AE_IFREG);
+    archive_entry_set_perm(entry, 0644);
+    archive_write_header(a, entry);
+    archive_write_data(a, bytes.data(), bytes.size());
+    archive_entry_free(entry);
+    archive_write_close(a);
+    archive_write_free(a);
+    std::ofstream(h.dir / "repo/packages/broken.tgz", std::ios::binary) << out;
+  }
+  auto r = reg("broken", "flytesnacks", "development", "v1", "packages/broken.tgz");
+  registration::RegistrarOptions dry;
+  dry.dry_run = true;
+  auto view = registration::reconcile_registrations({r}, *h.sink, *h.packages, *h.ledger, dry);
+  REQUIRE(view.items.size() == 1);
+  INFO(view.items[0].message);
+  CHECK(view.items[0].state == "failed");
+  CHECK_THAT(view.items[0].message,
+             Catch::Contains("cannot be decoded as flyteidl.admin.TaskSpec"));
+
+  registration::RegistrarOptions o;
+  auto plan = registration::plan_registrations({r}, *h.sink, *h.packages, *h.ledger, o);
+  REQUIRE(plan.ok());
+  CHECK(plan->items.at(0).state == registration::ItemState::register_);
+  auto rep = registration::execute_registrations(*plan, *h.sink, *h.packages, *h.ledger, o);
+  CHECK(rep.items.at(0).state == "failed");
+  CHECK_THAT(rep.items[0].message, Catch::Contains("cannot be decoded as flyteidl.admin.TaskSpec"));
+  CHECK(h.entity_writes() == 0);
+  CHECK(h.ledger->registrations()->empty());
+}

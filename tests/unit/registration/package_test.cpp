@@ -522,3 +522,63 @@ TEST_CASE("package: concurrent readers share one budget and take turns within it
   first = read_package("", "gone.tgz");  // drops the first package and its lease
   CHECK(read_package(tgz, "second.tgz", limits).ok());
 }
+
+namespace {
+std::string error_of(const flytecd::Result<PackageSummary>& r) {
+  REQUIRE_FALSE(r.ok());
+  return r.error().message;
+}
+}  // namespace
+
+TEST_CASE("package: a summary has read_package's counts and launch plans, in package order",
+          "[registration][summary]") {
+  for (const char* file : {"valid-register.tgz", "flyte-package.tgz", "flytesnacks-core.tgz",
+                           "valid-fast-register.tgz"}) {
+    INFO(file);
+    const std::string bytes = read_fixture(file);
+    auto pkg = read_package(bytes, file);
+    auto sum = summarize_package(bytes, file);
+    REQUIRE(pkg.ok());
+    REQUIRE(sum.ok());
+    CHECK(sum->tasks == pkg->count(EntityKind::task));
+    CHECK(sum->workflows == pkg->count(EntityKind::workflow));
+    CHECK(sum->fast_source_name == pkg->fast_source_name);
+    std::vector<std::pair<std::string, bool>> want, got;
+    for (const auto& e : pkg->entities)
+      if (e.kind == EntityKind::launch_plan)
+        want.emplace_back(e.id().name(), e.launch_plan.spec().entity_metadata().has_schedule());
+    for (const auto& lp : sum->launch_plans) got.emplace_back(lp.name, lp.scheduled);
+    CHECK(got == want);
+  }
+  // A suffix-less .pb is decoded to learn its kind.
+  auto entries = base_entries();
+  entries.push_back({"nested/3_extra.pb", task_pb("extra")});
+  auto sum = summarize_package(make_tar(entries), "p.tgz");
+  REQUIRE(sum.ok());
+  CHECK(sum->tasks == 2);
+}
+
+TEST_CASE("package: a summary refuses what the first pass refuses", "[registration][summary]") {
+  auto entries = base_entries();
+  entries.push_back({"README.md", "hello"});
+  CHECK_THAT(error_of(summarize_package(make_tar(entries), "p.tgz")),
+             Catch::Contains("a file that is not part of a pyflyte package: README.md"));
+  CHECK_THAT(error_of(summarize_package(read_fixture("invalid-fast.tgz"), "invalid-fast.tgz")),
+             Catch::Contains("tagz"));
+  CHECK_THAT(error_of(summarize_package("", "empty.tgz")), Catch::Contains("is empty"));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("flytecd-sbomb-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  flytecd::test::write_bomb(dir / "bomb.tgz", 40, 6u << 20);
+  std::ifstream in(dir / "bomb.tgz", std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  std::filesystem::remove_all(dir);
+  ReaderLimits limits;
+  limits.max_total_bytes = 32u << 20;
+  MemoryBudget budget(8u << 20);
+  limits.budget = &budget;
+  CHECK_THAT(error_of(summarize_package(ss.str(), "bomb.tgz", limits)),
+             Catch::Contains("33554432 decompressed bytes (packages.maxPackageBytes)"));
+  CHECK(budget.in_use() == 0);
+}
