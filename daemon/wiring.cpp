@@ -77,7 +77,8 @@ Result<std::unique_ptr<sinks::Sink>> open_configmap(const config::Config& cfg,
                                                     const SinkContext& ctx) {
   if (!ctx.kube)
     return make_error(ErrorCode::invalid_input, "configmap sink: no Kubernetes API client");
-  return std::unique_ptr<sinks::Sink>(make_configmap_sink(cfg, ctx.kube));
+  (void)cfg;  // the client carries the resolved kubernetes settings
+  return std::unique_ptr<sinks::Sink>(make_configmap_sink(ctx.kube));
 }
 
 }  // namespace
@@ -183,10 +184,17 @@ Result<std::unique_ptr<sinks::flyteadmin::AdminSink>> make_admin_sink(
   return sinks::flyteadmin::AdminSink::connect(admin, label);
 }
 
+Result<std::shared_ptr<k8s::Client>> open_kube_client(const config::Config& cfg) {
+  auto resolved = k8s::resolve_in_cluster(cfg.kubernetes);
+  if (!resolved) return resolved.error().wrap("kubernetes");
+  auto client = k8s::Client::create(*resolved);
+  if (!client) return client.error().wrap("kubernetes");
+  return std::shared_ptr<k8s::Client>(std::move(*client));
+}
+
 std::unique_ptr<sinks::configmap::ConfigMapSink> make_configmap_sink(
-    const config::Config& cfg, std::shared_ptr<k8s::Client> kube) {
-  auto settings = k8s::sink_settings(cfg.kubernetes.config_map);
-  if (settings.cm_namespace.empty()) settings.cm_namespace = cfg.kubernetes.api_namespace;
+    std::shared_ptr<k8s::Client> kube) {
+  auto settings = k8s::sink_settings(kube->settings().config_map);
   return std::make_unique<sinks::configmap::ConfigMapSink>(k8s::make_kube_api(std::move(kube)),
                                                            std::move(settings));
 }

@@ -87,9 +87,12 @@ Result<std::unique_ptr<sinks::Sink>> make_sink(TargetKind kind, const config::Co
 // endpoint already resolved (the emulator's address for the embedded one).
 Result<std::unique_ptr<sinks::flyteadmin::AdminSink>> make_admin_sink(
     const sinks::flyteadmin::AdminConfig& admin, const std::string& label);
-// The ConfigMap sink for `kubernetes.configMap` over a Kubernetes client.
+// The Kubernetes API client of the `kubernetes:` configuration (in-cluster defaults resolved).
+// Errors: no API server (not in a cluster and none configured), an unreadable CA file.
+Result<std::shared_ptr<k8s::Client>> open_kube_client(const config::Config& cfg);
+// The ConfigMap sink for the client's (resolved) `kubernetes.configMap` settings.
 std::unique_ptr<sinks::configmap::ConfigMapSink> make_configmap_sink(
-    const config::Config& cfg, std::shared_ptr<k8s::Client> kube);
+    std::shared_ptr<k8s::Client> kube);
 
 // ConfigMap mode: projects and registrations to `admin`, overrides and platform defaults to
 // `overrides` (neither owned). Errors: a sink lacks the part (invalid_input).

@@ -52,6 +52,14 @@ Result<Target> open_target(const config::Config& cfg, Access access) {
   auto sink = wiring::make_admin_sink(admin, t.description);
   if (!sink) return sink.error();
   t.sink = std::move(*sink);
+  if (wiring::configmap_mode(cfg)) {
+    auto kube = wiring::open_kube_client(cfg);
+    if (!kube) return kube.error();
+    t.configmap = wiring::make_configmap_sink(std::move(*kube));
+    auto routed = wiring::route_overrides(*t.sink, *t.configmap);
+    if (!routed) return routed.error();
+    t.routed = std::move(*routed);
+  }
   return t;
 }
 

@@ -173,3 +173,30 @@ TEST_CASE("wiring: desired state follows what the sink holds", "[wiring]") {
   CHECK(flytecd::k8s::render_overrides_document(docs) ==
         flytecd::sinks::configmap::render_document(for_cm));
 }
+
+TEST_CASE("wiring: the ConfigMap sink comes from the resolved kubernetes settings", "[wiring]") {
+  fs::path dir = fs::temp_directory_path() / ("flytecd-wiring-kube-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "ca.crt") << "not checked until a request\n";
+  Config cfg;
+  cfg.kubernetes.config_map.enabled = true;
+  cfg.kubernetes.api_namespace = "flyte";  // configMap.namespace defaults to it
+  cfg.kubernetes.ca_file = (dir / "ca.crt").string();
+  cfg.kubernetes.api_server = "http://127.0.0.1:1";
+  auto plain = wiring::open_kube_client(cfg);
+  REQUIRE_FALSE(plain);
+  CHECK(plain.error().message.find("https://") != std::string::npos);
+  cfg.kubernetes.api_server = "https://127.0.0.1:1";
+  auto kube = wiring::open_kube_client(cfg);
+  REQUIRE(kube);
+  auto cm = wiring::make_configmap_sink(*kube);
+  CHECK(cm->describe() == "configmap flyte/flyte-admin-overrides (overrides.yaml)");
+  wiring::SinkContext ctx;
+  ctx.kube = *kube;
+  auto from_table = wiring::make_sink(wiring::TargetKind::configmap, cfg, ctx);
+  REQUIRE(from_table);
+  CHECK((*from_table)->capabilities() ==
+        Capabilities{.overrides = true, .platform_defaults = true});
+  CHECK((*from_table)->entities() == nullptr);
+  fs::remove_all(dir);
+}
