@@ -151,8 +151,11 @@ ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desire
     const size_t ran_this_round = report.results.size() - last_round_begin;
     report.not_started = p.steps.size() - ran_this_round;
     // Once per round, after its steps (also when some failed or the breaker opened: what ran
-    // is recorded in the ledger, so a whole-document sink must write it).
-    if (Status c = sink.commit(options.revision); !c) {
+    // is recorded in the ledger, so a whole-document sink must write it) — but not once
+    // cancelled: a replica that lost its lease must not write (the next pass sees the difference
+    // as drift).
+    const bool cancelled = options.cancel && options.cancel->load();
+    if (Status c = cancelled ? ok_status() : sink.commit(options.revision); !c) {
       fail(c.error().code, c.error().message);
       break;
     }

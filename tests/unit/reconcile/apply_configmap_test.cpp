@@ -115,3 +115,67 @@ TEST_CASE("configmap mode: the prune guard refuses deleting every override; noth
   CHECK(m.document() == before);
   CHECK(m.kube->count("APPLY") == 1);
 }
+
+TEST_CASE("apply: commit runs once per round after its steps, and once when nothing is to do",
+          "[apply]") {
+  flytecd::testing::MemorySink sink;
+  auto ledger = flytecd::ledger::Ledger::open(":memory:");
+  REQUIRE(ledger);
+  ApplyOptions ao;
+  ao.revision = "r1";
+  const auto desired = flytecd::wiring::desired_state(documents("east"), sink.capabilities());
+  auto report = flytecd::reconcile::apply(sink, **ledger, desired, ao);
+  REQUIRE(report.ok());
+  // Round 1 executes and commits; round 2 observes nothing left and commits again.
+  CHECK(report.rounds == 2);
+  CHECK(sink.commits() == std::vector<std::string>{"r1", "r1"});
+}
+
+TEST_CASE("apply: a failed commit fails the pass with the sink's error", "[apply]") {
+  flytecd::testing::MemorySink sink;
+  sink.fail_commit(flytecd::Error{flytecd::ErrorCode::permission_denied, "cm: forbidden"});
+  auto ledger = flytecd::ledger::Ledger::open(":memory:");
+  REQUIRE(ledger);
+  ApplyOptions ao;
+  ao.revision = "r1";
+  auto report = flytecd::reconcile::apply(
+      sink, **ledger, flytecd::wiring::desired_state(documents("east"), sink.capabilities()), ao);
+  CHECK_FALSE(report.ok());
+  CHECK(report.error == "cm: forbidden");
+  CHECK(report.error_code == flytecd::ErrorCode::permission_denied);
+  CHECK(sink.commits().size() == 1);
+}
+
+TEST_CASE("apply: a refused or cancelled pass commits nothing", "[apply]") {
+  auto ledger = flytecd::ledger::Ledger::open(":memory:");
+  REQUIRE(ledger);
+  {
+    flytecd::testing::MemorySink sink;
+    std::atomic<bool> cancel{true};
+    ApplyOptions ao;
+    ao.revision = "r1";
+    ao.cancel = &cancel;
+    auto report = flytecd::reconcile::apply(
+        sink, **ledger, flytecd::wiring::desired_state(documents("east"), sink.capabilities()), ao);
+    CHECK_FALSE(report.ok());
+    CHECK(sink.commits().empty());
+  }
+  {
+    // Everything managed, then a revision deleting all of it: the prune guard refuses.
+    flytecd::testing::MemorySink sink;
+    ApplyOptions ao;
+    ao.revision = "r1";
+    const auto docs = documents("east");
+    REQUIRE(flytecd::reconcile::apply(sink, **ledger,
+                                      flytecd::wiring::desired_state(docs, sink.capabilities()), ao)
+                .ok());
+    const size_t commits = sink.commits().size();
+    auto empty = docs;
+    empty.overrides.clear();
+    ao.revision = "r2";
+    auto report = flytecd::reconcile::apply(
+        sink, **ledger, flytecd::wiring::desired_state(empty, sink.capabilities()), ao);
+    CHECK(report.refused);
+    CHECK(sink.commits().size() == commits);
+  }
+}
