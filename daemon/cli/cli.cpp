@@ -100,6 +100,9 @@ int run(int argc, char** argv) {
   auto* apply = app.add_subcommand(
       "apply", "Reconcile once: make FlyteAdmin equal to the repository, then exit");
   add_target_options(apply, aopt);
+  std::string apply_format = "text";
+  apply->add_option("-o,--output", apply_format, "text or json (the pass's plan and results)")
+      ->check(CLI::IsMember({"text", "json"}));
   apply->footer(
       "With no FlyteAdmin endpoint configured, the target is the embedded FlyteAdmin emulator\n"
       "(persisted in the state directory). Exit codes: 0 converged, 1 failed or refused.\n"
@@ -205,7 +208,7 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (validate->parsed()) return run_validate(vopt, std::cout, std::cerr);
-  if (apply->parsed()) return run_apply(aopt, std::cout, std::cerr);
+  if (apply->parsed()) return run_apply(aopt, apply_format, std::cout, std::cerr);
   if (plan->parsed()) {
     if (!ropt.git.empty() || !ropt.base.empty() || !ropt.head.empty()) {
       if (ropt.git.empty() || ropt.base.empty() || ropt.head.empty()) {

@@ -4,7 +4,9 @@
 #include <ostream>
 #include <string>
 
+#include "daemon/cli/target.hpp"
 #include "daemon/model/loader.hpp"
+#include "daemon/pass/pass.hpp"
 #include "sources/source.hpp"
 
 namespace flytecd::cli {
@@ -62,6 +64,7 @@ Result<config::Config> resolve_config(const TargetOptions& opt);
 struct LoadedRevision {
   std::unique_ptr<sources::Source> source;  // null for a directory
   std::string revision;                     // commit id, or "dir:<absolute path>"
+  std::string subject;                      // commit subject ("" for a directory)
   model::Documents docs;
 };
 Result<LoadedRevision> load_revision(const config::Config& cfg, const std::string& at,
@@ -69,8 +72,17 @@ Result<LoadedRevision> load_revision(const config::Config& cfg, const std::strin
 
 struct ReviewOptions;
 
-// `flytecd apply`: one reconcile; 0 converged, 1 otherwise.
-int run_apply(const TargetOptions& opt, std::ostream& out, std::ostream& err);
+// `flytecd apply`: one reconcile pass; 0 converged, 1 otherwise. `format`: text (steps as they
+// finish, then the summary) or json (the pass's plan and what was applied).
+int run_apply(const TargetOptions& opt, const std::string& format, std::ostream& out,
+              std::ostream& err);
+
+// The pass options a configuration asks for (policy, parallelism, package bounds).
+pass::Options pass_options(const config::Config& cfg, pass::Mode mode);
+// One reconcile pass of `rev` against `target` (packages from the revision's source or the
+// repository directory, a memory budget of cfg.packages.memoryBudgetBytes unless given).
+pass::Report run_pass(const config::Config& cfg, Target& target, const LoadedRevision& rev,
+                      pass::Options options);
 
 // `flytecd plan --live`: 0 no changes, 2 changes, 1 error.
 // With `head`, the documents are its --git repository at --head (plan --git … --live);

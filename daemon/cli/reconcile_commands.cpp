@@ -6,6 +6,7 @@
 #include "daemon/cli/commands.hpp"
 #include "daemon/cli/target.hpp"
 #include "daemon/model/proto_yaml.hpp"
+#include "daemon/pass/views.hpp"
 #include "daemon/reconcile/apply.hpp"
 #include "daemon/reconcile/render.hpp"
 #include "daemon/registration/registrar.hpp"
@@ -36,6 +37,7 @@ Result<LoadedRevision> load_revision(const config::Config& cfg, const std::strin
     auto snap = at.empty() ? (*source)->sync() : (*source)->snapshot_at(at);
     if (!snap) return snap.error();
     out.revision = snap->revision;
+    out.subject = snap->subject;
     files = std::move(snap->files);
     where = (*source)->describe() + " at " + out.revision.substr(0, 12);
     out.source = std::move(*source);
@@ -53,35 +55,42 @@ Result<LoadedRevision> load_revision(const config::Config& cfg, const std::strin
 
 namespace {
 
-registration::RegistrationReport run_registrations(const config::Config& cfg, Target& target,
-                                                   const LoadedRevision& rev,
-                                                   const std::string& revision, bool dry_run,
-                                                   std::ostream* out,
-                                                   CircuitBreaker* breaker = nullptr) {
-  registration::DefaultPackageSource packages(
+// The package source for a revision: OCI/HTTPS through the fetcher (cache under the state
+// directory), repository paths from the revision itself.
+registration::DefaultPackageSource package_source(const config::Config& cfg,
+                                                  const LoadedRevision& rev) {
+  return registration::DefaultPackageSource(
       registration::fetch_options(cfg.packages, cfg.state_dir), cfg.packages.registry,
       rev.source ? registration::RepoFileReader([&rev](const std::string& path) {
         return rev.source->read_file(rev.revision, path, registration::k_max_repo_package_bytes);
       })
                  : registration::directory_reader(cfg.repo));
-  registration::RegistrarOptions ro;
-  ro.revision = revision;
-  ro.self_heal = cfg.policy.self_heal;
-  ro.prune = cfg.policy.prune;
-  ro.dry_run = dry_run;
-  ro.parallelism = cfg.parallelism;
-  ro.max_package_bytes = cfg.packages.max_package_bytes;
-  registration::MemoryBudget memory(cfg.packages.memory_budget_bytes);
-  ro.memory = &memory;
-  ro.breaker = breaker;
-  return registration::reconcile_registrations(rev.docs.registrations, *target.sink, packages,
-                                               *target.ledger, ro,
-                                               [&](const registration::RegistrationOutcome& o) {
-                                                 if (out) *out << registration::describe(o) << "\n";
-                                               });
 }
 
 }  // namespace
+
+pass::Options pass_options(const config::Config& cfg, pass::Mode mode) {
+  pass::Options o;
+  o.mode = mode;
+  o.policy = cfg.policy;
+  o.parallelism = cfg.parallelism;
+  o.max_package_bytes = cfg.packages.max_package_bytes;
+  return o;
+}
+
+pass::Report run_pass(const config::Config& cfg, Target& target, const LoadedRevision& rev,
+                      pass::Options options) {
+  auto packages = package_source(cfg, rev);
+  registration::MemoryBudget memory(cfg.packages.memory_budget_bytes);
+  if (!options.memory) options.memory = &memory;
+  pass::Wiring w;
+  w.sink = target.sink.get();
+  w.entities = target.sink.get();
+  w.packages = &packages;
+  w.ledger = target.ledger.get();
+  w.target = target.description;
+  return pass::run(pass::Revision{rev.revision, rev.subject, &rev.docs}, w, options);
+}
 
 Result<config::Config> resolve_config(const TargetOptions& opt) {
   config::Config cfg = config::defaults();
@@ -111,7 +120,8 @@ Result<config::Config> resolve_config(const TargetOptions& opt) {
   return cfg;
 }
 
-int run_apply(const TargetOptions& opt, std::ostream& out, std::ostream& err) {
+int run_apply(const TargetOptions& opt, const std::string& format, std::ostream& out,
+              std::ostream& err) {
   const std::string at;  // the configured source at its head
   auto cfg = resolve_config(opt);
   if (!cfg) {
@@ -128,60 +138,56 @@ int run_apply(const TargetOptions& opt, std::ostream& out, std::ostream& err) {
     err << "flytecd apply: " << target.error().message << "\n";
     return 1;
   }
-  out << "target: " << target->description << "\n";
-  reconcile::ApplyOptions ao;
-  ao.revision = rev->revision;
-  ao.policy = cfg->policy;
-  ao.parallelism = cfg->parallelism;
-  const reconcile::State desired = reconcile::desired_state(rev->docs);
-  // One guard over everything this revision would destroy, before any step of it runs.
-  auto verdict =
-      guard_revision(*cfg, *target, rev->docs.document_count, rev->docs.registrations, desired);
-  if (!verdict) {
-    err << "flytecd apply: " << verdict.error().message << "\n";
-    return 1;
-  }
-  if (verdict->refused) {
-    record_refusal(*target, ao.revision, verdict->reason);
-    out << "REFUSED: " << verdict->reason << "\n"
-        << "applied 0 steps; registrations: 0 write RPCs; nothing of this revision was executed\n";
-    return 1;
-  }
-  CircuitBreaker breaker;  // one pass: a target that stops answering stops it all
-  ao.breaker = &breaker;
-  auto started = std::chrono::steady_clock::now();
-  auto report = reconcile::apply(
-      *target->sink, *target->ledger, desired, ao, [&](const reconcile::StepResult& r) {
-        if (r.step.action == reconcile::Action::adopt) return;
-        out << reconcile::step_line(r.step)
-            << (r.status ? "  ok" : "  FAILED: " + r.status.error().message) << "\n";
-      });
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  const auto& p = report.first_plan;
-  for (const auto& d : p.drift)
-    out << "! drift " << d.key << ": " << d.detail
-        << (d.healed ? " (reverted)" : " (self-heal off: reported only)") << "\n";
-  for (const auto& u : p.unmanaged) out << "? unmanaged " << u << " (left alone)\n";
-  out << reconcile::summary_line(p) << "\n";
-  // Registrations after projects and overrides: projects must exist, and TASK_RESOURCE limits a
-  // task needs are in place before the task is created.
-  // A refused plan executes nothing: neither its overrides nor its registrations.
-  registration::RegistrationReport regs;
-  if (!report.refused)
-    regs = run_registrations(*cfg, *target, *rev, ao.revision, false, &out, &breaker);
-  out << "registrations: " << regs.items.size() << " (" << regs.failed() << " failed), "
-      << regs.rpcs << " write RPCs\n";
+  const bool json = format == "json";
+  if (!json) out << "target: " << target->description << "\n";
+  auto options = pass_options(*cfg, pass::Mode::execute);
+  if (!json)
+    options.on_step = [&](const reconcile::StepResult& r) {
+      if (r.step.action == reconcile::Action::adopt) return;
+      out << reconcile::step_line(r.step)
+          << (r.status ? "  ok" : "  FAILED: " + r.status.error().message) << "\n";
+    };
+  const auto report = run_pass(*cfg, *target, *rev, options);
+  const auto& applied = report.applied;
   size_t adopted = 0;
-  for (const auto& r : report.results)
+  for (const auto& r : applied.results)
     adopted += r.step.action == reconcile::Action::adopt && r.status.ok();
-  out << "applied " << report.results.size() - adopted << " steps (" << report.failed
-      << " failed), adopted " << adopted << ", rounds " << report.rounds << ", " << secs << " s; "
-      << (report.ok() ? "converged" : "NOT converged: " + report.error) << "\n";
-  if (report.target_down() || regs.target_down)
+  if (json) {
+    auto j = pass::plan_json(report);
+    j["applied"] = {{"steps", applied.results.size() - adopted},
+                    {"failed", applied.failed},
+                    {"adopted", adopted},
+                    {"rounds", applied.rounds},
+                    {"converged", applied.converged},
+                    {"registrationRpcs", report.registrations.rpcs}};
+    out << j.dump(2) << "\n";
+  } else if (report.outcome == pass::Outcome::refused) {
+    out << "REFUSED: " << report.guard.reason << "\n"
+        << "applied 0 steps; registrations: 0 write RPCs; nothing of this revision was executed\n";
+  } else if (!report.observed) {
+    out << "applied 0 steps; NOT converged: " << (report.error ? report.error->message : "")
+        << "\n";
+  } else {
+    const auto& p = report.plan;
+    for (const auto& d : p.drift)
+      out << "! drift " << d.key << ": " << d.detail
+          << (d.healed ? " (reverted)" : " (self-heal off: reported only)") << "\n";
+    for (const auto& u : p.unmanaged) out << "? unmanaged " << u << " (left alone)\n";
+    out << reconcile::summary_line(p) << "\n";
+    for (const auto& o : report.registrations.items) out << registration::describe(o) << "\n";
+    out << "registrations: " << report.registrations.items.size() << " ("
+        << report.registrations.failed() << " failed), " << report.registrations.rpcs
+        << " write RPCs\n";
+    out << "applied " << applied.results.size() - adopted << " steps (" << applied.failed
+        << " failed), adopted " << adopted << ", rounds " << applied.rounds << ", "
+        << report.seconds << " s; "
+        << (applied.ok() ? "converged" : "NOT converged: " + applied.error) << "\n";
+  }
+  if (report.target_down())
     err << "flytecd apply: FlyteAdmin at " << target->description << " is down ("
-        << (report.target_down() ? report.error : regs.target_down->message)
-        << "); what succeeded is recorded in the ledger; run apply again when it is back\n";
-  return report.ok() && regs.ok() ? 0 : 1;
+        << (report.error ? report.error->message : "") << "); what succeeded is recorded in the "
+        << "ledger; run apply again when it is back\n";
+  return pass::apply_exit_code(report);
 }
 
 int run_plan_live(const TargetOptions& opt, const std::string& format, std::ostream& out,
@@ -208,46 +214,16 @@ int run_plan_live(const TargetOptions& opt, const std::string& format, std::ostr
     err << "flytecd plan: " << target.error().message << "\n";
     return 1;
   }
-  auto live = target->sink->observe();
-  if (!live) {
-    err << "flytecd plan: " << live.error().message << "\n";
+  const auto report = run_pass(*cfg, *target, *rev, pass_options(*cfg, pass::Mode::plan));
+  if (!report.observed) {
+    err << "flytecd plan: " << (report.error ? report.error->message : "not observed") << "\n";
     return 1;
   }
-  auto managed = target->ledger->managed();
-  if (!managed) {
-    err << "flytecd plan: " << managed.error().message << "\n";
-    return 1;
-  }
-  const reconcile::State desired = reconcile::desired_state(rev->docs);
-  auto p = reconcile::plan(desired, *live, *managed, cfg->policy);
-  auto verdict =
-      guard_revision(*cfg, *target, rev->docs.document_count, rev->docs.registrations, desired);
-  if (!verdict) {
-    err << "flytecd plan: " << verdict.error().message << "\n";
-    return 1;
-  }
-  if (verdict->refused && !p.refused) {
-    p.refused = true;
-    p.refusal = verdict->reason;
-  }
-  auto regs = run_registrations(*cfg, *target, *rev, "plan", true, nullptr);
-  if (format == "json") {
-    auto j = reconcile::render_json(p, target->description);
-    j["registrations"] = nlohmann::ordered_json::array();
-    for (const auto& o : regs.items)
-      j["registrations"].push_back(nlohmann::ordered_json::parse(registration::to_json(o).dump()));
-    out << j.dump(2) << "\n";
-  } else {
-    out << (format == "markdown" ? reconcile::render_markdown(p, target->description)
-                                 : reconcile::render_text(p, target->description));
-    if (!regs.items.empty()) {
-      out << (format == "markdown" ? "\n### Registrations\n\n" : "\nregistrations:\n");
-      for (const auto& o : regs.items)
-        out << (format == "markdown" ? "- " : "  ") << registration::describe(o) << "\n";
-    }
-  }
-  if (p.refused || !regs.ok()) return 1;
-  return p.has_changes() || regs.has_changes() ? 2 : 0;
+  if (format == "json")
+    out << pass::plan_json(report).dump(2) << "\n";
+  else
+    out << pass::plan_text(report, format == "markdown");
+  return pass::plan_exit_code(report);
 }
 
 int run_get_registrations(const TargetOptions& opt, const std::string& format, std::ostream& out,
@@ -270,7 +246,12 @@ int run_get_registrations(const TargetOptions& opt, const std::string& format, s
   }
   // A dry run: packages come from the cache (or the registry), activation from FlyteAdmin; the
   // ledger tells what was registered. Nothing is written.
-  auto regs = run_registrations(*cfg, *target, *rev, "get", true, nullptr);
+  const auto report = run_pass(*cfg, *target, *rev, pass_options(*cfg, pass::Mode::plan));
+  if (!report.observed) {
+    err << "flytecd get registrations: " << report.error->message << "\n";
+    return 1;
+  }
+  const auto& regs = report.registrations;
   if (format == "json") {
     nlohmann::json j = nlohmann::json::array();
     for (const auto& o : regs.items) j.push_back(registration::to_json(o));
@@ -394,6 +375,29 @@ int run_import(const TargetOptions& opt, const std::string& out_dir, std::ostrea
   if (skipped)
     out << "warning: " << skipped
         << " QUALITY_OF_SERVICE rows were not imported: FlyteAdmin's API cannot write them back\n";
+  // The check: the imported repository, planned against the same live state by the same pass as
+  // apply, must call for no change (only adoptions).
+  config::Config imported = *cfg;
+  imported.repo = out_dir;
+  imported.git.url.clear();
+  auto rev = load_revision(imported, "", err);
+  if (!rev) {
+    err << "flytecd import: check: " << rev.error().message << "\n";
+    return 1;
+  }
+  const auto check = run_pass(imported, *target, *rev, pass_options(imported, pass::Mode::plan));
+  if (!check.observed || check.outcome == pass::Outcome::failed) {
+    err << "flytecd import: check: " << (check.error ? check.error->message : "failed") << "\n";
+    return 1;
+  }
+  if (check.plan.has_changes()) {
+    out << "check FAILED: planning " << out_dir << " against " << target->description
+        << " calls for changes:\n"
+        << pass::plan_text(check, false);
+    return 1;
+  }
+  out << "check: `flytecd plan --live --repo " << out_dir << "` calls for no change ("
+      << pass::summary(check) << ")\n";
   return 0;
 }
 

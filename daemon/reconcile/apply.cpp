@@ -1,5 +1,7 @@
 #include "daemon/reconcile/apply.hpp"
 
+#include "daemon/reconcile/guard.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <map>
@@ -75,19 +77,33 @@ ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desire
       fail(down->code, "flyteadmin: " + down->message + "; nothing was started");
       break;
     }
-    auto live = sink.observe();
-    if (!live) {
-      breaker.trip(live.error());  // the observation already retried every call it made
-      fail(live.error().code, live.error().message);
-      break;
+    if (round == 1 && options.first_plan) {
+      last_plan.emplace(*options.first_plan);
+    } else {
+      auto live = sink.observe();
+      if (!live) {
+        breaker.trip(live.error());  // the observation already retried every call it made
+        fail(live.error().code, live.error().message);
+        break;
+      }
+      breaker.record_success();
+      auto managed = ledger.managed();
+      if (!managed) {
+        fail(managed.error().code, managed.error().message);
+        break;
+      }
+      last_plan.emplace(plan(desired, *live, *managed, options.policy));
+      if (round == 1) {
+        // Standalone use: the guard's prune rules over this plan (the pass guards before).
+        Policy prune_rules = options.policy;
+        prune_rules.allow_empty = true;
+        auto verdict = guard_pass(guard_input(*last_plan, desired, 1, *managed, {}), prune_rules);
+        if (verdict.refused) {
+          last_plan->refused = true;
+          last_plan->refusal = verdict.reason;
+        }
+      }
     }
-    breaker.record_success();
-    auto managed = ledger.managed();
-    if (!managed) {
-      fail(managed.error().code, managed.error().message);
-      break;
-    }
-    last_plan.emplace(plan(desired, *live, *managed, options.policy));
     Plan& p = *last_plan;
     if (round == 1) report.first_plan = p;
     report.rounds = round;

@@ -24,6 +24,10 @@ struct ApplyOptions {
   // step starts, steps in flight finish and are recorded. Shared with the registrations of the
   // same pass so they do not start either; null: apply uses a breaker of its own.
   CircuitBreaker* breaker = nullptr;
+  // The plan of an observation the caller already made and guarded (the reconcile pass): round 1
+  // executes it instead of observing again. Null: round 1 observes, plans and applies the guard's
+  // prune rules (guard_pass) itself.
+  const Plan* first_plan = nullptr;
 };
 
 // What this pass learned about one desired object from FlyteAdmin's answers (never from the plan
@@ -68,11 +72,12 @@ struct ApplyReport {
   }
 };
 
-// One reconcile: observe -> plan -> execute (phase by phase: projects; override deletes, broad
-// scopes first; writes; project archives) -> record each success in the ledger -> re-observe and
-// repeat until nothing is left or max_rounds. A refused plan executes nothing. When the breaker
-// opens (FlyteAdmin unreachable) the pass stops within the steps in flight and reports error_code
-// unavailable. `on_step` is called (from worker threads, serialized) after each step.
+// The overrides part of one reconcile (the pass, daemon/pass, wraps it): observe -> plan -> execute
+// (phase by phase: projects; override deletes, broad scopes first; writes; project archives) ->
+// record each success in the ledger -> re-observe and repeat until nothing is left or max_rounds. A
+// refused plan executes nothing. When the breaker opens (FlyteAdmin unreachable) the pass stops
+// within the steps in flight and reports error_code unavailable. `on_step` is called (from worker
+// threads, serialized) after each step.
 ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desired,
                   const ApplyOptions& options,
                   const std::function<void(const StepResult&)>& on_step = {});

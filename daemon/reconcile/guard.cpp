@@ -79,4 +79,26 @@ GuardInput guard_input(const State& desired, const std::set<std::string>& desire
   return in;
 }
 
+GuardInput guard_input(const Plan& plan, const State& desired, size_t documents,
+                       const Managed& managed, const RegistrationCounts& registrations) {
+  GuardInput in;
+  in.documents = documents;
+  GuardKind projects{"projects", 0, desired.projects.size(), 0};
+  GuardKind overrides{"overrides", 0, desired.overrides.size(), 0};
+  for (const auto& [key, rec] : managed)
+    ++(key.rfind("project/", 0) == 0 ? projects : overrides).managed;
+  for (const auto& s : plan.steps)
+    if (s.action == Action::remove)
+      ++(s.kind == ObjectKind::project ? projects : overrides).destroyed;
+  GuardKind regs{"registrations", registrations.managed, registrations.declared,
+                 registrations.removed};
+  // Launch plans have no "declared" count of their own: a revision declaring registrations
+  // declares their launch plans.
+  GuardKind lps{"launch plans", registrations.launch_plans_managed,
+                registrations.declared > 0 ? registrations.launch_plans_managed : 0,
+                registrations.launch_plans_deactivated};
+  in.kinds = {projects, overrides, regs, lps};
+  return in;
+}
+
 }  // namespace flytecd::reconcile

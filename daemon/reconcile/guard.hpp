@@ -43,4 +43,21 @@ GuardInput guard_input(const State& desired, const std::set<std::string>& desire
                        size_t documents, const Managed& managed,
                        const std::set<std::string>& managed_registrations, bool prune);
 
+// What a pass's registration plan would do to what the ledger owns (counted by the caller from
+// the registration plan).
+struct RegistrationCounts {
+  size_t managed = 0;   // registrations the ledger records
+  size_t declared = 0;  // registrations the revision declares
+  size_t removed = 0;   // recorded, not declared, and pruned (their launch plans deactivated)
+  size_t launch_plans_managed = 0;      // launch plans flytecd activated, per the ledger
+  size_t launch_plans_deactivated = 0;  // on removal and on version / activation change
+};
+
+// Counts for guard_pass from a pass's plan: projects archived and managed override rows deleted
+// (the plan's remove steps), registrations removed and launch plans deactivated, against what
+// the ledger manages. Deactivations on a version change count even with prune off: they run
+// regardless. Pure.
+GuardInput guard_input(const Plan& plan, const State& desired, size_t documents,
+                       const Managed& managed, const RegistrationCounts& registrations);
+
 }  // namespace flytecd::reconcile

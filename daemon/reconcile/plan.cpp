@@ -250,23 +250,6 @@ Plan plan(const State& desired, const State& live, const Managed& managed, const
         Action::update, ObjectKind::override_attr, key, {}, want, have, reason, git_unchanged});
   }
 
-  // Mass-prune guard: count what this plan deletes among managed objects.
-  // Rows a cascade takes with it count too: they are gone from FlyteAdmin all the same.
-  size_t deletes = archives.size();
-  for (const auto& s : removals)
-    if (s.action == Action::remove && live.overrides.count(s.key)) ++deletes;
-  if (deletes > 0 && !policy.allow_mass_prune) {
-    double share = out.managed_count
-                       ? static_cast<double>(deletes) / static_cast<double>(out.managed_count)
-                       : 1.0;
-    if (deletes >= out.managed_count || share > policy.max_prune_share) {
-      out.refused = true;
-      out.refusal = "refusing to prune " + std::to_string(deletes) + " of " +
-                    std::to_string(out.managed_count) + " managed objects (more than " +
-                    std::to_string(static_cast<int>(policy.max_prune_share * 100)) +
-                    "% or all of them); if this is intended, allow mass pruning explicitly";
-    }
-  }
   for (auto& s : removals) out.steps.push_back(std::move(s));
   for (auto& s : writes) out.steps.push_back(std::move(s));
   for (auto& s : archives) out.steps.push_back(std::move(s));

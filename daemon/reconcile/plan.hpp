@@ -62,7 +62,7 @@ struct Plan {
   size_t in_sync = 0;
   size_t managed_count = 0;
   bool refused = false;
-  std::string refusal;  // why the whole plan is refused (mass-prune guard)
+  std::string refusal;  // why the whole plan is refused (set from the guard, reconcile/guard.hpp)
 
   bool has_changes() const {
     for (const auto& s : steps)

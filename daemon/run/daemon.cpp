@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "daemon/cli/commands.hpp"
 #include "daemon/cli/target.hpp"
 #include "daemon/common/log.hpp"
 #include "daemon/http/json_snapshot.hpp"
@@ -20,6 +21,7 @@
 #include "daemon/metrics/metrics.hpp"
 #include "daemon/model/incremental.hpp"
 #include "daemon/notify/notifier.hpp"
+#include "daemon/pass/views.hpp"
 #include "daemon/reconcile/apply.hpp"
 #include "daemon/reconcile/render.hpp"
 #include "daemon/registration/registrar.hpp"
@@ -73,7 +75,6 @@ struct Daemon::Impl {
   std::unique_ptr<registration::DefaultPackageSource> packages;
   // What package reading may hold at once, across every registration (packages.memoryBudgetBytes).
   std::unique_ptr<registration::MemoryBudget> package_memory;
-  std::vector<model::Registration> registrations;  // of the revision in force
   metrics::GaugeFamily& registrations_gauge =
       registry.gauge("flytecd_registrations",
                      "Workflow registrations by state after the last reconcile.", {"state"});
@@ -89,9 +90,8 @@ struct Daemon::Impl {
 
   // State in force (reconcile thread), and the status view (guarded by status_mu).
   bool have_desired = false;
-  size_t document_count = 0;
-  reconcile::State desired;
-  std::string revision, rejected_revision;
+  model::Documents documents;  // the revision in force
+  std::string revision, subject, rejected_revision;
   std::mutex status_mu;
   http::JsonSnapshot status;  // rendered once per change for /api/v1/status
   bool first_success = false, target_up = false, failing = false;
@@ -306,159 +306,106 @@ struct Daemon::Impl {
       for (const auto& e : errors) log->error("  {}", e.get<std::string>());
       return;
     }
-    desired = reconcile::desired_state(loaded.documents);
-    registrations = loaded.documents.registrations;
-    document_count = loaded.documents.document_count;
+    documents = std::move(loaded.documents);
     if (cluster && cluster->configmap_mode()) {
       // RFC 3749: overrides live in FlyteAdmin's ConfigMap, not its database.
-      configmap_doc = k8s::render_overrides_document(loaded.documents);
-      desired.overrides.clear();
+      configmap_doc = k8s::render_overrides_document(documents);
+      documents.overrides.clear();
+      documents.platform_defaults.clear();
     }
     revision = snap->revision;
+    subject = snap->subject;
     have_desired = true;
     rejected_revision.clear();
     source_problem("");
     metrics.set_revision(revision);
     log->info("revision {} loaded: {} documents ({} files re-parsed)", revision,
-              loaded.documents.document_count, loader->parsed_last());
+              documents.document_count, loader->parsed_last());
     std::lock_guard<std::mutex> lock(status_mu);
     status["revision"] = revision;
     status["subject"] = snap->subject;
     status.erase("rejectedRevision");
   }
 
-  static reconcile::ApplyReport refused_report(const std::string& reason) {
-    reconcile::ApplyReport r;
-    r.refused = true;
-    r.error = reason;
-    r.error_code = ErrorCode::conflict;  // as a refusal by the planner
-    r.first_plan.refused = true;
-    r.first_plan.refusal = reason;
-    return r;
-  }
-
-  static reconcile::ApplyReport failed_report(const std::string& error) {
-    reconcile::ApplyReport r;
-    r.error = error;
-    r.error_code = ErrorCode::internal;
-    return r;
-  }
-
   void reconcile_once(const std::string& reason) {
-    auto started = std::chrono::steady_clock::now();
     halt = cancel.load();  // reset first: a leadership loss from here on sets it again
     const bool leading = !cluster || cluster->leading();
     leader_gauge.with({}).set(leading ? 1 : 0);
     pull();
     if (!have_desired || !leading) return;  // followers pull (status) but never write
-    // One breaker for the pass: when FlyteAdmin stops answering, neither the rest of the
-    // overrides nor the registrations start, and the thread is free again within seconds.
-    CircuitBreaker breaker;
-    reconcile::ApplyOptions ao;
-    ao.revision = revision;
-    ao.policy = cfg.policy;
-    ao.parallelism = cfg.parallelism;
-    ao.cancel = &halt;
-    ao.breaker = &breaker;
-    // One guard over everything the revision would destroy, before any step of it runs.
-    reconcile::GuardVerdict verdict;
-    std::string guard_error;  // the guard could not read the ledger: nothing runs, a failure
-    if (auto v = cli::guard_revision(cfg, *target, document_count, registrations, desired); v)
-      verdict = *v;
-    else
-      guard_error = "guard: " + v.error().message;
-    if (verdict.refused) {
-      log->error("revision {} REFUSED, nothing executed: {}", revision, verdict.reason);
-      cli::record_refusal(*target, revision, verdict.reason);
-    }
-    const bool executes = !verdict.refused && guard_error.empty();
-    auto report =
-        verdict.refused ? refused_report(verdict.reason)
-        : !guard_error.empty()
-            ? failed_report(guard_error)
-            : reconcile::apply(*target->sink, *target->ledger, desired, ao,
-                               [&](const reconcile::StepResult& r) {
-                                 if (r.step.action == reconcile::Action::adopt) return;
-                                 if (r.status)
-                                   log->info("{}", reconcile::step_line(r.step));
-                                 else
-                                   log->warn("{} FAILED: {}", reconcile::step_line(r.step),
-                                             r.status.error().message);
-                               });
-    if (cluster && cluster->configmap_mode() && !halt && executes) {
+    if (!packages)
+      packages = std::make_unique<registration::DefaultPackageSource>(
+          registration::fetch_options(cfg.packages, cfg.state_dir), cfg.packages.registry,
+          [this](const std::string& path) {
+            return source->read_file(revision, path, registration::k_max_repo_package_bytes);
+          });
+    pass::Options po = cli::pass_options(cfg, pass::Mode::execute);
+    po.cancel = &halt;
+    po.memory = package_memory.get();
+    po.on_step = [&](const reconcile::StepResult& r) {
+      if (r.step.action == reconcile::Action::adopt) return;
+      if (r.status)
+        log->info("{}", reconcile::step_line(r.step));
+      else
+        log->warn("{} FAILED: {}", reconcile::step_line(r.step), r.status.error().message);
+    };
+    po.on_registration = [&](const registration::RegistrationOutcome& o) {
+      if (!o.ok())
+        log->warn("{}", registration::describe(o));
+      else if (o.state != "in-sync")
+        log->info("{}", registration::describe(o));
+    };
+    pass::Wiring w;
+    w.sink = target->sink.get();
+    w.entities = target->sink.get();
+    w.packages = packages.get();
+    w.ledger = target->ledger.get();
+    w.target = target->description;
+    auto report = pass::run(pass::Revision{revision, subject, &documents}, w, po);
+    if (report.outcome == pass::Outcome::refused)
+      log->error("revision {} REFUSED, nothing executed: {}", revision, report.guard.reason);
+    if (cluster && cluster->configmap_mode() && !halt && report.executed()) {
       auto cm = cluster->apply_overrides(configmap_doc, revision);
-      if (!cm)
-        report.error += (report.error.empty() ? "" : "; ") + cm.error().message;
-      else if (cm->changed)
+      if (!cm) {
+        report.outcome = pass::Outcome::failed;
+        report.error = cm.error();
+        report.applied.error += (report.applied.error.empty() ? "" : "; ") + cm.error().message;
+      } else if (cm->changed) {
         log->info("{}: applied overrides document sha256 {}{}", cluster->describe_configmap(),
                   cm->sha256, cm->restart_requested ? " (FlyteAdmin restart requested)" : "");
+      }
     }
-    // Registrations after projects and overrides (projects exist, TASK_RESOURCE limits set).
-    registration::RegistrationReport regs;
-    if (!halt && executes) {
-      if (!packages)
-        packages = std::make_unique<registration::DefaultPackageSource>(
-            registration::fetch_options(cfg.packages, cfg.state_dir), cfg.packages.registry,
-            [this](const std::string& path) {
-              return source->read_file(revision, path, registration::k_max_repo_package_bytes);
-            });
-      registration::RegistrarOptions ro;
-      ro.revision = revision;
-      ro.self_heal = cfg.policy.self_heal;
-      ro.prune = cfg.policy.prune;
-      ro.parallelism = cfg.parallelism;
-      ro.cancel = &halt;
-      ro.max_package_bytes = cfg.packages.max_package_bytes;
-      ro.memory = package_memory.get();
-      ro.breaker = &breaker;
-      regs = registration::reconcile_registrations(registrations, *target->sink, *packages,
-                                                   *target->ledger, ro,
-                                                   [&](const registration::RegistrationOutcome& o) {
-                                                     if (!o.ok())
-                                                       log->warn("{}", registration::describe(o));
-                                                     else if (o.state != "in-sync")
-                                                       log->info("{}", registration::describe(o));
-                                                   });
-    }
-    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    publish(report, reason);
+  }
+
+  // Status, metrics, readiness and notifications: functions of the pass report (pass/views).
+  void publish(const pass::Report& report, const std::string& reason) {
     sync_rpc_metrics();
-    const auto& p = report.first_plan;
-    const bool observed = report.rounds > 0;
-    // By code, not by message: not observed, unreachable (breaker or observation), or refused.
-    // A revision refused by the guard before observing says nothing about the target.
-    const bool target_down = (!observed && executes) || report.target_down() ||
-                             report.error_code == ErrorCode::unauthenticated ||
-                             regs.target_down.has_value();
-    auto result = report.refused ? metrics::ReconcileResult::refused
-                  : report.ok()  ? metrics::ReconcileResult::success
-                                 : metrics::ReconcileResult::failed;
+    const auto ready = pass::readiness(report);
+    auto result = report.outcome == pass::Outcome::refused   ? metrics::ReconcileResult::refused
+                  : report.outcome == pass::Outcome::success ? metrics::ReconcileResult::success
+                  : report.applied.ok()                      ? metrics::ReconcileResult::success
+                                                             : metrics::ReconcileResult::failed;
     metrics.record_reconcile(
-        result, secs, std::chrono::duration<double>(Clock::now().time_since_epoch()).count());
-    metrics.set_target(!target_down, target->embedded());
-
-    // Objects by state.
+        result, report.seconds,
+        std::chrono::duration<double>(Clock::now().time_since_epoch()).count());
+    metrics.set_target(ready.target_up, target->embedded());
     auto managed = target->ledger->managed();
-    size_t managed_projects = 0, managed_overrides = 0;
-    if (managed)
-      for (const auto& [k, r] : *managed)
-        (k.rfind("project/", 0) == 0 ? managed_projects : managed_overrides)++;
-    size_t unmanaged_projects = 0;
-    for (const auto& u : p.unmanaged) unmanaged_projects += u.rfind("project/", 0) == 0;
-    size_t drift_projects = 0;
-    for (const auto& d : p.drift) drift_projects += d.kind == reconcile::ObjectKind::project;
-    metrics.set_objects("project", "managed", static_cast<double>(managed_projects));
-    metrics.set_objects("override", "managed", static_cast<double>(managed_overrides));
-    metrics.set_objects("project", "unmanaged", static_cast<double>(unmanaged_projects));
-    metrics.set_objects("override", "unmanaged",
-                        static_cast<double>(p.unmanaged.size() - unmanaged_projects));
-    metrics.set_objects("project", "drifted", static_cast<double>(drift_projects));
-    metrics.set_objects("override", "drifted",
-                        static_cast<double>(p.drift.size() - drift_projects));
+    const auto counts = pass::object_counts(report, managed ? *managed : reconcile::Managed{});
+    metrics.set_objects("project", "managed", counts.managed_projects);
+    metrics.set_objects("override", "managed", counts.managed_overrides);
+    metrics.set_objects("project", "unmanaged", counts.unmanaged_projects);
+    metrics.set_objects("override", "unmanaged", counts.unmanaged_overrides);
+    metrics.set_objects("project", "drifted", counts.drifted_projects);
+    metrics.set_objects("override", "drifted", counts.drifted_overrides);
+    for (const auto& [state, n] : pass::registrations_by_state(report))
+      registrations_gauge.with({state}).set(n);
 
-    // Drift notifications only for newly seen drift.
+    // Drift notifications only for newly seen drift (overrides; registration activation is in
+    // status and the log).
     std::vector<std::string> fresh;
     std::set<std::string> now_drift;
-    for (const auto& d : p.drift) {
+    for (const auto& d : report.plan.drift) {
       now_drift.insert(d.key);
       if (!known_drift.count(d.key)) fresh.push_back(d.key + ": " + d.detail);
     }
@@ -469,82 +416,39 @@ struct Daemon::Impl {
                        (cfg.policy.self_heal ? " (reverted)" : " (self-heal off)"),
                    fresh);
 
-    // Per object, what FlyteAdmin answered in this pass (synced only if observed equal).
-    nlohmann::json objects = nlohmann::json::array();
-    for (const auto& o : report.objects) {
-      nlohmann::json j{{"key", o.key}, {"state", std::string(reconcile::to_string(o.state))}};
-      if (!o.detail.empty()) j["error"] = o.detail;
-      objects.push_back(std::move(j));
-    }
-    for (const auto& u : p.unmanaged) objects.push_back({{"key", u}, {"state", "unmanaged"}});
-    nlohmann::json drift = nlohmann::json::array();
-    for (const auto& d : p.drift)
-      drift.push_back({{"key", d.key}, {"detail", d.detail}, {"reverted", d.healed}});
-
+    const bool overrides_ok = report.executed() && report.applied.ok();
     bool recovered = false;
     {
       std::lock_guard<std::mutex> lock(status_mu);
-      status["lastSync"] = {
-          {"time", iso(Clock::now())},
-          {"reason", reason},
-          {"outcome", report.refused             ? "refused"
-                      : report.ok() && regs.ok() ? "success"
-                                                 : "failed"},
-          {"failedRegistrations", regs.failed()},
-          {"durationSeconds", secs},
-          {"steps", report.results.size()},
-          {"failedSteps", report.failed},
-          {"summary", reconcile::summary_line(p)},
-          {"error", report.error},
-          {"errorCode",
-           report.error.empty() ? std::string() : std::string(to_string(report.error_code))},
-          {"stepsNotStarted", report.not_started}};
-      status["objects"] = objects;
-      status["drift"] = drift;
-      nlohmann::json reg_status = nlohmann::json::array();
-      std::map<std::string, double> by_state;
-      for (const auto& o : regs.items) {
-        reg_status.push_back(registration::to_json(o));
-        by_state[o.state] += 1;
-        for (const auto& d : o.drift)
-          drift.push_back({{"key", o.key}, {"detail", d}, {"reverted", cfg.policy.self_heal}});
-      }
-      status["registrations"] = reg_status;
-      status["drift"] = drift;
-      for (const char* st :
-           {"registered", "in-sync", "activated", "removed", "orphaned", "failed", "conflict"})
-        registrations_gauge.with({st}).set(by_state[st]);
-      target_up = !target_down;
-      if (report.ok()) {
+      auto last = pass::last_sync_json(report, reason);
+      last["time"] = iso(Clock::now());
+      status["lastSync"] = std::move(last);
+      status["objects"] = pass::objects_json(report);
+      status["drift"] = pass::drift_json(report);
+      status["registrations"] = pass::registrations_json(report);
+      target_up = ready.target_up;
+      if (overrides_ok) {
         first_success = true;
         not_ready.clear();
+      } else {
+        not_ready = ready.reason;
       }
-      if (report.ok() && regs.ok() && source_error.empty()) {
+      if (!target_up) not_ready = ready.reason;
+      if (report.outcome == pass::Outcome::success && source_error.empty()) {
         recovered = failing;
         failing = false;
         status.erase("lastError");
-      } else if (!report.ok()) {
-        not_ready = report.error.empty() ? "last reconcile failed" : report.error;
       }
-      if (!target_up)
-        not_ready =
-            "target unreachable: " +
-            (report.error.empty() && regs.target_down ? regs.target_down->message : report.error);
     }
-    if (!report.ok()) set_failure("reconcile of " + revision + " failed: " + report.error);
     // A failing registration (unreachable registry, conflict) fails only itself: it is reported
     // and retried every reconcile, but does not make the replica unready.
-    if (!regs.ok()) {
-      std::vector<std::string> lines;
-      for (const auto& o : regs.items)
-        if (!o.ok()) lines.push_back(registration::describe(o));
-      set_failure(std::to_string(regs.failed()) + " registration(s) of " + revision +
-                  " failed: " + lines.front());
-    }
+    if (report.outcome != pass::Outcome::success)
+      set_failure((overrides_ok ? "" : "reconcile of " + revision + " failed: ") +
+                  (report.error ? report.error->message : std::string("failed")));
     if (recovered)
       notify_event(notify::EventKind::sync_recovered, "sync recovered at " + revision, {});
-    log->info("reconcile ({}) of {}: {}; {:.2f}s", reason, revision, reconcile::summary_line(p),
-              secs);
+    log->info("reconcile ({}) of {}: {}; {:.2f}s", reason, revision, pass::summary(report),
+              report.seconds);
   }
 
   int loop() {

@@ -252,7 +252,7 @@ TEST_CASE("reconcile: the mass-prune guard refuses and deletes nothing",
   auto r = h.apply(emptied);
   CHECK(r.refused);
   CHECK_FALSE(r.ok());
-  CHECK(r.error.find("refusing to prune") != std::string::npos);
+  CHECK(r.error.find("refusing to remove") != std::string::npos);
   CHECK(h.live_rows() == before);
   CHECK(h.writes() == writes);
   reconcile::Policy allow;
@@ -300,7 +300,7 @@ TEST_CASE("reconcile: import then plan shows no changes", "[integration][reconci
   t.state_dir = (dir / "state").string();
   t.repo = (fs::path(FLYTECD_SOURCE_DIR) / "repo-layout-example").string();
   std::ostringstream out, err;
-  REQUIRE(cli::run_apply(t, out, err) == 0);
+  REQUIRE(cli::run_apply(t, "text", out, err) == 0);
   REQUIRE(cli::run_import(t, (dir / "imported").string(), out, err) == 0);
   INFO(out.str() << err.str());
   // Against the same deployment, with a ledger that never saw this repository.
@@ -314,7 +314,7 @@ TEST_CASE("reconcile: import then plan shows no changes", "[integration][reconci
   INFO(plan_out.str());
   CHECK(plan_out.str().find("no changes") != std::string::npos);
   std::ostringstream apply_out;
-  CHECK(cli::run_apply(fresh, apply_out, err) == 0);
+  CHECK(cli::run_apply(fresh, "text", apply_out, err) == 0);
   CHECK(apply_out.str().find("applied 0 steps") != std::string::npos);
   fs::remove_all(dir);
 }

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "daemon/reconcile/guard.hpp"
 #include "daemon/reconcile/plan.hpp"
 
 using namespace flytecd;
@@ -134,7 +135,8 @@ TEST_CASE("plan: override removed from Git is deleted only when we own it", "[pl
   CHECK(kept.orphaned.size() == 1);
 }
 
-TEST_CASE("plan: the mass-prune guard refuses deleting too much or everything", "[plan]") {
+// One guard (reconcile/guard.hpp) over the plan's remove steps: the planner itself only plans.
+TEST_CASE("plan: the guard over a plan refuses deleting too much or everything", "[plan]") {
   State desired, live;
   Managed m;
   for (int i = 0; i < 4; ++i) {
@@ -142,18 +144,24 @@ TEST_CASE("plan: the mass-prune guard refuses deleting too much or everything", 
     put(live, o);
     own(m, o);
   }
-  auto all = plan(desired, live, m, Policy{});
+  auto verdict = [&](const Policy& policy) {
+    auto p = plan(desired, live, m, policy);
+    CHECK_FALSE(p.refused);  // planning never refuses; the guard does
+    Policy prune_rules = policy;
+    prune_rules.allow_empty = true;
+    return guard_pass(guard_input(p, desired, 1, m, {}), prune_rules);
+  };
+  auto all = verdict(Policy{});
   CHECK(all.refused);
-  CHECK(all.refusal.find("4 of 4") != std::string::npos);
+  CHECK(all.reason.find("4 of 4 managed overrides") != std::string::npos);
   put(desired, label("p", "development", "wf0", "c"));
   put(desired, label("p", "development", "wf1", "c"));
-  auto half = plan(desired, live, m, Policy{});
-  CHECK_FALSE(half.refused);  // 2 of 4 = 50% is not more than 50%
+  CHECK_FALSE(verdict(Policy{}).refused);  // 2 of 4 = 50% is not more than 50%
   Policy strict;
   strict.max_prune_share = 0.25;
-  CHECK(plan(desired, live, m, strict).refused);
+  CHECK(verdict(strict).refused);
   strict.allow_mass_prune = true;
-  CHECK_FALSE(plan(desired, live, m, strict).refused);
+  CHECK_FALSE(verdict(strict).refused);
 }
 
 TEST_CASE("plan: deleting a broad row re-creates the narrower rows FlyteAdmin cascades away",

@@ -1,0 +1,184 @@
+#include "daemon/pass/pass.hpp"
+
+#include <chrono>
+#include <set>
+
+#include "daemon/common/breaker.hpp"
+#include "daemon/reconcile/state.hpp"
+
+namespace flytecd::pass {
+
+std::string_view to_string(Outcome o) {
+  switch (o) {
+    case Outcome::success:
+      return "success";
+    case Outcome::refused:
+      return "refused";
+    case Outcome::failed:
+      return "failed";
+  }
+  return "failed";
+}
+
+bool Report::target_down() const {
+  if (registrations.target_down) return true;
+  if (outcome != Outcome::failed || !error) return false;
+  return error->code == ErrorCode::unavailable || error->code == ErrorCode::timeout ||
+         error->code == ErrorCode::unauthenticated;
+}
+
+reconcile::GuardInput guard_input(const reconcile::Plan& plan, const reconcile::State& desired,
+                                  size_t documents, const reconcile::Managed& managed,
+                                  const std::map<std::string, ledger::RegistrationRecord>& records,
+                                  const std::vector<model::Registration>& declared,
+                                  const registration::RegistrationReport& registrations,
+                                  bool prune) {
+  reconcile::RegistrationCounts counts;
+  counts.managed = records.size();
+  counts.declared = declared.size();
+  std::set<std::string> keys;
+  for (const auto& r : declared) keys.insert(registration::registration_key(r));
+  for (const auto& [key, rec] : records) {
+    counts.launch_plans_managed += rec.activated.size();
+    if (keys.count(key) || !prune) continue;
+    ++counts.removed;
+  }
+  if (!registrations.items.empty()) {
+    // The registration plan knows what each item deactivates: on removal (prune) and on a
+    // version or activation change (what the new version no longer wants).
+    for (const auto& o : registrations.items)
+      counts.launch_plans_deactivated += o.deactivated.size();
+  } else if (prune) {
+    // No registration plan (no registrations declared and none recorded, or not observed):
+    // a removed registration deactivates at most what it activated.
+    for (const auto& [key, rec] : records)
+      if (!keys.count(key)) counts.launch_plans_deactivated += rec.activated.size();
+  }
+  return reconcile::guard_input(plan, desired, documents, managed, counts);
+}
+
+namespace {
+
+registration::RegistrarOptions registrar_options(const Revision& rev, const Options& opt,
+                                                 bool dry_run, CircuitBreaker* breaker) {
+  registration::RegistrarOptions ro;
+  ro.revision = dry_run ? "plan" : rev.id;
+  ro.self_heal = opt.policy.self_heal;
+  ro.prune = opt.policy.prune;
+  ro.dry_run = dry_run;
+  ro.parallelism = opt.parallelism;
+  ro.cancel = opt.cancel;
+  ro.max_package_bytes = opt.max_package_bytes;
+  ro.memory = opt.memory;
+  ro.breaker = breaker;
+  return ro;
+}
+
+}  // namespace
+
+Report run(const Revision& rev, Wiring& w, const Options& opt) {
+  const auto started = std::chrono::steady_clock::now();
+  Report r;
+  r.mode = opt.mode;
+  r.revision = rev.id;
+  r.subject = rev.subject;
+  r.target = w.target;
+  r.documents = rev.docs->document_count;
+  auto finish = [&]() -> Report {
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return std::move(r);
+  };
+  auto fail = [&](const Error& e) {
+    r.outcome = Outcome::failed;
+    r.error = e;
+    return finish();
+  };
+  if (opt.cancel && opt.cancel->load())
+    return fail(Error{ErrorCode::unavailable, "cancelled before the pass started"});
+
+  const reconcile::State desired = reconcile::desired_state(*rev.docs);
+  const auto& declared = rev.docs->registrations;
+  const bool registrations = w.entities && w.packages;
+
+  // Observe.
+  auto live = w.sink->observe();
+  if (!live) return fail(live.error().wrap(w.target));
+  r.observed = true;
+  auto managed = w.ledger->managed();
+  if (!managed) return fail(managed.error().wrap("ledger"));
+  auto records = w.ledger->registrations();
+  if (!records) return fail(records.error().wrap("ledger"));
+
+  // Plan: projects and overrides, then registrations (plan mode: the registration plan; execute
+  // mode: counted from the ledger, the registrations are planned again as they execute).
+  r.plan = reconcile::plan(desired, *live, *managed, opt.policy);
+  *live = reconcile::State{};  // the plan holds what it needs; a cold pass's observation is large
+  CircuitBreaker breaker;      // one per pass: a target that stops answering stops all of it
+  if (registrations && opt.mode == Mode::plan)
+    r.registrations = registration::reconcile_registrations(
+        declared, *w.entities, *w.packages, *w.ledger,
+        registrar_options(rev, opt, /*dry_run=*/true, &breaker), opt.on_registration);
+
+  // Guard: one verdict over every destructive step of the revision, before any of it runs.
+  r.guard_input = guard_input(r.plan, desired, r.documents, *managed, *records, declared,
+                              r.registrations, opt.policy.prune);
+  r.guard = reconcile::guard_pass(r.guard_input, opt.policy);
+  if (r.guard.refused) {
+    r.plan.refused = true;
+    r.plan.refusal = r.guard.reason;
+    r.outcome = Outcome::refused;
+    r.error = Error{ErrorCode::conflict, r.guard.reason};
+    if (opt.mode == Mode::execute)  // the history shows the refusal (no steps)
+      if (auto id = w.ledger->begin_reconcile(rev.id); id)
+        (void)w.ledger->finish_reconcile(*id, 0, "refused", r.guard.reason);
+    return finish();
+  }
+  if (opt.mode == Mode::plan) {
+    if (!r.registrations.ok()) {
+      r.outcome = Outcome::failed;
+      for (const auto& o : r.registrations.items)
+        if (!o.ok()) {
+          r.error = Error{ErrorCode::internal, o.key + ": " + o.message};
+          break;
+        }
+    }
+    return finish();
+  }
+
+  // Execute: projects and overrides (phase by phase, re-observed until converged), then
+  // registrations (projects exist, TASK_RESOURCE limits are in place before a task is created).
+  reconcile::ApplyOptions ao;
+  ao.revision = rev.id;
+  ao.policy = opt.policy;
+  ao.parallelism = opt.parallelism;
+  ao.max_rounds = opt.max_rounds;
+  ao.cancel = opt.cancel;
+  ao.breaker = &breaker;
+  ao.first_plan = &r.plan;
+  r.applied = reconcile::apply(*w.sink, *w.ledger, desired, ao, opt.on_step);
+  if (registrations && !(opt.cancel && opt.cancel->load()))
+    r.registrations = registration::reconcile_registrations(
+        declared, *w.entities, *w.packages, *w.ledger,
+        registrar_options(rev, opt, /*dry_run=*/false, &breaker), opt.on_registration);
+  if (!r.applied.ok()) {
+    r.outcome = Outcome::failed;
+    r.error = Error{r.applied.error.empty() ? ErrorCode::internal : r.applied.error_code,
+                    r.applied.error.empty() ? "did not converge" : r.applied.error};
+  } else if (!r.registrations.ok()) {
+    r.outcome = Outcome::failed;
+    if (r.registrations.target_down) {
+      r.error = *r.registrations.target_down;
+    } else {
+      for (const auto& o : r.registrations.items)
+        if (!o.ok()) {
+          r.error = Error{o.state == "conflict" ? ErrorCode::conflict : ErrorCode::internal,
+                          std::to_string(r.registrations.failed()) +
+                              " registration(s) failed: " + o.key + ": " + o.message};
+          break;
+        }
+    }
+  }
+  return finish();
+}
+
+}  // namespace flytecd::pass

@@ -1,0 +1,113 @@
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "daemon/common/result.hpp"
+#include "daemon/ledger/ledger.hpp"
+#include "daemon/model/documents.hpp"
+#include "daemon/reconcile/apply.hpp"
+#include "daemon/reconcile/guard.hpp"
+#include "daemon/reconcile/plan.hpp"
+#include "daemon/registration/budget.hpp"
+#include "daemon/registration/packages.hpp"
+#include "daemon/registration/registrar.hpp"
+#include "sinks/entity_sink.hpp"
+#include "sinks/sink.hpp"
+
+namespace flytecd::pass {
+
+// The one reconcile pass. Every command that plans or writes against live state — `apply`,
+// `run`, `plan --live`, `plan --git … --live`, the check after `import` — calls run(); they
+// differ only in where the revision comes from and whether its steps execute:
+//
+//   revision (documents) -> desired state -> observe -> plan (overrides, projects and
+//   registrations) -> guard (one verdict over every destructive step) -> execute through the
+//   sinks -> record (ledger) -> verify (re-observe)
+//
+// The result is a value (Report); status JSON, metrics, readiness, notifications and CLI output
+// are pure functions of it (pass/views.hpp).
+
+// What the pass reconciles: a revision that passed validation.
+struct Revision {
+  std::string id;       // commit id, or "dir:<absolute path>"
+  std::string subject;  // commit subject (may be empty)
+  const model::Documents* docs = nullptr;
+};
+
+// What the pass reads and writes. Owned by the caller; the pass keeps no reference after run().
+struct Wiring {
+  sinks::Sink* sink = nullptr;                      // projects and overrides
+  sinks::EntitySink* entities = nullptr;            // workflow registrations (null: none declared)
+  registration::PackageSource* packages = nullptr;  // where registrations' packages come from
+  ledger::Ledger* ledger = nullptr;                 // what flytecd owns and last applied
+  std::string target;                               // description of the sink, for output
+};
+
+enum class Mode {
+  plan,     // observe and plan; nothing is written (plan --live, import's check)
+  execute,  // plan, guard, then execute what the guard lets through (apply, run)
+};
+
+struct Options {
+  Mode mode = Mode::plan;
+  reconcile::Policy policy;
+  int parallelism = 8;
+  int max_rounds = 3;
+  // Stops starting new steps (SIGTERM, leadership lost); steps in flight finish and are recorded.
+  const std::atomic<bool>* cancel = nullptr;
+  uint64_t max_package_bytes = registration::k_default_max_package_bytes;
+  registration::MemoryBudget* memory = nullptr;  // process-wide package budget (null: per pass)
+  // Progress, called as steps finish (serialized): for logs and streaming CLI output.
+  std::function<void(const reconcile::StepResult&)> on_step;
+  std::function<void(const registration::RegistrationOutcome&)> on_registration;
+};
+
+// How a pass ended.
+enum class Outcome {
+  success,  // plan mode: planned; execute mode: converged, every registration ok
+  refused,  // the guard refused the revision; nothing of it was executed
+  failed,   // observation, a step, a registration or the ledger failed
+};
+std::string_view to_string(Outcome o);
+
+struct Report {
+  Mode mode = Mode::plan;
+  std::string revision, subject, target;
+  Outcome outcome = Outcome::success;
+  // The plan from the pass's first observation: projects and overrides (steps, drift,
+  // unmanaged) ...
+  reconcile::Plan plan;
+  // ... and registrations (plan mode: what would happen; execute mode: what happened).
+  registration::RegistrationReport registrations;
+  bool observed = false;  // the sink answered the first observation
+  reconcile::GuardInput guard_input;
+  reconcile::GuardVerdict guard;
+  // Execute mode: the overrides apply (every step run, rounds, per-object state).
+  reconcile::ApplyReport applied;
+  std::optional<Error> error;  // why the pass failed or was refused (coded)
+  size_t documents = 0;
+  double seconds = 0;
+
+  bool executed() const { return mode == Mode::execute && outcome != Outcome::refused; }
+  bool has_changes() const { return plan.has_changes() || registrations.has_changes(); }
+  // The pass failed because the target could not be reached (never for a refusal).
+  bool target_down() const;
+};
+
+// Runs one pass. Never throws; every failure is in the report.
+Report run(const Revision& revision, Wiring& wiring, const Options& options);
+
+// The guard's counts for a plan: projects archived, managed override rows deleted (cascades
+// included), registrations removed and launch plans deactivated (on removal and on version or
+// activation change), against what the ledger manages. Pure.
+reconcile::GuardInput guard_input(const reconcile::Plan& plan, const reconcile::State& desired,
+                                  size_t documents, const reconcile::Managed& managed,
+                                  const std::map<std::string, ledger::RegistrationRecord>& records,
+                                  const std::vector<model::Registration>& declared,
+                                  const registration::RegistrationReport& registrations,
+                                  bool prune);
+
+}  // namespace flytecd::pass

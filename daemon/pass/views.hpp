@@ -1,0 +1,62 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "daemon/pass/pass.hpp"
+
+namespace flytecd::pass {
+
+// Pure views of a pass report: every command and the daemon render a pass through these, so
+// `apply`, `run` and `plan --live` show the same plan for the same revision and live state.
+
+// The plan as JSON: the overrides/projects plan (reconcile::render_json) plus "revision",
+// "outcome", "registrations" (one object per registration, registration::to_json) and
+// "registrationChanges". `max_steps` bounds the step list (0 = all); the rest is counted in
+// "stepsOmitted".
+nlohmann::ordered_json plan_json(const Report& report, size_t max_steps = 0);
+
+// `plan --live` output: text or markdown (overrides, then registrations).
+std::string plan_text(const Report& report, bool markdown);
+
+// One line: "projects: +0 ~0 -0 · overrides: … · registrations: 1 to register, 0 to activate,
+// 0 to remove".
+std::string summary(const Report& report);
+
+// plan --live: 1 refused or failed, 2 changes, 0 none.
+int plan_exit_code(const Report& report);
+// apply: 0 converged (and every registration ok), 1 otherwise.
+int apply_exit_code(const Report& report);
+
+// The daemon's readiness after a pass: ready once a pass's overrides converged with the target
+// reachable; a failing registration fails only itself (reported, not unready).
+struct Readiness {
+  bool target_up = true;
+  bool converged = false;  // the overrides apply converged (execute mode)
+  std::string reason;      // why not ready ("" when ready)
+};
+Readiness readiness(const Report& report);
+
+// The status document's parts (GET /api/v1/status).
+nlohmann::json last_sync_json(const Report& report, const std::string& reason);
+nlohmann::json objects_json(const Report& report);
+nlohmann::json drift_json(const Report& report);  // overrides and registration activation
+nlohmann::json registrations_json(const Report& report);
+
+// Objects by kind and state for flytecd_objects (from the plan and the ledger's managed keys).
+struct ObjectCounts {
+  double managed_projects = 0, managed_overrides = 0;
+  double unmanaged_projects = 0, unmanaged_overrides = 0;
+  double drifted_projects = 0, drifted_overrides = 0;
+};
+ObjectCounts object_counts(const Report& report, const reconcile::Managed& managed);
+
+// Registrations by state for flytecd_registrations.
+std::map<std::string, double> registrations_by_state(const Report& report);
+
+// "key: detail" for every drifted object (notifications).
+std::vector<std::string> drift_lines(const Report& report);
+
+}  // namespace flytecd::pass
