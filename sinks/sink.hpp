@@ -8,21 +8,61 @@
 
 namespace flytecd::sinks {
 
-// Where desired state is written. Implementations: FlyteAdmin over gRPC (which is also how the
-// embedded emulator is reached). Thread-safe: execute() may be called from several threads.
+class EntitySink;
+
+// What a sink holds, i.e. which parts of the state it observes and which steps it executes.
+struct Capabilities {
+  bool projects = false;           // Project rows (register, update, archive)
+  bool overrides = false;          // override rows of a project, project-domain or workflow
+  bool platform_defaults = false;  // global and domain-wide override rows (an empty project)
+  bool registrations = false;      // tasks, workflows, launch plans: entities() is not null
+
+  bool any() const { return projects || overrides || platform_defaults || registrations; }
+  bool operator==(const Capabilities&) const = default;
+};
+Capabilities operator|(const Capabilities& a, const Capabilities& b);
+Capabilities operator&(const Capabilities& a, const Capabilities& b);
+// "projects, overrides, platform defaults, registrations" (the parts that are set; "nothing").
+std::string to_string(const Capabilities& c);
+
+// Whether `c` holds the object a step writes, or an override row.
+bool holds(const Capabilities& c, const reconcile::Step& step);
+bool holds(const Capabilities& c, const reconcile::OverrideState& row);
+// The part of `state` that `c` holds. Pure.
+reconcile::State held_part(const reconcile::State& state, const Capabilities& c);
+
+// Where desired state is written: FlyteAdmin over gRPC (also how the embedded emulator is
+// reached), the RFC 3749 ConfigMap document, or several of them composed by capability
+// (routing_sink.hpp). The reconcile pass treats every sink alike: observe, plan, execute each
+// step, then commit once per round. Thread-safe: execute() may be called from several threads.
 class Sink {
  public:
   virtual ~Sink() = default;
 
-  // Reads the live projects and every stored override row. Errors: unavailable/timeout (retryable),
-  // unauthenticated, internal.
+  // What this sink holds. Constant over its lifetime.
+  virtual Capabilities capabilities() const = 0;
+
+  // Reads the live state of the parts it holds (nothing else). Errors: unavailable/timeout
+  // (retryable), unauthenticated, invalid_input (a live document it cannot read), internal.
   virtual Result<reconcile::State> observe() = 0;
 
-  // Carries out one plan step. Idempotent: repeating a step that already took effect succeeds.
-  // Errors keep their category (invalid_input and conflicts are permanent; unavailable retryable).
+  // Carries out (or, for a whole-document sink, stages until commit()) one plan step of a part it
+  // holds. Idempotent: repeating a step that already took effect succeeds. Errors keep their
+  // category (invalid_input and conflicts are permanent; unavailable retryable).
   virtual Status execute(const reconcile::Step& step) = 0;
 
-  // "flyteadmin dns:///host:port" or "flyteadmin emulator (embedded) 127.0.0.1:port".
+  // Called once after the steps of a round ran (none may have): a sink that writes a whole
+  // document writes it here. Idempotent; a no-op by default. Not concurrent with execute().
+  virtual Status commit(const std::string& revision) {
+    (void)revision;
+    return ok_status();
+  }
+
+  // The registration facet (task / workflow / launch-plan writes), or null when the sink cannot
+  // register (the ConfigMap, a settings service). Owned by the sink.
+  virtual EntitySink* entities() { return nullptr; }
+
+  // "flyteadmin dns:///host:port", "configmap flyte/flyte-admin-overrides (overrides.yaml)".
   virtual std::string describe() const = 0;
 };
 

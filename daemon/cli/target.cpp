@@ -5,6 +5,7 @@
 
 #include "daemon/common/log.hpp"
 #include "daemon/registration/registrar.hpp"
+#include "daemon/wiring.hpp"
 
 namespace flytecd::cli {
 
@@ -27,8 +28,10 @@ Result<Target> open_target(const config::Config& cfg, Access access) {
   if (!ledger) return ledger.error();
   t.ledger = std::move(*ledger);
 
+  // The table of sink backends is in daemon/wiring.cpp; here the emulator is started first
+  // when it is the target, since the Target owns it.
   sinks::flyteadmin::AdminConfig admin = cfg.admin;
-  if (admin.endpoint.empty()) {
+  if (wiring::admin_target_kind(cfg) == wiring::TargetKind::emulator) {
     sinks::emulator::Options opts;
     opts.db_path = cfg.state_dir + "/emulator.db";
     opts.domains = cfg.documents.domains;
@@ -46,9 +49,17 @@ Result<Target> open_target(const config::Config& cfg, Access access) {
   } else {
     t.description = "flyteadmin " + log::redact_url(admin.endpoint);
   }
-  auto sink = sinks::flyteadmin::AdminSink::connect(admin, t.description);
+  auto sink = wiring::make_admin_sink(admin, t.description);
   if (!sink) return sink.error();
   t.sink = std::move(*sink);
+  if (wiring::configmap_mode(cfg)) {
+    auto kube = wiring::open_kube_client(cfg);
+    if (!kube) return kube.error();
+    t.configmap = wiring::make_configmap_sink(std::move(*kube));
+    auto routed = wiring::route_overrides(*t.sink, *t.configmap);
+    if (!routed) return routed.error();
+    t.routed = std::move(*routed);
+  }
   return t;
 }
 

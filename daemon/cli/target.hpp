@@ -7,8 +7,10 @@
 #include "daemon/config/config.hpp"
 #include "daemon/ledger/ledger.hpp"
 #include "daemon/reconcile/guard.hpp"
+#include "sinks/configmap/configmap_sink.hpp"
 #include "sinks/emulator/emulator.hpp"
 #include "sinks/flyteadmin/admin_sink.hpp"
+#include "sinks/routing_sink.hpp"
 
 namespace flytecd::cli {
 
@@ -19,8 +21,16 @@ struct Target {
   std::unique_ptr<sinks::emulator::Emulator> emulator;  // set when embedded
   std::unique_ptr<sinks::flyteadmin::AdminSink> sink;
   std::unique_ptr<ledger::Ledger> ledger;
+  // ConfigMap mode (kubernetes.configMap.enabled): overrides and platform defaults go to the
+  // ConfigMap sink, projects and registrations to `sink`, through `routed`. Null otherwise.
+  std::unique_ptr<sinks::configmap::ConfigMapSink> configmap;
+  std::unique_ptr<sinks::RoutingSink> routed;  // after what it routes to: destroyed first
   std::string description;
   bool embedded() const { return emulator != nullptr; }
+  // The sink a reconcile pass observes and executes through: `routed` in ConfigMap mode, else
+  // the FlyteAdmin sink. Its capabilities() say which desired parts to plan
+  // (wiring::desired_state), its entities() where registrations go.
+  sinks::Sink& pass_sink() { return routed ? static_cast<sinks::Sink&>(*routed) : *sink; }
 };
 
 // What a command does to the state directory. A writer (apply, run) — and any command that
@@ -30,8 +40,10 @@ struct Target {
 // reads the ledger (SQLite WAL) and takes no lock.
 enum class Access { read, write };
 
-// Opens the ledger in cfg.state_dir and connects the sink (starting the emulator if needed).
-// Errors: conflict (state directory locked by another process), invalid_input, unavailable.
+// Opens the ledger in cfg.state_dir and connects the sink (starting the emulator if needed); in
+// ConfigMap mode also the ConfigMap sink and the routing sink over both (no API call is made).
+// Errors: conflict (state directory locked by another process), invalid_input, unavailable, the
+// Kubernetes client's (ConfigMap mode outside a cluster without kubernetes.apiServer).
 Result<Target> open_target(const config::Config& cfg, Access access = Access::write);
 
 // The pass-level guard (reconcile/guard.hpp) for a revision against the target's ledger: run

@@ -7,51 +7,42 @@
 #include "daemon/k8s/client.hpp"
 #include "daemon/k8s/settings.hpp"
 #include "daemon/model/documents.hpp"
+#include "sinks/configmap/configmap_sink.hpp"
 
 namespace flytecd::k8s {
 
-// ConfigMap mode (Flyte RFC 3749, "sane overridable defaults"): FlyteAdmin reads every override
-// from one document in a ConfigMap it mounts, instead of its database. The document is a YAML
-// list, one entry per scope, most general first:
-//   - overrides: {…}                                  # global platform defaults
-//   - domain: production
-//     overrides: {…}                                  # domain-wide defaults
-//   - project: flytesnacks
-//     domain: development                             # optional
-//     workflow: core.hello                            # optional (needs domain)
-//     overrides:                                      # keys = flyteidl.admin.MatchingAttributes
-//       taskResourceAttributes: {defaults: {cpu: "1"}, limits: {cpu: "3"}}
-// Values are protobuf's JSON mapping of MatchingAttributes (Flyte's own schema, as in flytecd's
-// documents). Deterministic: the same documents always give the same bytes. Pure.
+// ConfigMap mode (Flyte RFC 3749): the document format and the sink are in
+// sinks/configmap/configmap_sink.hpp. What is here is the whole-document API the daemon used
+// before the ConfigMap became a sinks::Sink; it stays until the daemon commits through the sink.
+
+// The document of a revision's overrides and platform defaults (render_document of
+// wiring::desired_state(docs, the ConfigMap's capabilities)). Deterministic. Pure.
 std::string render_overrides_document(const model::Documents& docs);
 
-// Writes the rendered document with server-side apply (PATCH application/apply-patch+yaml,
-// fieldManager=flytecd, force=true) and, when restartDeployment is set, restarts FlyteAdmin by
-// setting the pod-template annotation flytecd.io/overrides-sha256 to the document's hash — a
-// rollout happens only when the content changed, and re-applying is a no-op. A whole-document
-// writer rather than a sinks::Sink: FlyteAdmin reads the ConfigMap as one unit, so there are no
-// per-(scope, type) steps to execute. Thread-compatible (one reconcile thread).
+// The sink's settings from the `kubernetes.configMap` configuration.
+sinks::configmap::Settings sink_settings(const ConfigMapSettings& s);
+
+// Writes a rendered document (sinks::configmap::ConfigMapSink::write). Thread-compatible.
 class ConfigMapSink {
  public:
   ConfigMapSink(std::shared_ptr<Client> client, ConfigMapSettings settings);
 
-  struct Outcome {
-    bool changed = false;            // the ConfigMap's document differed and was applied
-    bool restart_requested = false;  // the Deployment's annotation was set (rollout if new)
-    std::string sha256;              // hash of the document
-  };
+  using Outcome = sinks::configmap::ConfigMapSink::Outcome;
   // Idempotent. Errors keep the API's category (conflict, permission_denied, unavailable…).
   Result<Outcome> apply(const std::string& document, const std::string& revision);
 
   // "configmap flyte/flyte-admin-overrides (overrides.yaml)".
   std::string describe() const;
 
+  // The same ConfigMap as a sinks::Sink (holds overrides and platform defaults).
+  const std::shared_ptr<sinks::configmap::ConfigMapSink>& sink() const { return m_sink; }
+
  private:
-  std::shared_ptr<Client> m_client;
-  ConfigMapSettings m_settings;
+  std::shared_ptr<sinks::configmap::ConfigMapSink> m_sink;
 };
 
-inline constexpr const char* k_overrides_hash_annotation = "flytecd.io/overrides-sha256";
-inline constexpr const char* k_revision_annotation = "flytecd.io/revision";
+inline constexpr const char* k_overrides_hash_annotation =
+    sinks::configmap::k_overrides_hash_annotation;
+inline constexpr const char* k_revision_annotation = sinks::configmap::k_revision_annotation;
 
 }  // namespace flytecd::k8s

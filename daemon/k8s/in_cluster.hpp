@@ -32,6 +32,11 @@ class InCluster {
   Result<ConfigMapSink::Outcome> apply_overrides(const std::string& document,
                                                  const std::string& revision);
   std::string describe_configmap() const;
+  // ConfigMap mode's sink (overrides and platform defaults; route it with
+  // wiring::route_overrides), or null when ConfigMap mode is off. Owned by this object.
+  sinks::configmap::ConfigMapSink* configmap_sink() const {
+    return m_configmap ? m_configmap->sink().get() : nullptr;
+  }
   // Stops the elector (releasing a held lease). Idempotent.
   void stop();
 

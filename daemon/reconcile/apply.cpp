@@ -102,6 +102,11 @@ ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desire
       break;
     }
     if (p.steps.empty()) {
+      // A whole-document sink re-asserts what it holds (e.g. a restart that failed before).
+      if (Status c = sink.commit(options.revision); !c) {
+        fail(c.error().code, c.error().message);
+        break;
+      }
       report.converged = true;
       break;
     }
@@ -149,6 +154,15 @@ ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desire
     }
     const size_t ran_this_round = report.results.size() - last_round_begin;
     report.not_started = p.steps.size() - ran_this_round;
+    // Once per round, after its steps (also when some failed or the breaker opened: what ran
+    // is recorded in the ledger, so a whole-document sink must write it) — but not once
+    // cancelled: a replica that lost its lease must not write (the next pass sees the difference
+    // as drift).
+    const bool cancelled = options.cancel && options.cancel->load();
+    if (Status c = cancelled ? ok_status() : sink.commit(options.revision); !c) {
+      fail(c.error().code, c.error().message);
+      break;
+    }
     if (auto down = breaker.error()) {
       // FlyteAdmin stopped answering: report it now instead of trying every remaining step with
       // retries; what succeeded is in the ledger and the next pass starts from a new observation.

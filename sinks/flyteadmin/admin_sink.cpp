@@ -231,6 +231,10 @@ Result<std::unique_ptr<AdminSink>> AdminSink::connect(const AdminConfig& cfg,
 
 std::string AdminSink::describe() const { return m_impl->label; }
 
+Capabilities AdminSink::capabilities() const {
+  return Capabilities{.projects = true, .overrides = true, .registrations = true};
+}
+
 std::map<std::string, uint64_t> AdminSink::rpc_counts() const {
   std::lock_guard<std::mutex> lock(m_impl->stats_mu);
   return m_impl->stats;

@@ -27,9 +27,13 @@ class AdminSink : public Sink, public EntitySink {
                                                     const std::string& label);
   ~AdminSink() override;
 
+  // Projects, project/domain/workflow overrides and registrations (FlyteAdmin keeps global and
+  // domain-wide defaults in its own configuration, not in rows).
+  Capabilities capabilities() const override;
   Result<reconcile::State> observe() override;
   Status execute(const reconcile::Step& step) override;
   std::string describe() const override;
+  EntitySink* entities() override { return this; }
 
   Result<Created> create_task(const flyteidl::admin::TaskCreateRequest& req) override;
   Result<Created> create_workflow(const flyteidl::admin::WorkflowCreateRequest& req) override;

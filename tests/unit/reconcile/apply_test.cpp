@@ -39,6 +39,9 @@ class ScriptedSink final : public sinks::Sink {
   std::atomic<int> executed{0};
   State live;
 
+  sinks::Capabilities capabilities() const override {
+    return {.projects = true, .overrides = true};
+  }
   Result<State> observe() override {
     if (observe_error) return *observe_error;
     std::lock_guard<std::mutex> lock(m_mu);

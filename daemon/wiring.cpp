@@ -1,0 +1,219 @@
+#include "daemon/wiring.hpp"
+
+#include <filesystem>
+
+#include "daemon/k8s/client.hpp"
+#include "daemon/k8s/configmap_sink.hpp"
+#include "daemon/k8s/kube_api.hpp"
+#include "daemon/model/loader.hpp"
+
+namespace flytecd::wiring {
+namespace {
+
+// sources::Source over the libgit2 mirror.
+class GitAdapter : public sources::Source {
+ public:
+  explicit GitAdapter(std::unique_ptr<sources::git::GitSource> git) : m_git(std::move(git)) {}
+  Result<std::string> head() override { return m_git->remote_head(); }
+  Result<sources::Snapshot> sync() override {
+    auto s = m_git->sync();
+    if (!s) return s.error();
+    return sources::Snapshot{s->revision, s->subject, std::move(s->files), std::move(s->blob_ids)};
+  }
+  Result<sources::Snapshot> snapshot_at(const std::string& revision) override {
+    auto s = m_git->snapshot(revision);
+    if (!s) return s.error();
+    return sources::Snapshot{s->revision, s->subject, std::move(s->files), std::move(s->blob_ids)};
+  }
+  Result<std::string> read_file(const std::string& revision, const std::string& path,
+                                uint64_t max_bytes) override {
+    return m_git->read_file(revision, path, max_bytes);
+  }
+  std::string describe() const override { return "git " + m_git->describe(); }
+
+ private:
+  std::unique_ptr<sources::git::GitSource> m_git;
+};
+
+Result<std::unique_ptr<sources::Source>> open_git(const config::Config& cfg) {
+  std::error_code ec;
+  std::filesystem::create_directories(cfg.state_dir + "/git", ec);
+  auto git = sources::git::GitSource::open(git_options(cfg));
+  if (!git) return git.error();
+  return std::unique_ptr<sources::Source>(std::make_unique<GitAdapter>(std::move(*git)));
+}
+
+Result<std::unique_ptr<sources::Source>> open_directory(const config::Config& cfg) {
+  return sources::make_directory_source(cfg.repo, model::Limits{}.max_file_bytes);
+}
+
+Result<std::unique_ptr<sources::Source>> open_oci(const config::Config& cfg) {
+  return make_error(ErrorCode::invalid_input,
+                    "source " + cfg.git.url +
+                        ": OCI artifact sources are not built in yet (use a Git URL or `repo`)");
+}
+
+Result<std::unique_ptr<sinks::Sink>> open_flyteadmin(const config::Config& cfg,
+                                                     const SinkContext& ctx) {
+  auto sink = make_admin_sink(cfg.admin, ctx.label);
+  if (!sink) return sink.error();
+  return std::unique_ptr<sinks::Sink>(std::move(*sink));
+}
+
+Result<std::unique_ptr<sinks::Sink>> open_emulator(const config::Config& cfg,
+                                                   const SinkContext& ctx) {
+  (void)cfg;
+  if (ctx.emulator_address.empty())
+    return make_error(ErrorCode::invalid_input, "emulator sink: the emulator is not started");
+  sinks::flyteadmin::AdminConfig admin;
+  admin.endpoint = ctx.emulator_address;
+  admin.insecure = true;
+  auto sink = make_admin_sink(admin, ctx.label);
+  if (!sink) return sink.error();
+  return std::unique_ptr<sinks::Sink>(std::move(*sink));
+}
+
+Result<std::unique_ptr<sinks::Sink>> open_configmap(const config::Config& cfg,
+                                                    const SinkContext& ctx) {
+  if (!ctx.kube)
+    return make_error(ErrorCode::invalid_input, "configmap sink: no Kubernetes API client");
+  (void)cfg;  // the client carries the resolved kubernetes settings
+  return std::unique_ptr<sinks::Sink>(make_configmap_sink(ctx.kube));
+}
+
+}  // namespace
+
+// ---- Document sources -------------------------------------------------------------------------
+
+const std::vector<SourceBackend>& source_backends() {
+  static const std::vector<SourceBackend> k_backends = {
+      {"oci", "git.url oci://…",
+       [](const config::Config& c) { return c.git.url.rfind("oci://", 0) == 0; }, open_oci},
+      {"git", "git.url (https, ssh, file, scp-like, a local repository)",
+       [](const config::Config& c) { return !c.git.url.empty(); }, open_git},
+      {"directory", "repo (a directory)", [](const config::Config&) { return true; },
+       open_directory},
+  };
+  return k_backends;
+}
+
+Result<std::unique_ptr<sources::Source>> make_source(const config::Config& cfg) {
+  for (const auto& b : source_backends())
+    if (b.selects(cfg)) return b.open(cfg);
+  return make_error(ErrorCode::invalid_input, "no source configured (git.url or repo)");
+}
+
+sources::git::GitOptions git_options(const config::Config& cfg) {
+  sources::git::GitOptions o;
+  o.url = cfg.git.url;
+  o.ref = cfg.git.ref;
+  o.subpath = cfg.git.path;
+  o.cache_dir = cfg.state_dir + "/git";
+  o.auth.username = cfg.git.username;
+  o.auth.password_file = cfg.git.password_file;
+  o.auth.password_env = cfg.git.password_env;
+  o.auth.ssh_private_key_file = cfg.git.ssh_key_file;
+  o.auth.ssh_known_hosts_file = cfg.git.ssh_known_hosts_file;
+  o.auth.ssh_passphrase_env = cfg.git.ssh_passphrase_env;
+  if (!cfg.git.allowed_signers_file.empty()) {
+    o.signatures.mode = sources::git::SignaturePolicy::Mode::ssh;
+    o.signatures.allowed_signers_file = cfg.git.allowed_signers_file;
+  }
+  return o;
+}
+
+// ---- Package sources --------------------------------------------------------------------------
+
+const std::vector<PackageBackend>& package_backends() {
+  static const std::vector<PackageBackend> k_backends = {
+      {"oci://", "an OCI artifact (registry API, digest-verified, cached)"},
+      {"https://", "an archive over HTTPS (size-limited, cached by digest)"},
+      {"", "a path in the repository, read at the revision being applied"},
+  };
+  return k_backends;
+}
+
+std::unique_ptr<registration::PackageSource> make_package_source(
+    const config::Config& cfg, registration::RepoFileReader read_repo_file) {
+  return std::make_unique<registration::DefaultPackageSource>(
+      registration::fetch_options(cfg.packages, cfg.state_dir), cfg.packages.registry,
+      std::move(read_repo_file));
+}
+
+// ---- Sinks ------------------------------------------------------------------------------------
+
+std::string_view to_string(TargetKind k) {
+  switch (k) {
+    case TargetKind::flyteadmin:
+      return "flyteadmin";
+    case TargetKind::emulator:
+      return "emulator";
+    case TargetKind::configmap:
+      return "configmap";
+  }
+  return "?";
+}
+
+const std::vector<SinkBackend>& sink_backends() {
+  static const std::vector<SinkBackend> k_backends = {
+      {TargetKind::flyteadmin, "projects, overrides, registrations (admin.endpoint)",
+       open_flyteadmin},
+      {TargetKind::emulator, "projects, overrides, registrations (no admin.endpoint)",
+       open_emulator},
+      {TargetKind::configmap, "overrides, platform defaults (kubernetes.configMap)",
+       open_configmap},
+  };
+  return k_backends;
+}
+
+TargetKind admin_target_kind(const config::Config& cfg) {
+  return cfg.admin.endpoint.empty() ? TargetKind::emulator : TargetKind::flyteadmin;
+}
+
+bool configmap_mode(const config::Config& cfg) { return cfg.kubernetes.config_map.enabled; }
+
+Result<std::unique_ptr<sinks::Sink>> make_sink(TargetKind kind, const config::Config& cfg,
+                                               const SinkContext& ctx) {
+  for (const auto& b : sink_backends())
+    if (b.kind == kind) return b.open(cfg, ctx);
+  return make_error(ErrorCode::internal, "no sink backend " + std::string(to_string(kind)));
+}
+
+Result<std::unique_ptr<sinks::flyteadmin::AdminSink>> make_admin_sink(
+    const sinks::flyteadmin::AdminConfig& admin, const std::string& label) {
+  return sinks::flyteadmin::AdminSink::connect(admin, label);
+}
+
+Result<std::shared_ptr<k8s::Client>> open_kube_client(const config::Config& cfg) {
+  auto resolved = k8s::resolve_in_cluster(cfg.kubernetes);
+  if (!resolved) return resolved.error().wrap("kubernetes");
+  auto client = k8s::Client::create(*resolved);
+  if (!client) return client.error().wrap("kubernetes");
+  return std::shared_ptr<k8s::Client>(std::move(*client));
+}
+
+std::unique_ptr<sinks::configmap::ConfigMapSink> make_configmap_sink(
+    std::shared_ptr<k8s::Client> kube) {
+  auto settings = k8s::sink_settings(kube->settings().config_map);
+  return std::make_unique<sinks::configmap::ConfigMapSink>(k8s::make_kube_api(std::move(kube)),
+                                                           std::move(settings));
+}
+
+Result<std::unique_ptr<sinks::RoutingSink>> route_overrides(sinks::Sink& admin,
+                                                            sinks::Sink& overrides) {
+  return sinks::RoutingSink::create({{&admin, {.projects = true, .registrations = true}},
+                                     {&overrides, {.overrides = true, .platform_defaults = true}}});
+}
+
+reconcile::State desired_state(const model::Documents& docs, const sinks::Capabilities& held) {
+  reconcile::State st = reconcile::desired_state(docs);
+  if (held.platform_defaults)
+    for (const auto& p : docs.platform_defaults) {
+      model::Scope scope{"", p.domain, ""};
+      st.overrides[reconcile::override_key(scope, p.type)] =
+          reconcile::OverrideState{scope, p.type, p.value};
+    }
+  return sinks::held_part(st, held);
+}
+
+}  // namespace flytecd::wiring

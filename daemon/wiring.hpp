@@ -1,0 +1,107 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "daemon/common/result.hpp"
+#include "daemon/config/config.hpp"
+#include "daemon/model/documents.hpp"
+#include "daemon/registration/packages.hpp"
+#include "sinks/configmap/configmap_sink.hpp"
+#include "sinks/flyteadmin/admin_sink.hpp"
+#include "sinks/routing_sink.hpp"
+#include "sinks/sink.hpp"
+#include "sources/git/git_source.hpp"
+#include "sources/source.hpp"
+
+namespace flytecd::k8s {
+class Client;
+}
+
+// The built-in backends, listed in one place: which source, package source and sink a
+// configuration gets. Tables, not self-registration: adding a backend is one row here.
+namespace flytecd::wiring {
+
+// ---- Document sources -------------------------------------------------------------------------
+
+struct SourceBackend {
+  std::string_view kind;        // "oci", "git", "directory"
+  std::string_view chosen_for;  // the configuration that selects it (for docs and errors)
+  bool (*selects)(const config::Config& cfg);
+  Result<std::unique_ptr<sources::Source>> (*open)(const config::Config& cfg);
+};
+// In order of precedence; the first row that selects a configuration opens its source.
+// git.url oci://… -> OCI artifact (not built in yet: an error), any other git.url (https, ssh,
+// file, scp-like, a local bare repository) -> Git, else the `repo` directory.
+const std::vector<SourceBackend>& source_backends();
+
+// The source a configuration asks for. Errors: the backend's (Git open/auth, oci:// unsupported).
+Result<std::unique_ptr<sources::Source>> make_source(const config::Config& cfg);
+// The libgit2 source options for cfg.git (mirror under <state>/git).
+sources::git::GitOptions git_options(const config::Config& cfg);
+
+// ---- Package sources --------------------------------------------------------------------------
+
+struct PackageBackend {
+  std::string_view scheme;  // "oci://", "https://", "" (a path in the repository)
+  std::string_view description;
+};
+// The package references registrations may use; one built-in implementation serves them all
+// (registration::DefaultPackageSource: the OCI/HTTPS fetcher with its cache, and `read_repo_file`).
+const std::vector<PackageBackend>& package_backends();
+std::unique_ptr<registration::PackageSource> make_package_source(
+    const config::Config& cfg, registration::RepoFileReader read_repo_file);
+
+// ---- Sinks ------------------------------------------------------------------------------------
+
+enum class TargetKind { flyteadmin, emulator, configmap };
+std::string_view to_string(TargetKind k);
+
+// What the sink factories need besides the configuration.
+struct SinkContext {
+  std::string label{};                  // names the instance in logs and describe()
+  std::string emulator_address{};       // emulator: the started emulator's host:port
+  std::shared_ptr<k8s::Client> kube{};  // configmap: the Kubernetes API client
+};
+
+struct SinkBackend {
+  TargetKind kind;
+  std::string_view holds;  // for docs: what it holds
+  Result<std::unique_ptr<sinks::Sink>> (*open)(const config::Config& cfg, const SinkContext& ctx);
+};
+const std::vector<SinkBackend>& sink_backends();
+
+// Where projects and registrations go: the configured FlyteAdmin endpoint, else the embedded
+// emulator (which the caller starts; sinks/emulator).
+TargetKind admin_target_kind(const config::Config& cfg);
+// Whether overrides and platform defaults go to the ConfigMap (kubernetes.configMap.enabled).
+bool configmap_mode(const config::Config& cfg);
+
+// The sink of `kind` from its table row. Errors: the backend's; invalid_input for missing
+// context (no emulator address, no Kubernetes client).
+Result<std::unique_ptr<sinks::Sink>> make_sink(TargetKind kind, const config::Config& cfg,
+                                               const SinkContext& ctx);
+// The FlyteAdmin sink, typed (callers use its RPC counters and version check). `admin` has the
+// endpoint already resolved (the emulator's address for the embedded one).
+Result<std::unique_ptr<sinks::flyteadmin::AdminSink>> make_admin_sink(
+    const sinks::flyteadmin::AdminConfig& admin, const std::string& label);
+// The Kubernetes API client of the `kubernetes:` configuration (in-cluster defaults resolved).
+// Errors: no API server (not in a cluster and none configured), an unreadable CA file.
+Result<std::shared_ptr<k8s::Client>> open_kube_client(const config::Config& cfg);
+// The ConfigMap sink for the client's (resolved) `kubernetes.configMap` settings.
+std::unique_ptr<sinks::configmap::ConfigMapSink> make_configmap_sink(
+    std::shared_ptr<k8s::Client> kube);
+
+// ConfigMap mode: projects and registrations to `admin`, overrides and platform defaults to
+// `overrides` (neither owned). Errors: a sink lacks the part (invalid_input).
+Result<std::unique_ptr<sinks::RoutingSink>> route_overrides(sinks::Sink& admin,
+                                                            sinks::Sink& overrides);
+
+// The desired state of a revision for a sink holding `held`: projects and override rows as
+// reconcile::desired_state, plus platform defaults as rows with an empty project when the sink
+// holds them, minus the parts it does not hold. Pure.
+reconcile::State desired_state(const model::Documents& docs, const sinks::Capabilities& held);
+
+}  // namespace flytecd::wiring

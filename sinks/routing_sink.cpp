@@ -1,0 +1,83 @@
+#include "sinks/routing_sink.hpp"
+
+#include <set>
+
+namespace flytecd::sinks {
+
+Result<std::unique_ptr<RoutingSink>> RoutingSink::create(std::vector<Route> routes,
+                                                         std::vector<std::unique_ptr<Sink>> owned) {
+  auto bad = [](const std::string& what) {
+    return make_error(ErrorCode::invalid_input, "routing sink: " + what);
+  };
+  if (routes.empty()) return bad("no routes");
+  Capabilities all;
+  for (const auto& r : routes) {
+    if (!r.sink) return bad("a route has no sink");
+    if (!r.parts.any()) return bad(r.sink->describe() + ": a route for nothing");
+    if ((r.parts & r.sink->capabilities()) != r.parts)
+      return bad(r.sink->describe() + " holds " + to_string(r.sink->capabilities()) + ", not " +
+                 to_string(r.parts));
+    if ((all & r.parts).any())
+      return bad(to_string(all & r.parts) + " routed twice (" + r.sink->describe() + ")");
+    all = all | r.parts;
+  }
+  std::unique_ptr<RoutingSink> out(new RoutingSink());
+  out->m_routes = std::move(routes);
+  out->m_owned = std::move(owned);
+  out->m_capabilities = all;
+  return out;
+}
+
+Result<reconcile::State> RoutingSink::observe() {
+  reconcile::State merged;
+  for (const auto& r : m_routes) {
+    auto live = r.sink->observe();
+    if (!live) return live.error();
+    reconcile::State part = held_part(*live, r.parts);
+    merged.projects.merge(part.projects);
+    merged.overrides.merge(part.overrides);
+  }
+  return merged;
+}
+
+const RoutingSink::Route* RoutingSink::route_for(const reconcile::Step& step) const {
+  for (const auto& r : m_routes)
+    if (holds(r.parts, step)) return &r;
+  return nullptr;
+}
+
+Status RoutingSink::execute(const reconcile::Step& step) {
+  const Route* r = route_for(step);
+  if (!r)
+    return make_error(ErrorCode::internal,
+                      "routing sink: no sink holds " + step.key + " (" + describe() + ")");
+  return r->sink->execute(step);
+}
+
+Status RoutingSink::commit(const std::string& revision) {
+  Status first = ok_status();
+  std::set<const Sink*> done;  // a sink routed for several parts commits once
+  for (const auto& r : m_routes) {
+    if (!done.insert(r.sink).second) continue;
+    Status st = r.sink->commit(revision);
+    if (!st && first) first = st;
+  }
+  return first;
+}
+
+EntitySink* RoutingSink::entities() {
+  for (const auto& r : m_routes)
+    if (r.parts.registrations) return r.sink->entities();
+  return nullptr;
+}
+
+std::string RoutingSink::describe() const {
+  std::string out;
+  for (const auto& r : m_routes) {
+    if (!out.empty()) out += " + ";
+    out += r.sink->describe() + " (" + to_string(r.parts) + ")";
+  }
+  return out;
+}
+
+}  // namespace flytecd::sinks

@@ -1,0 +1,51 @@
+#include "sinks/sink.hpp"
+
+namespace flytecd::sinks {
+
+Capabilities operator|(const Capabilities& a, const Capabilities& b) {
+  return {a.projects || b.projects, a.overrides || b.overrides,
+          a.platform_defaults || b.platform_defaults, a.registrations || b.registrations};
+}
+
+Capabilities operator&(const Capabilities& a, const Capabilities& b) {
+  return {a.projects && b.projects, a.overrides && b.overrides,
+          a.platform_defaults && b.platform_defaults, a.registrations && b.registrations};
+}
+
+std::string to_string(const Capabilities& c) {
+  std::string out;
+  auto add = [&](bool set, const char* name) {
+    if (!set) return;
+    if (!out.empty()) out += ", ";
+    out += name;
+  };
+  add(c.projects, "projects");
+  add(c.overrides, "overrides");
+  add(c.platform_defaults, "platform defaults");
+  add(c.registrations, "registrations");
+  return out.empty() ? "nothing" : out;
+}
+
+bool holds(const Capabilities& c, const reconcile::OverrideState& row) {
+  // Global and domain-wide rows have no project: FlyteAdmin keeps them in its configuration, a
+  // ConfigMap document holds them as entries without a project.
+  return row.scope.project.empty() ? c.platform_defaults : c.overrides;
+}
+
+bool holds(const Capabilities& c, const reconcile::Step& step) {
+  if (step.kind == reconcile::ObjectKind::project) return c.projects;
+  const reconcile::OverrideState* row = step.desired ? &*step.desired
+                                        : step.live  ? &*step.live
+                                                     : nullptr;
+  return row ? holds(c, *row) : c.overrides;
+}
+
+reconcile::State held_part(const reconcile::State& state, const Capabilities& c) {
+  reconcile::State out;
+  if (c.projects) out.projects = state.projects;
+  for (const auto& [key, row] : state.overrides)
+    if (holds(c, row)) out.overrides.emplace(key, row);
+  return out;
+}
+
+}  // namespace flytecd::sinks
