@@ -84,8 +84,8 @@ pass::Report run_pass(const config::Config& cfg, Target& target, const LoadedRev
   registration::MemoryBudget memory(cfg.packages.memory_budget_bytes);
   if (!options.memory) options.memory = &memory;
   pass::Wiring w;
-  w.sink = target.sink.get();
-  w.entities = target.sink.get();
+  w.sink = &target.pass_sink();
+  w.entities = target.pass_sink().entities();
   w.packages = &packages;
   w.ledger = target.ledger.get();
   w.target = target.description;

@@ -1,5 +1,7 @@
 #include "daemon/pass/pass.hpp"
 
+#include "daemon/wiring.hpp"
+
 #include <chrono>
 #include <set>
 
@@ -31,8 +33,7 @@ reconcile::GuardInput guard_input(const reconcile::Plan& plan, const reconcile::
                                   size_t documents, const reconcile::Managed& managed,
                                   const std::map<std::string, ledger::RegistrationRecord>& records,
                                   const std::vector<model::Registration>& declared,
-                                  const registration::RegistrationReport& registrations,
-                                  bool prune) {
+                                  const registration::RegistrationPlan* registrations, bool prune) {
   reconcile::RegistrationCounts counts;
   counts.managed = records.size();
   counts.declared = declared.size();
@@ -43,14 +44,13 @@ reconcile::GuardInput guard_input(const reconcile::Plan& plan, const reconcile::
     if (keys.count(key) || !prune) continue;
     ++counts.removed;
   }
-  if (!registrations.items.empty()) {
+  if (registrations) {
     // The registration plan knows what each item deactivates: on removal (prune) and on a
     // version or activation change (what the new version no longer wants).
-    for (const auto& o : registrations.items)
-      counts.launch_plans_deactivated += o.deactivated.size();
+    counts.launch_plans_deactivated = registrations->deactivations();
   } else if (prune) {
-    // No registration plan (no registrations declared and none recorded, or not observed):
-    // a removed registration deactivates at most what it activated.
+    // No registration plan (the pass has no registration sink): a removed registration
+    // deactivates at most what it activated.
     for (const auto& [key, rec] : records)
       if (!keys.count(key)) counts.launch_plans_deactivated += rec.activated.size();
   }
@@ -96,7 +96,8 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
   if (opt.cancel && opt.cancel->load())
     return fail(Error{ErrorCode::unavailable, "cancelled before the pass started"});
 
-  const reconcile::State desired = reconcile::desired_state(*rev.docs);
+  // The parts the sink holds: platform defaults are rows only where a sink holds them (ConfigMap).
+  const reconcile::State desired = wiring::desired_state(*rev.docs, w.sink->capabilities());
   const auto& declared = rev.docs->registrations;
   const bool registrations = w.entities && w.packages;
 
@@ -114,14 +115,21 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
   r.plan = reconcile::plan(desired, *live, *managed, opt.policy);
   *live = reconcile::State{};  // the plan holds what it needs; a cold pass's observation is large
   CircuitBreaker breaker;      // one per pass: a target that stops answering stops all of it
-  if (registrations && opt.mode == Mode::plan)
-    r.registrations = registration::reconcile_registrations(
+  std::optional<registration::RegistrationPlan> reg_plan;
+  if (registrations) {
+    // Plan mode reads changed packages whole (every package error is reported); execute mode
+    // reads a summary, and the package again, pinned to the same digest, as it executes.
+    auto planned = registration::plan_registrations(
         declared, *w.entities, *w.packages, *w.ledger,
-        registrar_options(rev, opt, /*dry_run=*/true, &breaker), opt.on_registration);
+        registrar_options(rev, opt, /*dry_run=*/opt.mode == Mode::plan, &breaker));
+    if (!planned) return fail(planned.error().wrap("registration plan"));
+    reg_plan = std::move(*planned);
+    r.registrations = registration::report_of(*reg_plan);
+  }
 
   // Guard: one verdict over every destructive step of the revision, before any of it runs.
   r.guard_input = guard_input(r.plan, desired, r.documents, *managed, *records, declared,
-                              r.registrations, opt.policy.prune);
+                              reg_plan ? &*reg_plan : nullptr, opt.policy.prune);
   r.guard = reconcile::guard_pass(r.guard_input, opt.policy);
   if (r.guard.refused) {
     r.plan.refused = true;
@@ -134,6 +142,8 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
     return finish();
   }
   if (opt.mode == Mode::plan) {
+    if (opt.on_registration)
+      for (const auto& o : r.registrations.items) opt.on_registration(o);
     if (!r.registrations.ok()) {
       r.outcome = Outcome::failed;
       for (const auto& o : r.registrations.items)
@@ -156,9 +166,9 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
   ao.breaker = &breaker;
   ao.first_plan = &r.plan;
   r.applied = reconcile::apply(*w.sink, *w.ledger, desired, ao, opt.on_step);
-  if (registrations && !(opt.cancel && opt.cancel->load()))
-    r.registrations = registration::reconcile_registrations(
-        declared, *w.entities, *w.packages, *w.ledger,
+  if (reg_plan && !(opt.cancel && opt.cancel->load()))
+    r.registrations = registration::execute_registrations(
+        *reg_plan, *w.entities, *w.packages, *w.ledger,
         registrar_options(rev, opt, /*dry_run=*/false, &breaker), opt.on_registration);
   if (!r.applied.ok()) {
     r.outcome = Outcome::failed;

@@ -107,7 +107,6 @@ reconcile::GuardInput guard_input(const reconcile::Plan& plan, const reconcile::
                                   size_t documents, const reconcile::Managed& managed,
                                   const std::map<std::string, ledger::RegistrationRecord>& records,
                                   const std::vector<model::Registration>& declared,
-                                  const registration::RegistrationReport& registrations,
-                                  bool prune);
+                                  const registration::RegistrationPlan* registrations, bool prune);
 
 }  // namespace flytecd::pass

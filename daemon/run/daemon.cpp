@@ -307,12 +307,6 @@ struct Daemon::Impl {
       return;
     }
     documents = std::move(loaded.documents);
-    if (cluster && cluster->configmap_mode()) {
-      // RFC 3749: overrides live in FlyteAdmin's ConfigMap, not its database.
-      configmap_doc = k8s::render_overrides_document(documents);
-      documents.overrides.clear();
-      documents.platform_defaults.clear();
-    }
     revision = snap->revision;
     subject = snap->subject;
     have_desired = true;
@@ -356,25 +350,14 @@ struct Daemon::Impl {
         log->info("{}", registration::describe(o));
     };
     pass::Wiring w;
-    w.sink = target->sink.get();
-    w.entities = target->sink.get();
+    w.sink = &target->pass_sink();  // ConfigMap mode: overrides to the ConfigMap
+    w.entities = target->pass_sink().entities();
     w.packages = packages.get();
     w.ledger = target->ledger.get();
     w.target = target->description;
     auto report = pass::run(pass::Revision{revision, subject, &documents}, w, po);
     if (report.outcome == pass::Outcome::refused)
       log->error("revision {} REFUSED, nothing executed: {}", revision, report.guard.reason);
-    if (cluster && cluster->configmap_mode() && !halt && report.executed()) {
-      auto cm = cluster->apply_overrides(configmap_doc, revision);
-      if (!cm) {
-        report.outcome = pass::Outcome::failed;
-        report.error = cm.error();
-        report.applied.error += (report.applied.error.empty() ? "" : "; ") + cm.error().message;
-      } else if (cm->changed) {
-        log->info("{}: applied overrides document sha256 {}{}", cluster->describe_configmap(),
-                  cm->sha256, cm->restart_requested ? " (FlyteAdmin restart requested)" : "");
-      }
-    }
     publish(report, reason);
   }
 

@@ -41,17 +41,23 @@ TEST_CASE("pass guard: launch plans a version change deactivates are counted and
   std::map<std::string, ledger::RegistrationRecord> records;
   records["registration/p/development/core"] = record("core", {"nightly", "hourly"});
   std::vector<model::Registration> decl{declared("core")};
-  registration::RegistrationReport planned;
-  registration::RegistrationOutcome o;
-  o.key = "registration/p/development/core";
-  o.state = "register";
-  o.deactivated = {"nightly", "hourly"};  // the new version drops both
-  planned.items.push_back(o);
+  // The new version's package has neither launch plan; both are ACTIVE at v1.
+  registration::Observation seen;
+  seen.records = records;
+  registration::PackageFacts facts;
+  facts.digest = "sha256:new";
+  facts.read = true;
+  facts.plans = {{"other", false}};
+  seen.packages.emplace("registration/p/development/core", facts);
+  seen.live.emplace(registration::ProjectDomain{"p", "development"},
+                    std::map<std::string, std::string>{{"nightly", "v1"}, {"hourly", "v1"}});
+  auto planned = registration::compute_plan(decl, seen, registration::PlanPolicy{});
+  REQUIRE(planned.deactivations_on_change() == 2);
   reconcile::Plan plan;
   reconcile::State desired;
   desired.projects["p"] = reconcile::ProjectState{"p", "P", "", {}, false};
   reconcile::Managed managed{{"project/p", {"h", "r"}}};
-  auto in = pass::guard_input(plan, desired, 3, managed, records, decl, planned, /*prune=*/true);
+  auto in = pass::guard_input(plan, desired, 3, managed, records, decl, &planned, /*prune=*/true);
   CHECK(kind(in, "launch plans").managed == 2);
   CHECK(kind(in, "launch plans").destroyed == 2);
   CHECK(kind(in, "registrations").destroyed == 0);  // still declared
@@ -62,8 +68,13 @@ TEST_CASE("pass guard: launch plans a version change deactivates are counted and
   policy.allow_mass_prune = true;
   CHECK_FALSE(reconcile::guard_pass(in, policy).refused);
   // Dropping one of two is within the 50% share.
-  planned.items[0].deactivated = {"hourly"};
-  in = pass::guard_input(plan, desired, 3, managed, records, decl, planned, true);
+  seen.packages.clear();
+  facts.plans = {{"hourly", true}};
+  seen.packages.emplace("registration/p/development/core", facts);
+  seen.records = records;
+  planned = registration::compute_plan(decl, seen, registration::PlanPolicy{});
+  REQUIRE(planned.deactivations() == 1);
+  in = pass::guard_input(plan, desired, 3, managed, records, decl, &planned, true);
   CHECK_FALSE(reconcile::guard_pass(in, reconcile::Policy{}).refused);
 }
 
@@ -76,12 +87,12 @@ TEST_CASE("pass guard: removed registrations count with prune on, not with prune
   reconcile::Plan plan;
   reconcile::State desired;
   reconcile::Managed managed;
-  // No registration plan (not observed): a removal deactivates at most what it activated.
-  auto in = pass::guard_input(plan, desired, 1, managed, records, decl, {}, /*prune=*/true);
+  // No registration plan (no registration sink): a removal deactivates at most what it activated.
+  auto in = pass::guard_input(plan, desired, 1, managed, records, decl, nullptr, /*prune=*/true);
   CHECK(kind(in, "registrations").destroyed == 2);
   CHECK(kind(in, "launch plans").destroyed == 2);
   CHECK(reconcile::guard_pass(in, reconcile::Policy{}).refused);  // 2 of 3 registrations
-  in = pass::guard_input(plan, desired, 1, managed, records, decl, {}, /*prune=*/false);
+  in = pass::guard_input(plan, desired, 1, managed, records, decl, nullptr, /*prune=*/false);
   CHECK(kind(in, "registrations").destroyed == 0);
   CHECK(kind(in, "launch plans").destroyed == 0);
   CHECK_FALSE(reconcile::guard_pass(in, reconcile::Policy{}).refused);
@@ -110,7 +121,7 @@ TEST_CASE("pass guard: the plan's deletes and archives are what the guard counts
                              {"project/q", {}},
                              {"override/p/-/-/TASK_RESOURCE", {}},
                              {"override/p/-/-/EXECUTION_QUEUE", {}}};
-  auto in = pass::guard_input(plan, desired, 2, managed, {}, {}, {}, true);
+  auto in = pass::guard_input(plan, desired, 2, managed, {}, {}, nullptr, true);
   CHECK(kind(in, "projects").managed == 2);
   CHECK(kind(in, "projects").destroyed == 1);
   CHECK(kind(in, "overrides").managed == 2);
