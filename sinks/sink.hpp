@@ -4,7 +4,7 @@
 #include <string>
 
 #include "daemon/common/result.hpp"
-#include "daemon/reconcile/plan.hpp"
+#include "sinks/types.hpp"
 
 namespace flytecd::sinks {
 
