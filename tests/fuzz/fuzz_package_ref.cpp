@@ -11,7 +11,7 @@
 #include "sources/package_ref.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using flytecd::model::PackageRef;
+  using flytecd::sources::PackageRef;
   const std::string text(reinterpret_cast<const char*>(data), size);
   std::string error;
   const auto ref = flytecd::sources::parse_package_ref(text, error);
@@ -30,6 +30,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       again->digest != ref->digest || again->url != ref->url || again->path != ref->path) {
     std::abort();
   }
-  flytecd::model::url_safe_version(text);
+  flytecd::sources::url_safe_version(text);
   return 0;
 }
