@@ -4,6 +4,7 @@
 #include <string>
 
 #include "daemon/common/result.hpp"
+#include "sinks/compat_names.hpp"
 #include "sinks/types.hpp"
 
 namespace flytecd::sinks {

@@ -96,18 +96,3 @@ struct Step {
 };
 
 }  // namespace flytecd::sinks
-
-// Transitional: sinks written before these types moved here name them reconcile::State,
-// reconcile::Step, …; the reconcile core declares the same names (daemon/reconcile/state.hpp,
-// plan.hpp). Drop this block once no file under sinks/ says reconcile::.
-namespace flytecd::reconcile {
-using sinks::Action;
-using sinks::ObjectKind;
-using sinks::override_key;
-using sinks::OverrideState;
-using sinks::project_key;
-using sinks::ProjectState;
-using sinks::State;
-using sinks::Step;
-using sinks::to_string;
-}  // namespace flytecd::reconcile

@@ -39,8 +39,8 @@ reconcile::ProjectState parse_project(const admin::Project& p) {
 }
 
 reconcile::OverrideState parse_row(const admin::MatchableAttributesConfiguration& row,
-                                   AttributeType type) {
-  return reconcile::OverrideState{Scope{row.project(), row.domain(), row.workflow()}, type,
+                                   model::AttributeType type) {
+  return reconcile::OverrideState{model::Scope{row.project(), row.domain(), row.workflow()}, type,
                                   row.attributes()};
 }
 
@@ -264,7 +264,7 @@ Result<reconcile::State> AdminSink::observe() {
       token = resp.token();
     } while (!token.empty());
   }
-  for (AttributeType type : all_attribute_types()) {
+  for (model::AttributeType type : model::all_attribute_types()) {
     admin::ListMatchableAttributesRequest req;
     req.set_resource_type(type);
     admin::ListMatchableAttributesResponse resp;
@@ -283,7 +283,7 @@ Result<reconcile::State> AdminSink::observe() {
 
 namespace {
 template <typename T>
-void set_scope(T* attrs, const Scope& s) {
+void set_scope(T* attrs, const model::Scope& s) {
   attrs->set_project(s.project);
   if constexpr (requires { attrs->set_domain(s.domain); }) attrs->set_domain(s.domain);
   if constexpr (requires { attrs->set_workflow(s.workflow); }) attrs->set_workflow(s.workflow);
@@ -312,14 +312,14 @@ Status AdminSink::execute(const reconcile::Step& step) {
 
   auto remove = [&](const reconcile::OverrideState& o) -> Status {
     switch (o.scope.level()) {
-      case Level::project: {
+      case model::Level::project: {
         admin::ProjectAttributesDeleteRequest req;
         set_scope(&req, o.scope);
         req.set_resource_type(o.type);
         admin::ProjectAttributesDeleteResponse resp;
         return i.call("DeleteProjectAttributes", req, &resp, &Stub::DeleteProjectAttributes);
       }
-      case Level::project_domain: {
+      case model::Level::project_domain: {
         admin::ProjectDomainAttributesDeleteRequest req;
         set_scope(&req, o.scope);
         req.set_resource_type(o.type);
@@ -338,14 +338,14 @@ Status AdminSink::execute(const reconcile::Step& step) {
   };
   auto update = [&](const reconcile::OverrideState& o) -> Status {
     switch (o.scope.level()) {
-      case Level::project: {
+      case model::Level::project: {
         admin::ProjectAttributesUpdateRequest req;
         set_scope(req.mutable_attributes(), o.scope);
         *req.mutable_attributes()->mutable_matching_attributes() = o.value;
         admin::ProjectAttributesUpdateResponse resp;
         return i.call("UpdateProjectAttributes", req, &resp, &Stub::UpdateProjectAttributes);
       }
-      case Level::project_domain: {
+      case model::Level::project_domain: {
         admin::ProjectDomainAttributesUpdateRequest req;
         set_scope(req.mutable_attributes(), o.scope);
         *req.mutable_attributes()->mutable_matching_attributes() = o.value;

@@ -57,6 +57,6 @@ class AdminSink : public Sink, public EntitySink {
 flyteidl::admin::Project render_project(const reconcile::ProjectState& p);
 reconcile::ProjectState parse_project(const flyteidl::admin::Project& p);
 reconcile::OverrideState parse_row(const flyteidl::admin::MatchableAttributesConfiguration& row,
-                                   AttributeType type);
+                                   model::AttributeType type);
 
 }  // namespace flytecd::sinks::flyteadmin
