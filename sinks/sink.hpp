@@ -4,7 +4,8 @@
 #include <string>
 
 #include "daemon/common/result.hpp"
-#include "daemon/reconcile/plan.hpp"
+#include "sinks/compat_names.hpp"
+#include "sinks/types.hpp"
 
 namespace flytecd::sinks {
 

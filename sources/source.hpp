@@ -6,17 +6,9 @@
 #include <vector>
 
 #include "daemon/common/result.hpp"
-#include "daemon/model/loader.hpp"
+#include "sources/snapshot.hpp"
 
 namespace flytecd::sources {
-
-// The documents of one immutable revision.
-struct Snapshot {
-  std::string revision;                  // Git commit id, or "dir:<content hash>"
-  std::string subject;                   // commit subject (may be empty)
-  std::vector<model::SourceFile> files;  // *.yaml|*.yml, sorted by path
-  std::vector<std::string> blob_ids;  // parallel to files: content ids (re-parse only changed ones)
-};
 
 // Where desired state comes from. Implementations: a Git remote (libgit2), a local directory.
 // Not thread-safe: the reconcile thread owns it.

@@ -7,37 +7,23 @@
 
 #include "daemon/model/diagnostic.hpp"
 #include "flyteidl/admin/matchable_resource.pb.h"
+#include "sinks/types.hpp"
 
 namespace flytecd::model {
 
-// A level in FlyteAdmin's matchable-attribute hierarchy. Platform levels live in FlyteAdmin's
-// configuration (not its database): `platform_domain` (one domain) and `platform_global`.
-enum class Level { workflow, project_domain, project, platform_domain, platform_global };
-std::string_view to_string(Level level);
+// The scope and attribute type that name an override row cross the Sink interface, so they are
+// declared with it (sinks/types.hpp); the model keeps its names for them.
+using sinks::AttributeType;
+using sinks::Level;
+using sinks::Scope;
+using sinks::to_string;
 
-struct Scope {
-  std::string project;
-  std::string domain;    // empty at project level
-  std::string workflow;  // empty unless workflow level
-
-  Level level() const {
-    if (!workflow.empty()) return Level::workflow;
-    if (!domain.empty()) return Level::project_domain;
-    return Level::project;
-  }
-  auto operator<=>(const Scope&) const = default;
-};
-std::string to_string(const Scope& scope);  // "flytesnacks/development/core.hello"
-
-using AttributeType = flyteidl::admin::MatchableResource;
-
-// The MatchingAttributes oneof field that carries a resource type, and back.
-std::optional<AttributeType> attribute_type_of_field(int field_number);
-int field_of_attribute_type(AttributeType type);
-std::string attribute_type_name(AttributeType type);  // "TASK_RESOURCE"
-std::string attribute_json_key(AttributeType type);   // "taskResourceAttributes"
-std::optional<AttributeType> attribute_type_from_name(const std::string& name);
-std::vector<AttributeType> all_attribute_types();
+using sinks::all_attribute_types;
+using sinks::attribute_json_key;
+using sinks::attribute_type_from_name;
+using sinks::attribute_type_name;
+using sinks::attribute_type_of_field;
+using sinks::field_of_attribute_type;
 
 // One (scope, type) override from an `Overrides` document.
 struct Override {

@@ -5,10 +5,10 @@
 #include <map>
 #include <set>
 
+#include "daemon/common/quantity.hpp"
 #include "daemon/common/scan.hpp"
 #include "daemon/model/package_ref.hpp"
 #include "daemon/model/proto_yaml.hpp"
-#include "daemon/model/quantity.hpp"
 
 namespace flytecd::model {
 namespace admin = flyteidl::admin;
@@ -110,14 +110,14 @@ class Fields {
 void check_quantities(const std::string& file, const YAML::Node& tra, const std::string& path,
                       Diagnostics& diags) {
   if (!tra.IsMap()) return;
-  std::map<std::string, std::pair<Quantity, YAML::Node>> defaults;
+  std::map<std::string, std::pair<quantity::Quantity, YAML::Node>> defaults;
   for (const char* side : {"defaults", "limits"}) {
     YAML::Node spec = tra[side];
     if (!spec || !spec.IsMap()) continue;
     for (const auto& kv : spec) {
       if (!kv.second.IsScalar()) continue;
       std::string field_path = path + "." + side + "." + kv.first.Scalar();
-      auto q = parse_quantity(kv.second.Scalar());
+      auto q = quantity::parse_quantity(kv.second.Scalar());
       if (!q) {
         diags.push_back(
             Diagnostic{Severity::error,
@@ -146,7 +146,7 @@ void check_quantities(const std::string& file, const YAML::Node& tra, const std:
       if (std::string(side) == "defaults") {
         defaults[name] = {*q, kv.second};
       } else if (auto it = defaults.find(name);
-                 it != defaults.end() && compare(*q, it->second.first) < 0) {
+                 it != defaults.end() && quantity::compare(*q, it->second.first) < 0) {
         diags.push_back(
             Diagnostic{Severity::error, DiagKind::limits_below_defaults,
                        location_of(file, kv.second), field_path,

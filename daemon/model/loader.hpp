@@ -6,6 +6,7 @@
 #include "daemon/model/diagnostic.hpp"
 #include "daemon/model/documents.hpp"
 #include "daemon/model/yaml_safe.hpp"
+#include "sources/snapshot.hpp"
 
 namespace flytecd::model {
 
@@ -16,13 +17,8 @@ struct Policy {
   bool require_digest_pins = false;                // packages must be pinned by digest
 };
 
-// One file of the revision being loaded. `size` is the on-disk size; `bytes` may be left empty
-// by the reader when the size already exceeds the limit (the file is then rejected unread).
-struct SourceFile {
-  std::string path;  // relative to the repository root, '/' separated
-  std::string bytes;
-  size_t size = 0;
-};
+// One file of the revision being loaded (declared with the Source interface that produces it).
+using SourceFile = sources::SourceFile;
 
 // Parses one file into typed documents, appending to `out`. Pure: no I/O, never throws.
 // Returns the number of YAML documents it held (0 if the file was rejected).

@@ -8,22 +8,6 @@
 namespace flytecd::reconcile {
 namespace admin = flyteidl::admin;
 
-std::string_view to_string(Action a) {
-  switch (a) {
-    case Action::create:
-      return "create";
-    case Action::update:
-      return "update";
-    case Action::replace:
-      return "replace";
-    case Action::remove:
-      return "delete";
-    case Action::adopt:
-      return "adopt";
-  }
-  return "create";
-}
-
 size_t Plan::count(Action a, ObjectKind k) const {
   return static_cast<size_t>(std::count_if(
       steps.begin(), steps.end(), [&](const Step& s) { return s.action == a && s.kind == k; }));

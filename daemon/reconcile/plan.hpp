@@ -25,27 +25,9 @@ struct Policy {
   bool allow_empty = false;       // accept a revision with no documents (or none of a kind)
 };
 
-enum class Action {
-  create,   // absent live
-  update,   // live differs
-  replace,  // PLUGIN_OVERRIDE holding entries Git removed: Update merges, so Delete then Update
-  remove,   // Delete*Attributes (or archive, for projects)
-  adopt,    // live already equals desired but the ledger does not know it: record only, no RPC
-};
-std::string_view to_string(Action a);
-
-struct Step {
-  Action action = Action::create;
-  ObjectKind kind = ObjectKind::override_attr;
-  std::string key;
-  std::optional<ProjectState> project;   // desired (create/update) or live (remove)
-  std::optional<OverrideState> desired;  // override steps
-  std::optional<OverrideState> live;     // override steps: live value before the step
-  std::string reason;                    // human-readable why
-  bool drift = false;                    // the step reverts drift
-  // Number of RPCs the step issues (adopt: 0, replace: 2).
-  int rpc_count() const { return action == Action::adopt ? 0 : action == Action::replace ? 2 : 1; }
-};
+// A plan's steps are what a sink executes (sinks/types.hpp).
+using sinks::Action;
+using sinks::Step;
 
 struct DriftItem {
   ObjectKind kind;

@@ -6,17 +6,6 @@
 
 namespace flytecd::reconcile {
 
-std::string_view to_string(ObjectKind k) {
-  return k == ObjectKind::project ? "project" : "override";
-}
-
-std::string project_key(const std::string& id) { return "project/" + id; }
-
-std::string override_key(const model::Scope& s, model::AttributeType type) {
-  return "override/" + s.project + "/" + s.domain + "/" + s.workflow + "/" +
-         model::attribute_type_name(type);
-}
-
 std::string hash_of(const ProjectState& p) {
   std::string s =
       p.id + '\0' + p.name + '\0' + p.description + '\0' + (p.archived ? "archived" : "active");

@@ -1,11 +1,10 @@
 #include "daemon/registration/packages.hpp"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "sources/local/directory_reader.hpp"
-#include "sources/oci/digest.hpp"
+#include "sources/local/package_source.hpp"
+#include "sources/oci/package_source.hpp"
 
 namespace flytecd::registration {
 
@@ -29,44 +28,14 @@ Result<model::PackageRef> package_ref_of(const model::Registration& r,
 
 DefaultPackageSource::DefaultPackageSource(sources::oci::FetchOptions options, std::string registry,
                                            RepoFileReader read_repo_file)
-    : m_fetcher(std::move(options)),
-      m_registry(std::move(registry)),
-      m_read(std::move(read_repo_file)) {}
+    : m_fetched(sources::oci::make_package_source(std::move(options))),
+      m_repo(sources::local::make_package_source(std::move(read_repo_file))),
+      m_registry(std::move(registry)) {}
 
 Result<LoadedPackage> DefaultPackageSource::load(const model::Registration& r) {
   auto ref = package_ref_of(r, m_registry);
   if (!ref) return ref.error();
-  LoadedPackage out;
-  out.reference = ref->to_string();
-  if (ref->kind == model::PackageRef::Kind::path) {
-    if (!m_read)
-      return make_error(ErrorCode::invalid_input,
-                        "package " + ref->path + ": this source cannot read repository files");
-    auto bytes = m_read(ref->path);
-    if (!bytes) return bytes.error().wrap("package " + ref->path);
-    out.bytes = std::move(*bytes);
-    out.digest = sources::oci::sha256_digest(out.bytes);
-    if (ref->pinned() && ref->digest != out.digest)
-      return make_error(ErrorCode::invalid_input, "package " + ref->path + ": content is " +
-                                                      out.digest + ", but the document pins " +
-                                                      ref->digest);
-    return out;
-  }
-  auto fetched = m_fetcher.fetch(*ref);
-  if (!fetched) return fetched.error();
-  std::ifstream in(fetched->path, std::ios::binary);
-  if (!in)
-    return make_error(ErrorCode::internal, "package cache: cannot read " + fetched->path.string());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  out.bytes = ss.str();
-  out.digest = fetched->digest;
-  out.manifest_digest = fetched->manifest_digest;
-  out.from_cache = fetched->from_cache;
-  if (sources::oci::sha256_digest(out.bytes) != out.digest)
-    return make_error(ErrorCode::internal, "package cache: " + fetched->path.string() +
-                                               " no longer matches " + out.digest);
-  return out;
+  return ref->kind == model::PackageRef::Kind::path ? m_repo->load(*ref) : m_fetched->load(*ref);
 }
 
 sources::oci::FetchOptions fetch_options(const config::PackagesConfig& cfg,

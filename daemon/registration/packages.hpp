@@ -9,28 +9,23 @@
 #include "daemon/model/documents.hpp"
 #include "daemon/model/package_ref.hpp"
 #include "sources/oci/fetcher.hpp"
+#include "sources/package_source.hpp"
 
 namespace flytecd::registration {
 
-// A registration's package bytes and their identity.
-struct LoadedPackage {
-  std::string reference;        // what was fetched (FlyteRegistration: the expanded OCI address)
-  std::string digest;           // "sha256:…" of the archive bytes
-  std::string manifest_digest;  // OCI only
-  std::string bytes;
-  bool from_cache = false;
-};
+// A package's values are declared with the sources::PackageSource interface that produces them
+// (sources/package_source.hpp); the registration code keeps its names for them.
+using sources::k_max_repo_package_bytes;
+using sources::LoadedPackage;
+using sources::RepoFileReader;
 
-// The largest package read from a repository (same bound as an OCI blob by default).
-inline constexpr uint64_t k_max_repo_package_bytes = 512ull << 20;
-
-// Reads a file of the revision being reconciled (repository-relative path).
-using RepoFileReader = std::function<Result<std::string>(const std::string& path)>;
-
-// Gets the package of a registration. Thread-safe.
+// Gets the package of a registration: expands the reference the document names (package_ref_of)
+// and loads it from the sources::PackageSource for its kind. Thread-safe.
 class PackageSource {
  public:
   virtual ~PackageSource() = default;
+  // Errors: invalid_input (the reference does not parse or needs an unconfigured registry), then
+  // whatever sources::PackageSource::load reports.
   virtual Result<LoadedPackage> load(const model::Registration& r) = 0;
 };
 
@@ -43,9 +38,9 @@ class DefaultPackageSource : public PackageSource {
   Result<LoadedPackage> load(const model::Registration& r) override;
 
  private:
-  sources::oci::PackageFetcher m_fetcher;
+  std::unique_ptr<sources::PackageSource> m_fetched;  // oci://, https://
+  std::unique_ptr<sources::PackageSource> m_repo;     // repository paths
   std::string m_registry;
-  RepoFileReader m_read;
 };
 
 // The package reference a registration names, expanded (registry-relative -> oci://…).

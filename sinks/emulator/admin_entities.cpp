@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "daemon/model/quantity.hpp"
+#include "daemon/common/quantity.hpp"
 #include "sinks/emulator/admin_common.hpp"
 
 namespace flytecd::sinks::emulator {
@@ -75,10 +75,10 @@ Status validate_task_resources(Tx& tx, const std::string& project, const std::st
   std::map<int, std::string> own_limits;
   for (const auto& e : t.container().resources().limits()) own_limits[e.name()] = e.value();
   auto check = [&](const fc::Resources::ResourceEntry& e, const char* what) -> Status {
-    auto q = model::parse_quantity(e.value());
+    auto q = quantity::parse_quantity(e.value());
     if (!q) return invalid("Parsing of " + e.value() + " failed");
     const std::string limit = platform_limit(e.name());
-    if (auto l = limit.empty() ? std::nullopt : model::parse_quantity(limit);
+    if (auto l = limit.empty() ? std::nullopt : quantity::parse_quantity(limit);
         l && q->value > l->value)
       return invalid("Requested " + label(e.name()) + " " + what + " [" + e.value() +
                      "] is greater than current limit set in the platform configuration [" + limit +
@@ -90,8 +90,8 @@ Status validate_task_resources(Tx& tx, const std::string& project, const std::st
     if (auto st = check(e, "default"); !st) return st;
     auto own = own_limits.find(e.name());
     if (own == own_limits.end()) continue;
-    auto q = model::parse_quantity(e.value());
-    auto l = model::parse_quantity(own->second);
+    auto q = quantity::parse_quantity(e.value());
+    auto l = quantity::parse_quantity(own->second);
     if (q && l && q->value > l->value)
       return invalid("Type " + label(e.name()) + " for [" + t.id().name() +
                      "] cannot set default > limit");

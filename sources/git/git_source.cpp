@@ -449,7 +449,7 @@ struct GitSource::Impl {
     OdbPtr odb(raw_odb);
     for (size_t i : order) {
       const auto& [path, blob_id] = walk.found[i];
-      model::SourceFile file;
+      SourceFile file;
       file.path = path;
       // The header gives the size without inflating the object, so oversized files cost nothing.
       git_object_t type{};

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "daemon/common/result.hpp"
-#include "daemon/model/loader.hpp"
+#include "sources/snapshot.hpp"
 
 namespace flytecd::sources::git {
 
@@ -54,7 +54,7 @@ struct Snapshot {
   // Every *.yaml / *.yml under the subpath (path relative to it, sorted), skipping
   // dot-directories, and submodules, symlinked documents followed — the same selection as
   // sources/local.
-  std::vector<model::SourceFile> files;
+  std::vector<SourceFile> files;
   std::vector<std::string> blob_ids;  // parallel to files: the Git blob id of each file
 };
 

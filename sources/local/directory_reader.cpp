@@ -60,12 +60,12 @@ Result<fs::path> follow_link(const fs::path& root, const fs::path& canonical_roo
 
 }  // namespace
 
-Result<std::vector<model::SourceFile>> read_yaml_tree(const fs::path& root, size_t max_file_bytes) {
+Result<std::vector<SourceFile>> read_yaml_tree(const fs::path& root, size_t max_file_bytes) {
   std::error_code ec;
   if (!fs::is_directory(root, ec))
     return make_error(ErrorCode::not_found,
                       "repository directory '" + root.string() + "' does not exist");
-  std::vector<model::SourceFile> files;
+  std::vector<SourceFile> files;
   fs::path canonical_root;
   fs::path base = root.lexically_normal();
   if (!base.has_filename()) base = base.parent_path();
@@ -89,7 +89,7 @@ Result<std::vector<model::SourceFile>> read_yaml_tree(const fs::path& root, size
     // it); a symlinked document is followed to its file, or refused by name.
     const bool link = entry.is_symlink(ec);
     if (!link && !entry.is_regular_file(ec)) continue;
-    model::SourceFile file;
+    SourceFile file;
     // Lexically: fs::relative would resolve the symlink and name its target instead.
     file.path = entry.path().lexically_normal().lexically_relative(base).generic_string();
     fs::path real = entry.path();

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "daemon/common/result.hpp"
-#include "daemon/model/loader.hpp"
+#include "sources/snapshot.hpp"
 
 namespace flytecd::sources::local {
 
@@ -13,8 +13,8 @@ namespace flytecd::sources::local {
 // read, so the loader can reject them without holding them in memory. A symlinked *.yaml is
 // followed to its file (at most k_max_link_hops links); one that dangles, loops or leaves
 // `root` fails the whole read, naming the link. Symlinked directories are not descended into.
-Result<std::vector<model::SourceFile>> read_yaml_tree(const std::filesystem::path& root,
-                                                      size_t max_file_bytes);
+Result<std::vector<SourceFile>> read_yaml_tree(const std::filesystem::path& root,
+                                               size_t max_file_bytes);
 
 // Reads one file under `root` by repository-relative path (e.g. a workflow package). Errors:
 // invalid_input (path leaves root, larger than max_bytes), not_found, internal (read error).

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <vector>
 
-#include "daemon/model/package_ref.hpp"
 #include "sources/oci/digest.hpp"
+#include "sources/package_ref.hpp"
 
 namespace flytecd::sources::oci {
 namespace fs = std::filesystem;
@@ -27,7 +27,7 @@ fs::path BlobCache::blob_path(const std::string& digest) const {
 }
 
 std::optional<uint64_t> BlobCache::lookup(const std::string& digest) {
-  if (!model::valid_sha256_digest(digest)) return std::nullopt;
+  if (!valid_sha256_digest(digest)) return std::nullopt;
   const fs::path p = blob_path(digest);
   std::ifstream in(p, std::ios::binary);
   if (!in) return std::nullopt;
@@ -50,7 +50,7 @@ std::optional<uint64_t> BlobCache::lookup(const std::string& digest) {
 }
 
 std::optional<std::string> BlobCache::read(const std::string& digest, uint64_t max_bytes) {
-  if (!model::valid_sha256_digest(digest)) return std::nullopt;
+  if (!valid_sha256_digest(digest)) return std::nullopt;
   const fs::path p = blob_path(digest);
   std::error_code ec;
   const auto size = fs::file_size(p, ec);

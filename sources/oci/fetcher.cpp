@@ -77,7 +77,7 @@ struct PackageFetcher::State {
   // Manifest bytes by digest from the cache, else from the registry (then cached).
   Result<RegistryClient::ManifestBytes> manifest(RegistryClient& reg, const std::string& repo,
                                                  const std::string& reference) {
-    if (model::valid_sha256_digest(reference))
+    if (valid_sha256_digest(reference))
       if (auto cached = cache.read(reference, options.max_manifest_bytes))
         return RegistryClient::ManifestBytes{std::move(*cached), reference, ""};
     auto m = reg.get_manifest(repo, reference, options.max_manifest_bytes);
@@ -87,7 +87,7 @@ struct PackageFetcher::State {
     return m;
   }
 
-  Result<Resolved> resolve_oci(const model::PackageRef& ref) {
+  Result<Resolved> resolve_oci(const PackageRef& ref) {
     auto reg = registry(ref.registry);
     const std::string reference = ref.digest.empty() ? ref.tag : ref.digest;
     const std::string where =
@@ -144,7 +144,7 @@ struct PackageFetcher::State {
     return Resolved{top->digest, layer->digest, layer->size, layer->media_type};
   }
 
-  Result<Fetched> fetch_oci(const model::PackageRef& ref) {
+  Result<Fetched> fetch_oci(const PackageRef& ref) {
     auto resolved = resolve_oci(ref);
     if (!resolved) return resolved.error();
     Fetched out{resolved->layer_digest, resolved->manifest_digest,
@@ -171,7 +171,7 @@ struct PackageFetcher::State {
     return out;
   }
 
-  Result<Fetched> fetch_https(const model::PackageRef& ref) {
+  Result<Fetched> fetch_https(const PackageRef& ref) {
     const std::string where = "https: fetch " + log::redact_url(ref.url);
     if (ref.pinned())
       if (auto size = cache.lookup(ref.digest))
@@ -204,16 +204,16 @@ PackageFetcher::PackageFetcher(FetchOptions options)
 
 PackageFetcher::~PackageFetcher() = default;
 
-Result<Resolved> PackageFetcher::resolve(const model::PackageRef& ref) {
+Result<Resolved> PackageFetcher::resolve(const PackageRef& ref) {
   switch (ref.kind) {
-    case model::PackageRef::Kind::oci:
+    case PackageRef::Kind::oci:
       return m_state->resolve_oci(ref);
-    case model::PackageRef::Kind::https: {
+    case PackageRef::Kind::https: {
       auto f = m_state->fetch_https(ref);
       if (!f) return f.error();
       return Resolved{"", f->digest, f->size, ""};
     }
-    case model::PackageRef::Kind::path:
+    case PackageRef::Kind::path:
       break;
   }
   return make_error(ErrorCode::invalid_input,
@@ -222,13 +222,13 @@ Result<Resolved> PackageFetcher::resolve(const model::PackageRef& ref) {
                         "from the Git snapshot, not fetched)");
 }
 
-Result<Fetched> PackageFetcher::fetch(const model::PackageRef& ref) {
+Result<Fetched> PackageFetcher::fetch(const PackageRef& ref) {
   switch (ref.kind) {
-    case model::PackageRef::Kind::oci:
+    case PackageRef::Kind::oci:
       return m_state->fetch_oci(ref);
-    case model::PackageRef::Kind::https:
+    case PackageRef::Kind::https:
       return m_state->fetch_https(ref);
-    case model::PackageRef::Kind::path:
+    case PackageRef::Kind::path:
       break;
   }
   return make_error(ErrorCode::invalid_input,

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "daemon/common/result.hpp"
-#include "daemon/model/package_ref.hpp"
+#include "sources/package_ref.hpp"
 
 namespace flytecd::sources::oci {
 
@@ -61,11 +61,11 @@ class PackageFetcher {
   // manifest is cached); https: needs the bytes (pinned and cached: no network). Errors:
   // not_found, unauthenticated, permission_denied, unavailable/timeout/resource_exhausted
   // (retryable), invalid_input (integrity, size, ambiguity, Kind::path).
-  Result<Resolved> resolve(const model::PackageRef& ref);
+  Result<Resolved> resolve(const PackageRef& ref);
 
   // The verified package bytes in the cache; a pinned digest already cached makes no request.
   // Errors as resolve().
-  Result<Fetched> fetch(const model::PackageRef& ref);
+  Result<Fetched> fetch(const PackageRef& ref);
 
   // HTTP requests sent so far (including retries, redirects and token requests).
   uint64_t requests_sent() const;

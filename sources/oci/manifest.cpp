@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "daemon/model/package_ref.hpp"
+#include "sources/package_ref.hpp"
 
 namespace flytecd::sources::oci {
 namespace {
@@ -25,7 +25,7 @@ Result<Descriptor> parse_descriptor(const json& j, const std::string& what) {
   d.media_type = str(j, "mediaType");
   d.digest = str(j, "digest");
   d.artifact_type = str(j, "artifactType");
-  if (!model::valid_sha256_digest(d.digest))
+  if (!valid_sha256_digest(d.digest))
     return make_error(
         ErrorCode::invalid_input,
         what + " has digest '" + d.digest +

@@ -23,8 +23,8 @@ int main(int argc, char** argv) {
   o.plain_http_registries.push_back(argv[1]);
   std::error_code ec;
   std::filesystem::remove_all(o.cache_dir, ec);
-  flytecd::model::PackageRef ref;
-  ref.kind = flytecd::model::PackageRef::Kind::oci;
+  flytecd::sources::PackageRef ref;
+  ref.kind = flytecd::sources::PackageRef::Kind::oci;
   ref.registry = argv[1];
   ref.repository = argv[2];
   ref.tag = argv[3];

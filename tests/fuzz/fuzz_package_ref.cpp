@@ -8,13 +8,13 @@
 #include <cstdlib>
 #include <string>
 
-#include "daemon/model/package_ref.hpp"
+#include "sources/package_ref.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using flytecd::model::PackageRef;
+  using flytecd::sources::PackageRef;
   const std::string text(reinterpret_cast<const char*>(data), size);
   std::string error;
-  const auto ref = flytecd::model::parse_package_ref(text, error);
+  const auto ref = flytecd::sources::parse_package_ref(text, error);
   if (!ref) {
     if (error.empty()) std::abort();  // a rejection must say what was wrong
     return 0;
@@ -24,12 +24,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (ref->kind != PackageRef::Kind::oci && ref->pinned()) {
     printed.replace(printed.size() - ref->digest.size() + 6, 1, "=");
   }
-  const auto again = flytecd::model::parse_package_ref(printed, again_error);
+  const auto again = flytecd::sources::parse_package_ref(printed, again_error);
   if (!again || again->kind != ref->kind || again->registry != ref->registry ||
       again->repository != ref->repository || again->tag != ref->tag ||
       again->digest != ref->digest || again->url != ref->url || again->path != ref->path) {
     std::abort();
   }
-  flytecd::model::url_safe_version(text);
+  flytecd::sources::url_safe_version(text);
   return 0;
 }

@@ -14,7 +14,7 @@ namespace {
 
 namespace oci = flytecd::sources::oci;
 using flytecd::ErrorCode;
-using flytecd::model::PackageRef;
+using flytecd::sources::PackageRef;
 using oci_test::Pusher;
 using oci_test::Registry;
 using oci_test::RegistryOptions;

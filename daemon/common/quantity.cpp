@@ -1,4 +1,4 @@
-#include "daemon/model/quantity.hpp"
+#include "daemon/common/quantity.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace flytecd::model {
+namespace flytecd::quantity {
 
 namespace {
 
@@ -135,4 +135,4 @@ std::optional<Quantity> parse_quantity(const std::string& text) {
   return q;
 }
 
-}  // namespace flytecd::model
+}  // namespace flytecd::quantity

@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
-#include "daemon/model/package_ref.hpp"
+#include "sources/package_ref.hpp"
 
-using namespace flytecd::model;
+using namespace flytecd::sources;
 
 TEST_CASE("package ref: oci with tag, digest, port", "[package]") {
   std::string err;

@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
-#include "daemon/model/quantity.hpp"
+#include "daemon/common/quantity.hpp"
 
-using flytecd::model::parse_quantity;
+using flytecd::quantity::parse_quantity;
 
 TEST_CASE("quantity: Kubernetes suffixes parse to base units", "[quantity]") {
   CHECK(parse_quantity("1")->value == Approx(1));
@@ -33,11 +33,11 @@ TEST_CASE("quantity: comparisons across suffixes", "[quantity]") {
 // Issue 10.8: a 10^31+1 default over a 10^31 limit passed (long double lost the last digit).
 TEST_CASE("quantity: comparison is exact", "[quantity]") {
   auto q = [](const char* s) {
-    auto v = flytecd::model::parse_quantity(s);
+    auto v = flytecd::quantity::parse_quantity(s);
     REQUIRE(v);
     return *v;
   };
-  using flytecd::model::compare;
+  using flytecd::quantity::compare;
   CHECK(compare(q("10000000000000000000000000000001"), q("10000000000000000000000000000000")) > 0);
   CHECK(compare(q("1e31"), q("10000000000000000000000000000000")) == 0);
   CHECK(compare(q("1Ki"), q("1024")) == 0);
@@ -51,5 +51,5 @@ TEST_CASE("quantity: comparison is exact", "[quantity]") {
   CHECK(compare(q("0"), q("-0")) == 0);
   CHECK(compare(q("1.5Ei"), q("1536Pi")) == 0);
   CHECK(compare(q("007"), q("7")) == 0);
-  CHECK_FALSE(flytecd::model::parse_quantity(std::string(101, '9')));
+  CHECK_FALSE(flytecd::quantity::parse_quantity(std::string(101, '9')));
 }

@@ -3,7 +3,7 @@
 #include <optional>
 #include <string>
 
-namespace flytecd::model {
+namespace flytecd::quantity {
 
 // A Kubernetes resource quantity ("500m", "2Gi", "1.5", "1e3", "128974848").
 // Parsed as k8s.io/apimachinery's resource.ParseQuantity accepts it: an optional sign, a
@@ -24,4 +24,4 @@ std::optional<Quantity> parse_quantity(const std::string& text);
 // Exact comparison (-1, 0, 1): 10^31+1 is more than 10^31, 1Ki equals 1024. Pure.
 int compare(const Quantity& a, const Quantity& b);
 
-}  // namespace flytecd::model
+}  // namespace flytecd::quantity

@@ -1,8 +1,8 @@
-#include "daemon/model/package_ref.hpp"
+#include "sources/package_ref.hpp"
 
 #include "daemon/common/scan.hpp"
 
-namespace flytecd::model {
+namespace flytecd::sources {
 
 bool valid_oci_repository(const std::string& repo) {
   return repo.size() <= 255 && scan::is_oci_repository_pattern(repo);
@@ -187,4 +187,4 @@ std::optional<PackageRef> parse_package_ref(const std::string& input, std::strin
   return ref;
 }
 
-}  // namespace flytecd::model
+}  // namespace flytecd::sources

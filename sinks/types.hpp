@@ -1,0 +1,98 @@
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "flyteidl/admin/matchable_resource.pb.h"
+
+// The values that cross the Sink interface: what observe() returns (a State), what execute()
+// carries out (a Step), and the scope and attribute type that name an override row. The core
+// (desired state, plan, guard) computes with these same types.
+
+namespace flytecd::sinks {
+
+// A level in FlyteAdmin's matchable-attribute hierarchy. Platform levels live in FlyteAdmin's
+// configuration (not its database): `platform_domain` (one domain) and `platform_global`.
+enum class Level { workflow, project_domain, project, platform_domain, platform_global };
+std::string_view to_string(Level level);
+
+struct Scope {
+  std::string project;
+  std::string domain;    // empty at project level
+  std::string workflow;  // empty unless workflow level
+
+  Level level() const {
+    if (!workflow.empty()) return Level::workflow;
+    if (!domain.empty()) return Level::project_domain;
+    return Level::project;
+  }
+  auto operator<=>(const Scope&) const = default;
+};
+std::string to_string(const Scope& scope);  // "flytesnacks/development/core.hello"
+
+using AttributeType = flyteidl::admin::MatchableResource;
+
+// The MatchingAttributes oneof field that carries a resource type, and back.
+std::optional<AttributeType> attribute_type_of_field(int field_number);
+int field_of_attribute_type(AttributeType type);
+std::string attribute_type_name(AttributeType type);  // "TASK_RESOURCE"
+std::string attribute_json_key(AttributeType type);   // "taskResourceAttributes"
+std::optional<AttributeType> attribute_type_from_name(const std::string& name);
+std::vector<AttributeType> all_attribute_types();
+
+// Object identity in the ledger and in plans: "project/<id>" or
+// "override/<project>/<domain>/<workflow>/<TYPE>" (empty segments stay empty).
+enum class ObjectKind { project, override_attr };
+std::string_view to_string(ObjectKind k);
+
+struct ProjectState {
+  std::string id;
+  std::string name;
+  std::string description;
+  std::map<std::string, std::string> labels;
+  bool archived = false;
+  bool operator==(const ProjectState&) const = default;
+};
+
+struct OverrideState {
+  Scope scope;
+  AttributeType type{};
+  flyteidl::admin::MatchingAttributes value;
+};
+
+// A set of projects and override rows: what Git wants, or what a sink holds.
+struct State {
+  std::map<std::string, ProjectState> projects;    // by id
+  std::map<std::string, OverrideState> overrides;  // by override key
+};
+
+std::string project_key(const std::string& id);
+std::string override_key(const Scope& scope, AttributeType type);
+
+enum class Action {
+  create,   // absent live
+  update,   // live differs
+  replace,  // PLUGIN_OVERRIDE holding entries Git removed: Update merges, so Delete then Update
+  remove,   // Delete*Attributes (or archive, for projects)
+  adopt,    // live already equals desired but the ledger does not know it: record only, no RPC
+};
+std::string_view to_string(Action a);
+
+// One write of a plan, as a sink executes it.
+struct Step {
+  Action action = Action::create;
+  ObjectKind kind = ObjectKind::override_attr;
+  std::string key;
+  std::optional<ProjectState> project;   // desired (create/update) or live (remove)
+  std::optional<OverrideState> desired;  // override steps
+  std::optional<OverrideState> live;     // override steps: live value before the step
+  std::string reason;                    // human-readable why
+  bool drift = false;                    // the step reverts drift
+  // Number of RPCs the step issues (adopt: 0, replace: 2).
+  int rpc_count() const { return action == Action::adopt ? 0 : action == Action::replace ? 2 : 1; }
+};
+
+}  // namespace flytecd::sinks

@@ -1,0 +1,40 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "daemon/common/result.hpp"
+#include "sources/package_ref.hpp"
+
+namespace flytecd::sources {
+
+// A package's bytes and their identity.
+struct LoadedPackage {
+  std::string reference;        // what was fetched (FlyteRegistration: the expanded OCI address)
+  std::string digest;           // "sha256:…" of the archive bytes
+  std::string manifest_digest;  // OCI only
+  std::string bytes;
+  bool from_cache = false;
+};
+
+// The largest package read from a repository (same bound as an OCI blob by default).
+inline constexpr uint64_t k_max_repo_package_bytes = 512ull << 20;
+
+// Reads a file of the revision being reconciled (repository-relative path).
+using RepoFileReader = std::function<Result<std::string>(const std::string& path)>;
+
+// Gets the bytes of the package at an address. Implementations: OCI registries and HTTPS URLs
+// through a content-addressed cache (sources/oci/package_source.hpp), files of the revision
+// (sources/local/package_source.hpp). Thread-safe: registrations load packages concurrently.
+class PackageSource {
+ public:
+  virtual ~PackageSource() = default;
+  // The bytes `ref` names, verified against its pin when it has one. Errors: invalid_input (a
+  // kind this source does not serve, content that does not match the pin, too large),
+  // not_found, unauthenticated, permission_denied, unavailable/timeout (retryable), internal.
+  virtual Result<LoadedPackage> load(const PackageRef& ref) = 0;
+};
+
+}  // namespace flytecd::sources
