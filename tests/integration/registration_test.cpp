@@ -19,7 +19,7 @@
 #include "flytecd_service.grpc.pb.h"
 #include "sinks/emulator/emulator.hpp"
 #include "sinks/flyteadmin/admin_sink.hpp"
-#include "tests/unit/registration/package_bomb.hpp"
+#include "tests/unit/daemon/registration/package_bomb.hpp"
 
 using namespace flytecd;
 namespace fs = std::filesystem;

@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "../../sinks/memory_sink.hpp"
+#include "tests/unit/sinks/memory_sink.hpp"
 #include "daemon/pass/views.hpp"
 
 using namespace flytecd;

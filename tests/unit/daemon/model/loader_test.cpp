@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "tests/unit/model/test_util.hpp"
+#include "tests/unit/daemon/model/test_util.hpp"
 
 using namespace flytecd;
 using namespace flytecd::model;

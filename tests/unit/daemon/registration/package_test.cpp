@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "daemon/registration/package.hpp"
-#include "tests/unit/registration/package_bomb.hpp"
+#include "tests/unit/daemon/registration/package_bomb.hpp"
 
 using namespace flytecd::registration;
 

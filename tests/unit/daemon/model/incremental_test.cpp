@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "daemon/model/incremental.hpp"
-#include "tests/unit/model/test_util.hpp"
+#include "tests/unit/daemon/model/test_util.hpp"
 
 using namespace flytecd::model;
 using flytecd::test::file;

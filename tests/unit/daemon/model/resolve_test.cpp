@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "daemon/model/resolve.hpp"
-#include "tests/unit/model/test_util.hpp"
+#include "tests/unit/daemon/model/test_util.hpp"
 
 using namespace flytecd::model;
 namespace admin = flyteidl::admin;
