@@ -11,6 +11,7 @@
 #include "daemon/reconcile/render.hpp"
 #include "daemon/registration/registrar.hpp"
 #include "daemon/run/daemon.hpp"
+#include "daemon/wiring.hpp"
 #include "sources/local/directory_reader.hpp"
 
 namespace flytecd::cli {
@@ -57,14 +58,13 @@ namespace {
 
 // The package source for a revision: OCI/HTTPS through the fetcher (cache under the state
 // directory), repository paths from the revision itself.
-registration::DefaultPackageSource package_source(const config::Config& cfg,
-                                                  const LoadedRevision& rev) {
-  return registration::DefaultPackageSource(
-      registration::fetch_options(cfg.packages, cfg.state_dir), cfg.packages.registry,
-      rev.source ? registration::RepoFileReader([&rev](const std::string& path) {
+std::unique_ptr<registration::PackageSource> package_source(const config::Config& cfg,
+                                                            const LoadedRevision& rev) {
+  return wiring::make_package_source(
+      cfg, rev.source ? registration::RepoFileReader([&rev](const std::string& path) {
         return rev.source->read_file(rev.revision, path, registration::k_max_repo_package_bytes);
       })
-                 : registration::directory_reader(cfg.repo));
+                      : registration::directory_reader(cfg.repo));
 }
 
 }  // namespace
@@ -86,7 +86,7 @@ pass::Report run_pass(const config::Config& cfg, Target& target, const LoadedRev
   pass::Wiring w;
   w.sink = &target.pass_sink();
   w.entities = target.pass_sink().entities();
-  w.packages = &packages;
+  w.packages = packages.get();
   w.ledger = target.ledger.get();
   w.target = target.description;
   return pass::run(pass::Revision{rev.revision, rev.subject, &rev.docs}, w, options);

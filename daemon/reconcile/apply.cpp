@@ -52,7 +52,8 @@ ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desire
   };
   // The plan of the last observation that succeeded, and where its steps' results begin in
   // report.results (kept as a range, not a copy: a cold apply holds ~40k steps).
-  std::optional<Plan> last_plan;
+  std::optional<Plan> owned_plan;  // a plan of this call's own observation
+  const Plan* last_plan = nullptr;
   size_t last_round_begin = 0;
   auto stopping = [&] { return (options.cancel && options.cancel->load()) || breaker.open(); };
 
@@ -66,7 +67,7 @@ ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desire
       break;
     }
     if (round == 1 && options.first_plan) {
-      last_plan.emplace(*options.first_plan);
+      last_plan = options.first_plan;  // the caller keeps it; no copy of a cold pass's ~40k steps
     } else {
       auto live = sink.observe();
       if (!live) {
@@ -80,20 +81,21 @@ ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desire
         fail(managed.error().code, managed.error().message);
         break;
       }
-      last_plan.emplace(plan(desired, *live, *managed, options.policy));
+      owned_plan.emplace(plan(desired, *live, *managed, options.policy));
       if (round == 1) {
         // Standalone use: the guard's prune rules over this plan (the pass guards before).
         Policy prune_rules = options.policy;
         prune_rules.allow_empty = true;
-        auto verdict = guard_pass(guard_input(*last_plan, desired, 1, *managed, {}), prune_rules);
+        auto verdict = guard_pass(guard_input(*owned_plan, desired, 1, *managed, {}), prune_rules);
         if (verdict.refused) {
-          last_plan->refused = true;
-          last_plan->refusal = verdict.reason;
+          owned_plan->refused = true;
+          owned_plan->refusal = verdict.reason;
         }
       }
+      last_plan = &*owned_plan;
     }
-    Plan& p = *last_plan;
-    if (round == 1) report.first_plan = p;
+    const Plan& p = *last_plan;
+    if (round == 1 && !options.first_plan) report.first_plan = p;
     report.rounds = round;
     last_round_begin = report.results.size();
     if (p.refused) {
@@ -182,7 +184,7 @@ ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desire
       break;
     }
   }
-  report.objects = object_statuses(desired, last_plan ? &*last_plan : nullptr,
+  report.objects = object_statuses(desired, last_plan,
                                    std::span<const StepResult>(report.results)
                                        .subspan(std::min(last_round_begin, report.results.size())),
                                    report.error);

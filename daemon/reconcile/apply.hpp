@@ -51,7 +51,7 @@ struct StepResult {
 };
 
 struct ApplyReport {
-  Plan first_plan;                  // what the first observation called for
+  Plan first_plan;  // what the first observation called for (empty when options.first_plan)
   std::vector<StepResult> results;  // every step executed, in completion order
   int rounds = 0;
   bool converged = false;  // the final re-observation needs no further step

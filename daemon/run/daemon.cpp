@@ -1,5 +1,7 @@
 #include "daemon/run/daemon.hpp"
 
+#include "daemon/wiring.hpp"
+
 #include <signal.h>
 
 #include <chrono>
@@ -72,7 +74,7 @@ struct Daemon::Impl {
   std::unique_ptr<k8s::InCluster> cluster;
   std::string configmap_doc;  // ConfigMap mode: the overrides document of the revision in force
   // Workflow registrations: packages through one fetcher (token and blob caches persist).
-  std::unique_ptr<registration::DefaultPackageSource> packages;
+  std::unique_ptr<registration::PackageSource> packages;
   // What package reading may hold at once, across every registration (packages.memoryBudgetBytes).
   std::unique_ptr<registration::MemoryBudget> package_memory;
   metrics::GaugeFamily& registrations_gauge =
@@ -328,11 +330,9 @@ struct Daemon::Impl {
     pull();
     if (!have_desired || !leading) return;  // followers pull (status) but never write
     if (!packages)
-      packages = std::make_unique<registration::DefaultPackageSource>(
-          registration::fetch_options(cfg.packages, cfg.state_dir), cfg.packages.registry,
-          [this](const std::string& path) {
-            return source->read_file(revision, path, registration::k_max_repo_package_bytes);
-          });
+      packages = wiring::make_package_source(cfg, [this](const std::string& path) {
+        return source->read_file(revision, path, registration::k_max_repo_package_bytes);
+      });
     pass::Options po = cli::pass_options(cfg, pass::Mode::execute);
     po.cancel = &halt;
     po.memory = package_memory.get();
