@@ -1,5 +1,8 @@
 #include "daemon/cli/cli.hpp"
 
+#include "daemon/cli/suggest.hpp"
+#include "daemon/common/scan.hpp"
+
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -188,6 +191,25 @@ int run(int argc, char** argv) {
 
   // Global options (--log-level) may also follow the subcommand.
   for (auto* sub : app.get_subcommands({})) sub->fallthrough();
+  // An unknown command word gets its name and the closest command, not CLI11's "A subcommand is
+  // required".
+  auto unknown_command = [&](CLI::App& parent, int at, const std::string& prefix) {
+    if (argc <= at || argv[at][0] == '-') return false;
+    const std::string word = argv[at];
+    std::vector<std::string> names;
+    for (const auto* sub : parent.get_subcommands({})) {
+      if (sub->check_name(word)) return false;
+      if (!sub->get_group().empty()) names.push_back(sub->get_name());  // not hidden ones
+    }
+    std::string list;
+    for (size_t i = 0; i < names.size(); ++i) list += (i ? ", " : "") + names[i];
+    std::cerr << prefix << ": unknown command '" << scan::printable(word) << "'"
+              << did_you_mean(word, names) << " (commands: " << list << ")\n";
+    return true;
+  };
+  if (unknown_command(app, 1, "flytecd")) return 1;
+  if (argc > 2 && std::string(argv[1]) == "get" && unknown_command(*get, 2, "flytecd get"))
+    return 1;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,5 +1,11 @@
 #include "daemon/cli/commands.hpp"
 
+#include <algorithm>
+#include <set>
+
+#include "daemon/cli/suggest.hpp"
+#include "daemon/common/scan.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include "daemon/model/proto_yaml.hpp"
@@ -84,6 +90,31 @@ int run_get_overrides(const GetOverridesOptions& opt, std::ostream& out, std::os
       if (d.severity == model::Severity::error) err << model::format(d) << "\n";
     err << "flytecd get overrides: the repository is invalid; run `flytecd validate " << opt.repo
         << "`\n";
+    return 1;
+  }
+  // A project or domain the repository does not know would silently show platform defaults.
+  std::set<std::string> projects;
+  for (const auto& p : loaded->documents.projects) projects.insert(p.id);
+  for (const auto& o : loaded->documents.overrides) projects.insert(o.scope.project);
+  for (const auto& r : loaded->documents.registrations) projects.insert(r.project);
+  if (!projects.count(opt.project)) {
+    const std::vector<std::string> known(projects.begin(), projects.end());
+    std::string list;
+    for (size_t i = 0; i < known.size() && i < 10; ++i) list += (i ? ", " : "") + known[i];
+    err << "flytecd get overrides: project '" << scan::printable(opt.project)
+        << "' is not declared in " << opt.repo
+        << " (no Project, Overrides or registration names it)" << did_you_mean(opt.project, known)
+        << (known.empty() ? "" : "; projects: " + list + (known.size() > 10 ? ", …" : "")) << "\n";
+    return 1;
+  }
+  const auto& domains = opt.policy.domains;
+  if (!opt.domain.empty() && !domains.empty() &&
+      std::find(domains.begin(), domains.end(), opt.domain) == domains.end()) {
+    std::string list;
+    for (size_t i = 0; i < domains.size(); ++i) list += (i ? ", " : "") + domains[i];
+    err << "flytecd get overrides: domain '" << scan::printable(opt.domain)
+        << "' is not one of the configured domains (" << list << ")"
+        << did_you_mean(opt.domain, domains) << "\n";
     return 1;
   }
   model::Hierarchy h(loaded->documents);

@@ -655,13 +655,11 @@ std::string md5_hex(const std::array<unsigned char, 16>& md5) {
   return out;
 }
 
-Result<Package> read_package(std::string_view bytes, const std::string& name,
-                             const ReaderLimits& limits) {
-  if (bytes.empty()) {
-    return invalid(name, "", "is empty (0 bytes); expected a .tar, .tar.gz or .tgz package");
-  }
-  Scan c;
-  if (auto st = scan(bytes, name, limits, c); !st) return st.error();
+namespace {
+
+// What both readers require of an archive's members once scanned: no stray files, at most one
+// fast-registration source, at least one entity.
+Status check_members(const std::string& name, const Scan& c) {
   if (!c.stray.empty()) return stray_error(name, c.stray);
   if (c.fast.size() > 1) {
     return invalid(name, "",
@@ -675,6 +673,19 @@ Result<Package> read_package(std::string_view bytes, const std::string& name,
                    "contains no entity files; expected NN_name_{1,2,3}.pb files written by "
                    "pyflyte package");
   }
+  return ok_status();
+}
+
+}  // namespace
+
+Result<Package> read_package(std::string_view bytes, const std::string& name,
+                             const ReaderLimits& limits) {
+  if (bytes.empty()) {
+    return invalid(name, "", "is empty (0 bytes); expected a .tar, .tar.gz or .tgz package");
+  }
+  Scan c;
+  if (auto st = scan(bytes, name, limits, c); !st) return st.error();
+  if (auto st = check_members(name, c); !st) return st.error();
 
   Package pkg;
   if (auto st = read_members(bytes, name, limits, c, pkg); !st) return st.error();
@@ -734,19 +745,7 @@ Result<PackageSummary> summarize_package(std::string_view bytes, const std::stri
   };
   Scan c;
   if (auto st = scan(bytes, name, limits, c, decode); !st) return st.error();
-  if (!c.stray.empty()) return stray_error(name, c.stray);
-  if (c.fast.size() > 1) {
-    return invalid(name, "",
-                   "more than one fast-registration source archive (" + c.fast[0] + ", " +
-                       c.fast[1] + (c.fast.size() > 2 ? ", …" : "") +
-                       "); expected at most one fast*.tar.gz (flytectl would silently take the "
-                       "last in sorted order)");
-  }
-  if (c.entity_count == 0) {
-    return invalid(name, "",
-                   "contains no entity files; expected NN_name_{1,2,3}.pb files written by "
-                   "pyflyte package");
-  }
+  if (auto st = check_members(name, c); !st) return st.error();
   if (!c.fast.empty()) out.fast_source_name = std::string(basename_of(c.fast.front()));
   std::sort(plans.begin(), plans.end(),
             [](const auto& x, const auto& y) { return x.first < y.first; });

@@ -45,6 +45,9 @@ struct RegistrationOutcome {
   std::string package;  // as written in Git (expanded for FlyteRegistration)
   std::string digest;   // package content digest
   std::string manifest_digest;
+  // What the ledger says was registered before, when this registration changes it (a new
+  // version, or new content under the same name): shown as "was v1 (sha256:…)".
+  std::string previous_version, previous_digest;
   model::Activate activate = model::Activate::scheduled;
   size_t tasks = 0, workflows = 0, launch_plans = 0;
   size_t created = 0, existed = 0;       // Create* results (ALREADY_EXISTS counts as existed)

@@ -40,10 +40,17 @@ std::string describe(const RegistrationOutcome& o) {
     return s + "removed from Git; deactivated " +
            (o.deactivated.empty() ? "nothing (no launch plan was ACTIVE at " + o.version + ")"
                                   : names(o.deactivated));
+  const std::string was = o.previous_version.empty()
+                              ? ""
+                              : " (was " + o.previous_version +
+                                    (o.previous_digest.empty() || o.previous_digest == o.digest
+                                         ? ""
+                                         : " " + sources::oci::short_digest(o.previous_digest)) +
+                                    ")";
   if (o.state == "register")
-    s += "would register " + o.version + " from " + pkg + ": " + counts();
+    s += "would register " + o.version + was + " from " + pkg + ": " + counts();
   else if (o.state == "registered")
-    s += "registered " + o.version + " from " + pkg + ": " + counts() + " (" +
+    s += "registered " + o.version + was + " from " + pkg + ": " + counts() + " (" +
          std::to_string(o.created) + " created, " + std::to_string(o.existed) + " already existed)";
   else
     s += (o.state == "in-sync" ? "in sync at " : "") + o.version + " from " + pkg + ": " + counts();
@@ -74,6 +81,9 @@ nlohmann::json to_json(const RegistrationOutcome& o) {
       {"package", o.package},
       {"digest", o.digest},
       {"manifestDigest", o.manifest_digest},
+      {"previous", o.previous_version.empty() ? nlohmann::json(nullptr)
+                                              : nlohmann::json{{"version", o.previous_version},
+                                                               {"digest", o.previous_digest}}},
       {"activate", std::string(model::to_string(o.activate))},
       {"counts", {{"tasks", o.tasks}, {"workflows", o.workflows}, {"launchPlans", o.launch_plans}}},
       {"created", o.created},
@@ -119,6 +129,11 @@ RegistrationOutcome outcome_of(const PlanItem& it) {
   if (!it.package.reference.empty()) o.package = it.package.reference;
   o.digest = it.package.digest;
   o.manifest_digest = it.package.manifest_digest;
+  if (it.registration && it.previous &&
+      (it.previous->version != it.registration->version || it.previous->digest != o.digest)) {
+    o.previous_version = it.previous->version;
+    o.previous_digest = it.previous->digest;
+  }
   if (it.registers()) {
     o.tasks = it.package.tasks;
     o.workflows = it.package.workflows;

@@ -88,6 +88,10 @@ for action, prefix in want:
 if not ref["registrationChanges"] or not any(r[1] == "main-5e3d2bc" for r in ref["registrations"]):
     ok = False
     print(f"FAIL the plan does not register main-5e3d2bc: {ref['registrations']}")
+bumped = [r for r in plan["registrations"] if r["version"] == "main-5e3d2bc"]
+if not bumped or (bumped[0].get("previous") or {}).get("version") != "main-4f2c1ab":
+    ok = False
+    print(f"FAIL the version bump does not say what it replaces (previous): {bumped}")
 if ok:
     print(f"ok apply, run and plan --live show the same plan ({len(steps)} steps, "
           f"{len(ref['registrations'])} registrations): {ref['summary']}")
