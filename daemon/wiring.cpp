@@ -18,12 +18,16 @@ class GitAdapter : public sources::Source {
   Result<sources::Snapshot> sync() override {
     auto s = m_git->sync();
     if (!s) return s.error();
-    return sources::Snapshot{s->revision, s->subject, std::move(s->files), std::move(s->blob_ids)};
+    return sources::Snapshot{s->revision,         s->subject,
+                             std::move(s->files), std::move(s->blob_ids),
+                             s->author,           s->commit_time};
   }
   Result<sources::Snapshot> snapshot_at(const std::string& revision) override {
     auto s = m_git->snapshot(revision);
     if (!s) return s.error();
-    return sources::Snapshot{s->revision, s->subject, std::move(s->files), std::move(s->blob_ids)};
+    return sources::Snapshot{s->revision,         s->subject,
+                             std::move(s->files), std::move(s->blob_ids),
+                             s->author,           s->commit_time};
   }
   Result<std::string> read_file(const std::string& revision, const std::string& path,
                                 uint64_t max_bytes) override {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,8 @@ struct Snapshot {
   std::string subject;                // commit subject (may be empty)
   std::vector<SourceFile> files;      // *.yaml|*.yml, sorted by path
   std::vector<std::string> blob_ids;  // parallel to files: content ids (re-parse only changed ones)
+  std::string author;                 // "Name <email>" of the commit (empty for a directory)
+  int64_t commit_time = 0;            // unix seconds (0: unknown)
 };
 
 }  // namespace flytecd::sources

@@ -149,6 +149,24 @@ int run(int argc, char** argv) {
       "  flytecd run --repo repo-layout-example/     # a directory, embedded emulator\n");
 
   TargetOptions iopt;
+  TargetOptions hopt;
+  ledger::HistoryQuery hquery;
+  std::string history_format = "text";
+  auto* history = app.add_subcommand(
+      "history", "What each reconcile changed (field by field), refused or failed, newest first");
+  history->add_option("--config", hopt.config_file, "flytecd config file (YAML)");
+  history->add_option("--state-dir", hopt.state_dir, "The state directory whose ledger to read");
+  history->add_option("--object", hquery.object,
+                      "Only passes touching this object key (or a key prefix ending in /)");
+  history->add_option("--project", hquery.project, "Only passes touching this project");
+  history->add_option("--limit", hquery.limit, "At most this many passes (default 20)")
+      ->check(CLI::Range(1, 1000));
+  history->add_option("-o,--output", history_format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  history->footer(
+      "Examples:\n  flytecd history --config /etc/flytecd/config.yaml --project flytesnacks\n"
+      "  flytecd history --state-dir state/ --object override/ml-training/ -o json\n"
+      "A running daemon serves the same as GET /api/v1/history?project=P&object=K&limit=N.\n");
   std::string import_dir;
   auto* import =
       app.add_subcommand("import", "Write the live projects and overrides as a flytecd repository");
@@ -230,6 +248,7 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (validate->parsed()) return run_validate(vopt, std::cout, std::cerr);
+  if (history->parsed()) return run_history(hopt, hquery, history_format, std::cout, std::cerr);
   if (apply->parsed()) return run_apply(aopt, apply_format, std::cout, std::cerr);
   if (plan->parsed()) {
     if (!ropt.git.empty() || !ropt.base.empty() || !ropt.head.empty()) {

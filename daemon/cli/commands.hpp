@@ -65,6 +65,8 @@ struct LoadedRevision {
   std::unique_ptr<sources::Source> source;  // null for a directory
   std::string revision;                     // commit id, or "dir:<absolute path>"
   std::string subject;                      // commit subject ("" for a directory)
+  std::string author;                       // commit author ("" for a directory)
+  int64_t committed_at = 0;                 // commit time, unix seconds
   model::Documents docs;
 };
 Result<LoadedRevision> load_revision(const config::Config& cfg, const std::string& at,
@@ -76,6 +78,11 @@ struct ReviewOptions;
 // finish, then the summary) or json (the pass's plan and what was applied).
 int run_apply(const TargetOptions& opt, const std::string& format, std::ostream& out,
               std::ostream& err);
+
+// `flytecd history`: what passes changed, were refused or failed, newest first, from the state
+// directory's ledger (read only). 0, or 1 when there is no ledger.
+int run_history(const TargetOptions& opt, const ledger::HistoryQuery& query,
+                const std::string& format, std::ostream& out, std::ostream& err);
 
 // The pass options a configuration asks for (policy, parallelism, package bounds).
 pass::Options pass_options(const config::Config& cfg, pass::Mode mode);

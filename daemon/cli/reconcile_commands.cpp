@@ -39,6 +39,8 @@ Result<LoadedRevision> load_revision(const config::Config& cfg, const std::strin
     if (!snap) return snap.error();
     out.revision = snap->revision;
     out.subject = snap->subject;
+    out.author = snap->author;
+    out.committed_at = snap->commit_time;
     files = std::move(snap->files);
     where = (*source)->describe() + " at " + out.revision.substr(0, 12);
     out.source = std::move(*source);
@@ -75,6 +77,7 @@ pass::Options pass_options(const config::Config& cfg, pass::Mode mode) {
   o.policy = cfg.policy;
   o.parallelism = cfg.parallelism;
   o.max_package_bytes = cfg.packages.max_package_bytes;
+  o.retention = cfg.history;
   return o;
 }
 
@@ -89,7 +92,9 @@ pass::Report run_pass(const config::Config& cfg, Target& target, const LoadedRev
   w.packages = packages.get();
   w.ledger = target.ledger.get();
   w.target = target.description;
-  return pass::run(pass::Revision{rev.revision, rev.subject, &rev.docs}, w, options);
+  return pass::run(
+      pass::Revision{rev.revision, rev.subject, &rev.docs, rev.author, rev.committed_at}, w,
+      options);
 }
 
 Result<config::Config> resolve_config(const TargetOptions& opt) {
@@ -402,6 +407,38 @@ int run_import(const TargetOptions& opt, const std::string& out_dir, std::ostrea
   }
   out << "check: `flytecd plan --live --repo " << out_dir << "` calls for no change ("
       << pass::summary(check) << ")\n";
+  return 0;
+}
+
+int run_history(const TargetOptions& opt, const ledger::HistoryQuery& query,
+                const std::string& format, std::ostream& out, std::ostream& err) {
+  auto cfg = resolve_config(opt);
+  if (!cfg) {
+    err << "flytecd history: " << cfg.error().message << "\n";
+    return 1;
+  }
+  const std::string path = cfg->state_dir + "/ledger.db";
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    err << "flytecd history: no ledger at " << path
+        << ": nothing was applied from this state directory (--state-dir, or stateDir in "
+           "--config)\n";
+    return 1;
+  }
+  auto ledger = ledger::Ledger::open(path);
+  if (!ledger) {
+    err << "flytecd history: " << ledger.error().message << "\n";
+    return 1;
+  }
+  auto entries = (*ledger)->history(query);
+  if (!entries) {
+    err << "flytecd history: " << entries.error().message << "\n";
+    return 1;
+  }
+  if (format == "json")
+    out << pass::history_json(*entries).dump(2) << "\n";
+  else
+    out << pass::history_text(*entries);
   return 0;
 }
 

@@ -210,6 +210,29 @@ Status load_file(const std::string& path, Config& cfg) {
                               where(n, key) + ": urlFile or urlEnv is required");
           cfg.notifications.push_back(nc);
         }
+      } else if (key == "history") {
+        if (!v.IsMap())
+          return make_error(ErrorCode::invalid_input, where(v, key) + ": expected a mapping");
+        for (const auto& h : v) {
+          const std::string k = h.first.Scalar();
+          at_key = key + "." + k;
+          if (k == "maxEntries") {
+            cfg.history.max_entries = h.second.as<int64_t>();
+            if (cfg.history.max_entries < 1)
+              return make_error(ErrorCode::invalid_input,
+                                where(h.second, at_key) + ": expected 1 or more entries");
+          } else if (k == "maxAgeDays") {
+            const int64_t days = h.second.as<int64_t>();
+            if (days < 1)
+              return make_error(ErrorCode::invalid_input,
+                                where(h.second, at_key) + ": expected 1 or more days");
+            cfg.history.max_age_seconds = days * 24 * 3600;
+          } else {
+            return make_error(
+                ErrorCode::invalid_input,
+                where(h.first, at_key) + ": unknown key (expected maxEntries, maxAgeDays)");
+          }
+        }
       } else if (key == "packages") {
         if (!v.IsMap())
           return make_error(ErrorCode::invalid_input, where(v, key) + ": expected a mapping");
@@ -276,7 +299,7 @@ Status load_file(const std::string& path, Config& cfg) {
             where(kv.first, key) +
                 ": unknown key (expected repo, stateDir, flytectlConfig, admin, "
                 "policy, domains, parallelism, lockWait, git, interval, http, notifications, "
-                "packages, kubernetes)");
+                "packages, history, kubernetes)");
       }
     }
   } catch (const YAML::Exception& e) {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "daemon/ledger/ledger.hpp"
+
 #include <string>
 
 #include "daemon/common/result.hpp"
@@ -86,7 +88,8 @@ struct Config {
   HttpConfig http;
   std::vector<NotificationConfig> notifications;
   PackagesConfig packages;
-  k8s::Settings kubernetes;  // leader election (Lease), ConfigMap mode
+  k8s::Settings kubernetes;   // leader election (Lease), ConfigMap mode
+  ledger::Retention history;  // history.maxEntries (1000), history.maxAgeDays (90)
 };
 
 // Defaults: state dir $XDG_STATE_HOME/flytecd or ~/.local/state/flytecd.

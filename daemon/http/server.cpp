@@ -1,6 +1,8 @@
 #include "daemon/http/server.hpp"
 
+#include <cctype>
 #include <exception>
+#include <map>
 #include <optional>
 #include <string_view>
 
@@ -12,7 +14,7 @@
 namespace flytecd::http {
 namespace {
 
-enum class Route { healthz, readyz, metrics, status, github, gitlab, generic, sync };
+enum class Route { healthz, readyz, metrics, status, history, github, gitlab, generic, sync };
 
 struct RouteEntry {
   std::string_view path;
@@ -24,6 +26,7 @@ constexpr RouteEntry k_routes[] = {
     {"/readyz", Route::readyz},
     {"/metrics", Route::metrics},
     {"/api/v1/status", Route::status},
+    {"/api/v1/history", Route::history},
     {"/api/v1/webhooks/github", Route::github},
     {"/api/v1/webhooks/gitlab", Route::gitlab},
     {"/api/v1/webhooks/generic", Route::generic},
@@ -35,6 +38,38 @@ std::optional<Route> find_route(std::string_view path) {
     if (r.path == path) return r.route;
   }
   return std::nullopt;
+}
+
+// a=1&b=x%2Fy -> {a: 1, b: x/y}; '+' is a space. Malformed escapes are kept as they are.
+std::map<std::string, std::string> query_params(std::string_view q) {
+  auto decode = [](std::string_view v) {
+    std::string out;
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (v[i] == '+') {
+        out += ' ';
+      } else if (v[i] == '%' && i + 2 < v.size() &&
+                 std::isxdigit(static_cast<unsigned char>(v[i + 1])) &&
+                 std::isxdigit(static_cast<unsigned char>(v[i + 2]))) {
+        out += static_cast<char>(std::stoi(std::string(v.substr(i + 1, 2)), nullptr, 16));
+        i += 2;
+      } else {
+        out += v[i];
+      }
+    }
+    return out;
+  };
+  std::map<std::string, std::string> out;
+  while (!q.empty()) {
+    auto amp = q.find('&');
+    std::string_view part = q.substr(0, amp);
+    auto eq = part.find('=');
+    if (!part.empty())
+      out[decode(part.substr(0, eq))] =
+          eq == std::string_view::npos ? "" : decode(part.substr(eq + 1));
+    if (amp == std::string_view::npos) break;
+    q.remove_prefix(amp + 1);
+  }
+  return out;
 }
 
 bool is_webhook(Route r) { return r == Route::github || r == Route::gitlab || r == Route::generic; }
@@ -99,6 +134,17 @@ std::optional<Response> HttpServer::Impl::on_head(const Request& req) {
   if (*route == Route::sync) return sync(req);
   if (req.method != "GET") return method_not_allowed("GET");
   try {
+    if (*route == Route::history) {
+      if (!handlers.history) return text_response(404, "not found\n");
+      auto body = handlers.history(query_params(req.query));
+      if (!body)
+        return text_response(body.error().code == ErrorCode::invalid_input ? 400 : 503,
+                             body.error().message + "\n");
+      Response r;
+      r.body = std::move(*body);
+      r.content_type = "application/json";
+      return r;
+    }
     return get_route(*route);
   } catch (const std::exception& e) {
     logger->error("{} {}: handler failed: {}", req.method, req.path, e.what());

@@ -24,6 +24,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -62,6 +63,9 @@ struct HttpHandlers {
   std::function<std::string()> metrics_text;  // body of /metrics
   // Optional: why the daemon is not ready, for the 503 body of /readyz.
   std::function<std::string()> not_ready_reason;
+  // Optional: GET /api/v1/history?limit=N&object=KEY&project=P, the JSON body (404 when unset).
+  // Parameters arrive decoded; unknown ones are ignored.
+  std::function<Result<std::string>(const std::map<std::string, std::string>& params)> history;
 };
 
 class HttpServer {

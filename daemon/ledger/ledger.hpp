@@ -12,6 +12,15 @@
 
 namespace flytecd::ledger {
 
+// One step of a recorded pass: an override/project step or a registration outcome.
+struct HistoryStep {
+  std::string action;   // create, update, replace, delete, adopt; registered, activated, …
+  std::string key;      // "override/…", "project/…", "registration/…"
+  std::string outcome;  // "ok", "failed"
+  std::string message;  // the step's reason, or its error
+  std::string changes;  // JSON array of field changes ({path, live, desired}); "" = none
+};
+
 struct HistoryEntry {
   int64_t id = 0;
   std::string revision;
@@ -20,6 +29,30 @@ struct HistoryEntry {
   int steps = 0;
   std::string outcome;  // "success", "failed", "refused", "running" (a crash leaves "running")
   std::string detail;
+  std::string subject, author;         // of the commit (empty for a directory)
+  int64_t committed_at = 0;            // commit time, unix seconds (0: unknown)
+  std::string trigger;                 // "startup", "interval", "webhook …", "apply", …
+  int64_t noops = 0;                   // no-op passes (nothing to do) that followed this one
+  std::vector<HistoryStep> step_list;  // filled by history(query)
+};
+
+// A pass worth remembering: it changed something, was refused, or failed.
+struct PassRecord {
+  std::string revision, subject, author, trigger, outcome, detail;
+  int64_t committed_at = 0;
+  std::vector<HistoryStep> steps;
+};
+
+struct HistoryQuery {
+  int limit = 20;
+  std::string object;   // only passes with a step on this key (exact, or a key prefix ending '/')
+  std::string project;  // only passes with a step on this project
+};
+
+// How much history is kept (history.maxEntries / history.maxAge).
+struct Retention {
+  int64_t max_entries = 1000;
+  int64_t max_age_seconds = 90 * 24 * 3600;
 };
 
 // A workflow registration flytecd applied: which package digest became which FlyteAdmin ids.
@@ -66,6 +99,12 @@ class Ledger {
   Status finish_reconcile(int64_t reconcile_id, int steps, const std::string& outcome,
                           const std::string& detail);
   Result<std::vector<HistoryEntry>> history(int limit) const;
+  // A pass and its steps in one transaction; then what `retention` no longer keeps is deleted.
+  Result<int64_t> record_pass(const PassRecord& pass, const Retention& retention = {});
+  // Counts a pass that had nothing to do on the newest entry (no row per no-op interval).
+  Status count_noop();
+  // Newest first, with their steps.
+  Result<std::vector<HistoryEntry>> history(const HistoryQuery& query) const;
 
   // Runs PRAGMA integrity_check; returns "ok" when the file is sound.
   Result<std::string> integrity_check() const;

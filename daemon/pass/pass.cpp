@@ -6,6 +6,7 @@
 #include <set>
 
 #include "daemon/common/breaker.hpp"
+#include "daemon/reconcile/render.hpp"
 #include "daemon/reconcile/state.hpp"
 
 namespace flytecd::pass {
@@ -55,6 +56,65 @@ reconcile::GuardInput guard_input(const reconcile::Plan& plan, const reconcile::
       if (!keys.count(key)) counts.launch_plans_deactivated += rec.activated.size();
   }
   return reconcile::guard_input(plan, desired, documents, managed, counts);
+}
+
+bool worth_recording(const Report& r) {
+  if (r.mode != Mode::execute) return false;
+  if (r.outcome != Outcome::success) return true;
+  for (const auto& s : r.applied.results)
+    if (s.step.action != reconcile::Action::adopt) return true;
+  return r.registrations.has_changes();
+}
+
+ledger::PassRecord history_record(const Report& r, const Revision& rev,
+                                  const std::string& trigger) {
+  ledger::PassRecord rec;
+  rec.revision = rev.id;
+  rec.subject = rev.subject;
+  rec.author = rev.author;
+  rec.committed_at = rev.committed_at;
+  rec.trigger = trigger;
+  rec.outcome = std::string(to_string(r.outcome));
+  rec.detail = r.error ? r.error->message : "";
+  for (const auto& s : r.applied.results) {
+    if (s.step.action == reconcile::Action::adopt) continue;
+    ledger::HistoryStep h;
+    h.action = std::string(reconcile::to_string(s.step.action));
+    h.key = s.step.key;
+    h.outcome = s.status ? "ok" : "failed";
+    h.message = s.status ? s.step.reason : s.status.error().message;
+    const auto changes = reconcile::step_changes(s.step);
+    if (!changes.empty()) {
+      nlohmann::ordered_json j = nlohmann::ordered_json::array();
+      for (const auto& c : changes) j.push_back(reconcile::change_json(c));
+      h.changes = j.dump();
+    }
+    rec.steps.push_back(std::move(h));
+  }
+  for (const auto& o : r.registrations.items) {
+    if (o.state == "in-sync") continue;
+    ledger::HistoryStep h;
+    h.action = o.state;
+    h.key = o.key;
+    h.outcome = o.ok() ? "ok" : "failed";
+    h.message = registration::describe(o);
+    nlohmann::ordered_json j = nlohmann::ordered_json::array();
+    auto change = [&](const char* path, const std::string& before, const std::string& after) {
+      if (before != after)
+        j.push_back(
+            {{"path", path},
+             {"live", before.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(before)},
+             {"desired",
+              after.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(after)}});
+    };
+    if (!o.previous_version.empty() || !o.previous_digest.empty()) {
+      change("version", o.previous_version, o.version);
+      change("digest", o.previous_digest, o.digest);
+    }
+    if (!j.empty()) h.changes = j.dump();
+    rec.steps.push_back(std::move(h));
+  }
+  return rec;
 }
 
 namespace {
@@ -137,8 +197,7 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
     r.outcome = Outcome::refused;
     r.error = Error{ErrorCode::conflict, r.guard.reason};
     if (opt.mode == Mode::execute)  // the history shows the refusal (no steps)
-      if (auto id = w.ledger->begin_reconcile(rev.id); id)
-        (void)w.ledger->finish_reconcile(*id, 0, "refused", r.guard.reason);
+      (void)w.ledger->record_pass(history_record(r, rev, opt.trigger), opt.retention);
     return finish();
   }
   if (opt.mode == Mode::plan) {
@@ -188,6 +247,11 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
         }
     }
   }
+  // Record: a pass that did something, or failed, is history; one with nothing to do is counted.
+  if (worth_recording(r))
+    (void)w.ledger->record_pass(history_record(r, rev, opt.trigger), opt.retention);
+  else
+    (void)w.ledger->count_noop();
   return finish();
 }
 

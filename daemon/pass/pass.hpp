@@ -35,6 +35,8 @@ struct Revision {
   std::string id;       // commit id, or "dir:<absolute path>"
   std::string subject;  // commit subject (may be empty)
   const model::Documents* docs = nullptr;
+  std::string author;        // commit author "Name <email>" (may be empty)
+  int64_t committed_at = 0;  // commit time, unix seconds (0: unknown)
 };
 
 // What the pass reads and writes. Owned by the caller; the pass keeps no reference after run().
@@ -63,6 +65,11 @@ struct Options {
   // Progress, called as steps finish (serialized): for logs and streaming CLI output.
   std::function<void(const reconcile::StepResult&)> on_step;
   std::function<void(const registration::RegistrationOutcome&)> on_registration;
+  // Execute mode: why the pass runs ("apply", "startup", "interval", "webhook github", …), kept in
+  // the ledger's history with every pass that changed something, was refused or failed; a pass
+  // with nothing to do is only counted. Plan mode records nothing.
+  std::string trigger = "apply";
+  ledger::Retention retention;
 };
 
 // How a pass ended.
@@ -96,6 +103,13 @@ struct Report {
   // The pass failed because the target could not be reached (never for a refusal).
   bool target_down() const;
 };
+
+// The ledger's history entry for an executed pass: every step that ran (overrides, projects)
+// with its outcome and field changes, and every registration that did something. Pure.
+ledger::PassRecord history_record(const Report& report, const Revision& revision,
+                                  const std::string& trigger);
+// Whether a pass is worth a history entry (changed something, refused, failed) or only a count.
+bool worth_recording(const Report& report);
 
 // Runs one pass. Never throws; every failure is in the report.
 Report run(const Revision& revision, Wiring& wiring, const Options& options);

@@ -1,5 +1,8 @@
 #include "daemon/pass/views.hpp"
 
+#include <ctime>
+
+#include "daemon/common/scan.hpp"
 #include "daemon/reconcile/render.hpp"
 
 namespace flytecd::pass {
@@ -155,6 +158,95 @@ std::map<std::string, double> registrations_by_state(const Report& report) {
     by_state[st] = 0;
   for (const auto& o : report.registrations.items) by_state[o.state] += 1;
   return by_state;
+}
+
+namespace {
+std::string utc(int64_t t) {
+  if (t <= 0) return "";
+  const std::time_t tt = static_cast<std::time_t>(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+}  // namespace
+
+nlohmann::ordered_json history_json(const std::vector<ledger::HistoryEntry>& entries) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& e : entries) {
+    nlohmann::ordered_json j;
+    j["id"] = e.id;
+    j["time"] = utc(e.started_at);
+    j["revision"] = e.revision;
+    j["subject"] = e.subject;
+    j["author"] = e.author;
+    j["committedAt"] = utc(e.committed_at);
+    j["trigger"] = e.trigger;
+    j["outcome"] = e.outcome;
+    j["detail"] = e.detail;
+    j["noopPassesAfter"] = e.noops;
+    j["steps"] = nlohmann::ordered_json::array();
+    for (const auto& s : e.step_list) {
+      nlohmann::ordered_json st{
+          {"action", s.action}, {"key", s.key}, {"outcome", s.outcome}, {"message", s.message}};
+      st["changes"] = s.changes.empty() ? nlohmann::ordered_json::array()
+                                        : nlohmann::ordered_json::parse(s.changes, nullptr, false);
+      j["steps"].push_back(std::move(st));
+    }
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+std::string history_text(const std::vector<ledger::HistoryEntry>& entries) {
+  if (entries.empty()) return "no history\n";
+  std::string out;
+  for (const auto& e : entries) {
+    out += utc(e.started_at) + "  " + e.outcome + "  " + e.revision.substr(0, 12);
+    if (!e.subject.empty()) out += " \"" + scan::printable(e.subject, 120) + "\"";
+    if (!e.author.empty()) out += " by " + scan::printable(e.author, 120);
+    if (!e.trigger.empty()) out += " (" + scan::printable(e.trigger, 60) + ")";
+    out += "\n";
+    if (!e.detail.empty()) out += "  " + scan::printable(e.detail, 1024) + "\n";
+    for (const auto& s : e.step_list) {
+      out += scan::printable("  " + s.action + " " + s.key + (s.outcome == "ok" ? "" : " FAILED") +
+                                 ": " + s.message,
+                             1024) +
+             "\n";
+      if (s.changes.empty()) continue;
+      auto changes = nlohmann::json::parse(s.changes, nullptr, false);
+      if (!changes.is_array()) continue;
+      for (const auto& c : changes) {
+        reconcile::FieldChange fc;
+        fc.path = c.value("path", "");
+        fc.before = c.contains("live") && c["live"].is_string() ? c["live"].get<std::string>() : "";
+        fc.after = c.contains("desired") && c["desired"].is_string()
+                       ? c["desired"].get<std::string>()
+                       : "";
+        fc.elided = c.value("elided", false);
+        out += "      " + reconcile::change_line(fc) + "\n";
+      }
+    }
+    if (e.noops > 0) out += "  then " + std::to_string(e.noops) + " pass(es) with nothing to do\n";
+  }
+  return out;
+}
+
+Result<ledger::HistoryQuery> history_query(const std::map<std::string, std::string>& params) {
+  ledger::HistoryQuery q;
+  if (auto it = params.find("limit"); it != params.end()) {
+    int n = 0;
+    const auto& v = it->second;
+    if (v.empty() || v.size() > 4 || v.find_first_not_of("0123456789") != std::string::npos ||
+        (n = std::stoi(v)) < 1 || n > 1000)
+      return make_error(ErrorCode::invalid_input, "limit: expected a number from 1 to 1000, got '" +
+                                                      scan::printable(v) + "'");
+    q.limit = n;
+  }
+  if (auto it = params.find("object"); it != params.end()) q.object = it->second;
+  if (auto it = params.find("project"); it != params.end()) q.project = it->second;
+  return q;
 }
 
 std::vector<std::string> drift_lines(const Report& report) {

@@ -56,6 +56,15 @@ ObjectCounts object_counts(const Report& report, const reconcile::Managed& manag
 // Registrations by state for flytecd_registrations.
 std::map<std::string, double> registrations_by_state(const Report& report);
 
+// The ledger's history (newest first): JSON for `history -o json` and GET /api/v1/history, and
+// text (one block per pass: when, revision and subject, trigger, outcome, then its steps with
+// their field changes).
+nlohmann::ordered_json history_json(const std::vector<ledger::HistoryEntry>& entries);
+std::string history_text(const std::vector<ledger::HistoryEntry>& entries);
+// The history query of ?limit=&object=&project= (limit 1..1000, default 20). Errors:
+// invalid_input for a limit that is not a number in range.
+Result<ledger::HistoryQuery> history_query(const std::map<std::string, std::string>& params);
+
 // "key: detail" for every drifted object (notifications).
 std::vector<std::string> drift_lines(const Report& report);
 

@@ -44,8 +44,6 @@ ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desire
   std::mutex mu;
   CircuitBreaker own_breaker;
   CircuitBreaker& breaker = options.breaker ? *options.breaker : own_breaker;
-  auto history = ledger.begin_reconcile(options.revision);
-  const int64_t history_id = history ? *history : 0;
   auto fail = [&](ErrorCode code, std::string message) {
     report.error_code = code;
     report.error = std::move(message);
@@ -132,9 +130,6 @@ ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desire
           recorded = ledger.record(s.key, "override", hash_of(*s.desired), options.revision);
         if (!recorded) st = recorded;
       }
-      if (history_id)
-        (void)ledger.add_step(history_id, std::string(to_string(s.action)), s.key,
-                              st ? "ok" : "failed", st ? s.reason : st.error().message);
       std::lock_guard<std::mutex> lock(mu);
       StepResult r{s, st, round};
       if (s.rpc_count() > 0) ++report.rpc_steps;
@@ -188,11 +183,6 @@ ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desire
                                    std::span<const StepResult>(report.results)
                                        .subspan(std::min(last_round_begin, report.results.size())),
                                    report.error);
-  if (history_id) {
-    std::string outcome = report.refused ? "refused" : report.ok() ? "success" : "failed";
-    (void)ledger.finish_reconcile(history_id, static_cast<int>(report.results.size()), outcome,
-                                  report.error);
-  }
   return report;
 }
 

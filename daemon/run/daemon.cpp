@@ -93,7 +93,8 @@ struct Daemon::Impl {
   // State in force (reconcile thread), and the status view (guarded by status_mu).
   bool have_desired = false;
   model::Documents documents;  // the revision in force
-  std::string revision, subject, rejected_revision;
+  std::string revision, subject, author, rejected_revision;
+  int64_t committed_at = 0;
   std::mutex status_mu;
   http::JsonSnapshot status;  // rendered once per change for /api/v1/status
   bool first_success = false, target_up = false, failing = false;
@@ -187,6 +188,13 @@ struct Daemon::Impl {
       return not_ready;
     };
     hh.metrics_text = [this] { return registry.render(); };
+    hh.history = [this](const std::map<std::string, std::string>& params) -> Result<std::string> {
+      auto query = pass::history_query(params);
+      if (!query) return query.error();
+      auto entries = target->ledger->history(*query);
+      if (!entries) return entries.error();
+      return pass::history_json(*entries).dump();
+    };
     auto server = http::HttpServer::start(ho, hh, &metrics);
     if (!server) return server.error();
     http = std::move(*server);
@@ -311,6 +319,8 @@ struct Daemon::Impl {
     documents = std::move(loaded.documents);
     revision = snap->revision;
     subject = snap->subject;
+    author = snap->author;
+    committed_at = snap->commit_time;
     have_desired = true;
     rejected_revision.clear();
     source_problem("");
@@ -355,7 +365,9 @@ struct Daemon::Impl {
     w.packages = packages.get();
     w.ledger = target->ledger.get();
     w.target = target->description;
-    auto report = pass::run(pass::Revision{revision, subject, &documents}, w, po);
+    po.trigger = reason;
+    auto report =
+        pass::run(pass::Revision{revision, subject, &documents, author, committed_at}, w, po);
     if (report.outcome == pass::Outcome::refused)
       log->error("revision {} REFUSED, nothing executed: {}", revision, report.guard.reason);
     publish(report, reason);

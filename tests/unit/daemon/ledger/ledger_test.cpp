@@ -121,3 +121,111 @@ TEST_CASE("ledger: a path that cannot be opened is an error naming it", "[ledger
   REQUIRE_FALSE(l);
   CHECK(l.error().message.find("/nonexistent-dir-flytecd/ledger.db") != std::string::npos);
 }
+
+namespace {
+ledger::PassRecord pass_with(const std::string& revision, std::vector<std::string> keys) {
+  ledger::PassRecord p;
+  p.revision = revision;
+  p.subject = "raise the cpu limit";
+  p.author = "Ada <ada@example.com>";
+  p.committed_at = 1700000000;
+  p.trigger = "interval";
+  p.outcome = "success";
+  for (auto& k : keys)
+    p.steps.push_back(ledger::HistoryStep{"update", k, "ok", "changed in Git",
+                                          R"([{"path":"a.b","live":"1","desired":"2"}])"});
+  return p;
+}
+}  // namespace
+
+// Issue 13: history existed only as one SQLite row per no-op interval, with no command to read it.
+TEST_CASE("ledger: passes are recorded with their steps; no-op passes are only counted",
+          "[ledger]") {
+  auto l = ledger::Ledger::open(":memory:");
+  REQUIRE(l);
+  REQUIRE((*l)->record_pass(pass_with("r1", {"override/p/development/-/TASK_RESOURCE"})));
+  for (int i = 0; i < 5; ++i) REQUIRE((*l)->count_noop());
+  REQUIRE((*l)->record_pass(pass_with("r2", {"project/q", "override/q/-/-/EXECUTION_QUEUE"})));
+  auto h = (*l)->history(ledger::HistoryQuery{});
+  REQUIRE(h);
+  REQUIRE(h->size() == 2);
+  CHECK((*h)[0].revision == "r2");
+  CHECK((*h)[0].noops == 0);
+  CHECK((*h)[1].noops == 5);  // "then 5 passes with nothing to do", not 5 rows
+  CHECK((*h)[1].subject == "raise the cpu limit");
+  CHECK((*h)[1].author == "Ada <ada@example.com>");
+  CHECK((*h)[1].committed_at == 1700000000);
+  CHECK((*h)[1].trigger == "interval");
+  REQUIRE((*h)[1].step_list.size() == 1);
+  CHECK((*h)[1].step_list[0].changes.find("\"a.b\"") != std::string::npos);
+  ledger::HistoryQuery by_project;
+  by_project.project = "q";
+  h = (*l)->history(by_project);
+  REQUIRE(h);
+  REQUIRE(h->size() == 1);
+  CHECK((*h)[0].revision == "r2");
+  REQUIRE((*h)[0].step_list.size() == 2);  // both steps are project q's
+  ledger::HistoryQuery by_object;
+  by_object.object = "override/p/development/-/TASK_RESOURCE";
+  h = (*l)->history(by_object);
+  REQUIRE(h);
+  REQUIRE(h->size() == 1);
+  CHECK((*h)[0].revision == "r1");
+  by_object.object = "override/q/";  // a prefix
+  h = (*l)->history(by_object);
+  REQUIRE(h);
+  CHECK(h->size() == 1);
+  by_object.object = "override/q";  // not a prefix without '/': exact only
+  h = (*l)->history(by_object);
+  REQUIRE(h);
+  CHECK(h->empty());
+}
+
+TEST_CASE("ledger: history retention keeps the newest entries within the age", "[ledger]") {
+  auto l = ledger::Ledger::open(":memory:");
+  REQUIRE(l);
+  ledger::Retention keep3;
+  keep3.max_entries = 3;
+  for (int i = 0; i < 10; ++i)
+    REQUIRE((*l)->record_pass(pass_with("r" + std::to_string(i), {"project/p"}), keep3));
+  ledger::HistoryQuery all;
+  all.limit = 100;
+  auto h = (*l)->history(all);
+  REQUIRE(h);
+  REQUIRE(h->size() == 3);
+  CHECK((*h)[0].revision == "r9");
+  CHECK((*h)[2].revision == "r7");
+}
+
+TEST_CASE("ledger: a ledger written before history columns existed gains them on open",
+          "[ledger]") {
+  auto dir = std::filesystem::temp_directory_path() / "flytecd-ledger-migrate";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "ledger.db").string();
+  {
+    auto db = sqlite::Database::open(path, "old ledger", {});
+    REQUIRE(db);
+    REQUIRE(
+        (*db)->exec("CREATE TABLE reconciles (id INTEGER PRIMARY KEY AUTOINCREMENT, revision "
+                    "TEXT NOT NULL, started_at INTEGER NOT NULL, finished_at INTEGER, steps "
+                    "INTEGER NOT NULL DEFAULT 0, outcome TEXT NOT NULL, detail TEXT NOT NULL "
+                    "DEFAULT '');"
+                    "CREATE TABLE reconcile_steps (reconcile_id INTEGER NOT NULL REFERENCES "
+                    "reconciles(id), seq INTEGER PRIMARY KEY AUTOINCREMENT, action TEXT NOT "
+                    "NULL, key TEXT NOT NULL, outcome TEXT NOT NULL, message TEXT NOT NULL, at "
+                    "INTEGER NOT NULL);"
+                    "INSERT INTO reconciles(revision, started_at, outcome) VALUES('old', "
+                    "CAST(strftime('%s', 'now') AS INTEGER), 'success');",
+                    "old schema"));
+  }
+  auto l = ledger::Ledger::open(path);
+  REQUIRE(l);
+  REQUIRE((*l)->record_pass(pass_with("new", {"project/p"})));
+  auto h = (*l)->history(ledger::HistoryQuery{});
+  REQUIRE(h);
+  REQUIRE(h->size() == 2);
+  CHECK((*h)[1].revision == "old");
+  CHECK((*h)[0].step_list.size() == 1);
+  std::filesystem::remove_all(dir);
+}

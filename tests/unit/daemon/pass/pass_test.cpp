@@ -4,8 +4,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "tests/unit/sinks/memory_sink.hpp"
 #include "daemon/pass/views.hpp"
+#include "tests/unit/sinks/memory_sink.hpp"
 
 using namespace flytecd;
 namespace admin = flyteidl::admin;
@@ -50,7 +50,7 @@ struct Fixture {
     o.mode = mode;
     o.policy = policy;
     o.parallelism = 2;
-    return pass::run(pass::Revision{"rev", "subject", &docs}, w, o);
+    return pass::run(pass::Revision{"rev", "subject", &docs, "", 0}, w, o);
   }
 };
 
@@ -175,4 +175,37 @@ TEST_CASE("pass: a failing step fails the pass; status and readiness say which",
   bool named = false;
   for (const auto& o : pass::objects_json(r)) named |= o["key"] == key && o["state"] == "failed";
   CHECK(named);
+}
+
+// Issue 13: history is one entry per pass that changed something (with each step's fields),
+// refused or failed; passes with nothing to do are counted, not stored.
+TEST_CASE("pass: history records changes with their fields; no-op passes are counted", "[pass]") {
+  Fixture f;
+  REQUIRE(f.run(documents(2, "blue"), pass::Mode::execute).outcome == pass::Outcome::success);
+  for (int i = 0; i < 3; ++i) f.run(documents(2, "blue"), pass::Mode::execute);
+  f.run(documents(2, "blue"), pass::Mode::plan);  // plan mode records nothing
+  REQUIRE(f.run(documents(2, "green"), pass::Mode::execute).outcome == pass::Outcome::success);
+  auto h = f.ledger->history(ledger::HistoryQuery{});
+  REQUIRE(h);
+  REQUIRE(h->size() == 2);
+  CHECK((*h)[1].noops == 3);
+  CHECK((*h)[1].step_list.size() == 4);  // 2 projects + 2 overrides created
+  const auto& change = (*h)[0];
+  CHECK(change.outcome == "success");
+  CHECK(change.trigger == "apply");
+  REQUIRE(change.step_list.size() == 2);
+  CHECK(change.step_list[0].action == "update");
+  CHECK(change.step_list[0].changes.find("executionClusterLabel.value") != std::string::npos);
+  const auto text = pass::history_text(*h);
+  CHECK(text.find("~ executionClusterLabel.value: \"blue\" → \"green\"") != std::string::npos);
+  CHECK(text.find("then 3 pass(es) with nothing to do") != std::string::npos);
+  auto j = pass::history_json(*h);
+  CHECK(j[0]["steps"][0]["changes"][0]["desired"] == "\"green\"");
+  CHECK(j[1]["noopPassesAfter"] == 3);
+  auto bad = pass::history_query({{"limit", "0"}});
+  CHECK_FALSE(bad);
+  auto q = pass::history_query({{"limit", "5"}, {"project", "p0"}});
+  REQUIRE(q);
+  CHECK(q->limit == 5);
+  CHECK(q->project == "p0");
 }
