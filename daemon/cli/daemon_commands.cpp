@@ -62,8 +62,12 @@ std::string status_summary(const nlohmann::json& s) {
       std::string d = "  " + str(drift[i], "key") + ": " + str(drift[i], "detail");
       for (const auto& c : drift[i].value("changes", nlohmann::json::array())) {
         if (!c.is_object()) continue;
-        d += "; " + str(c, "path") + ": " + c.value("live", nlohmann::json()).dump() + " -> " +
-             c.value("desired", nlohmann::json()).dump();
+        // Values are JSON text already ("\"64\""); null when absent.
+        const auto value = [&](const char* k) {
+          const auto v = c.value(k, nlohmann::json());
+          return v.is_string() ? v.get<std::string>() : v.is_null() ? "(none)" : v.dump();
+        };
+        d += "; " + str(c, "path") + ": " + value("live") + " -> " + value("desired");
       }
       out += d + "\n";
     }

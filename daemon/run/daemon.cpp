@@ -457,7 +457,7 @@ struct Daemon::Impl {
       std::string line = d.key + ": " + d.detail;
       for (const auto& c : d.changes) line += "; " + reconcile::change_line(c);
       if (!known_drift.count(d.key)) {
-        if (!d.healed)
+        if (!d.healed || suspended)
           log->warn("drift ({}, left in place) {}", suspended ? "suspended" : "self-heal off",
                     line);
         fresh.push_back(std::move(line));
@@ -482,6 +482,12 @@ struct Daemon::Impl {
       status["lastSync"] = std::move(last);
       status["objects"] = pass::objects_json(report);
       status["drift"] = pass::drift_json(report);
+      // A plan's "healed" is what executing it would do; suspended, nothing was reverted.
+      if (suspended)
+        for (auto& d : status["drift"]) {
+          d["revertOnResume"] = d.value("reverted", false);
+          d["reverted"] = false;
+        }
       status["registrations"] = pass::registrations_json(report);
       target_up = ready.target_up;
       // Suspended, a pass that observed and planned keeps the replica ready: a restart during

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Suspend and resume a running daemon with the CLI (issue 13): `flytecd run` on a Git remote,
 # `flytecd suspend --reason maintenance`; a commit is then polled and planned but not executed
-# (status -o json shows the plan; FlyteAdmin unchanged: `plan --live` still shows the change);
+# and an out-of-band change are polled, planned and reported but not executed (status -o json
+# shows the plan and the drift with its values; FlyteAdmin unchanged: `plan --live` still shows both);
 # a restart stays suspended; `flytecd resume` reconciles at once and applies it.
 # Usage: suspend.sh FLYTECD_BINARY SOURCE_DIR
 set -uo pipefail
@@ -91,10 +92,23 @@ grep -q 'SUSPENDED since .*: maintenance' "$tmp/status.txt" && grep -q 'planned 
   && ok "status text says SUSPENDED and planned only" || bad "status text: $(cat "$tmp/status.txt")"
 grep -q 'SUSPENDED' "$tmp/run.log" && ok "the log says SUSPENDED" || bad "no SUSPENDED in the log"
 
+# An out-of-band change while suspended (another flytecd, its own ledger, writes FlyteAdmin):
+# observed and reported with its values, not reverted.
+mkdir -p "$tmp/oob"; cp -r "$example/." "$tmp/oob/"
+sed -i 's/projectQuotaCpu: "16"/projectQuotaCpu: "64"/' "$tmp/oob/projects/ml-training/development.yaml"
+"$bin" apply --repo "$tmp/oob" --state-dir "$tmp/oob-state" "${target[@]}" > "$tmp/oob.log" 2>&1 || bad "out-of-band apply: $(tail -5 "$tmp/oob.log")"
+FLYTECD_SYNC_TOKEN="$(cat "$tmp/token")" "$bin" sync "${cli[@]}" > /dev/null || bad "flytecd sync (drift)"
+wait_for "any(c.get('path','').endswith('projectQuotaCpu') and c.get('live')=='\"64\"' and c.get('desired')=='\"16\"' for x in d['drift'] for c in x.get('changes',[]))" \
+  && ok "suspended: out-of-band change reported as drift with its values (64 -> 16)" || bad "drift not reported: $(status_json | jq_ 'd["drift"]' | head -c 600)"
+[[ "$(status_json | jq_ 'all(not x["reverted"] and x["revertOnResume"] for x in d["drift"]) and d["lastSync"]["mode"]=="plan"')" == True ]] \
+  && ok "suspended: drift left in place" || bad "drift reverted while suspended"
+"$bin" status "${cli[@]}" > "$tmp/status.txt" 2>&1
+grep -q 'projectQuotaCpu: "64" -> "16"' "$tmp/status.txt" && ok "status text shows the drift values" || bad "status text drift: $(cat "$tmp/status.txt")"
+
 # FlyteAdmin unchanged; a restart stays suspended.
 stop_daemon
 "$bin" plan --live "${cli[@]}" "${target[@]}" > "$tmp/plan.log" 2>&1; rc=$?
-[[ $rc -eq 2 ]] && grep -q 'maxParallelism' "$tmp/plan.log" && ok "plan --live still shows the change (nothing written)" || { bad "plan --live while suspended: exit $rc"; head -30 "$tmp/plan.log"; }
+[[ $rc -eq 2 ]] && grep -q 'maxParallelism' "$tmp/plan.log" && grep -q 'projectQuotaCpu' "$tmp/plan.log" && ok "plan --live still shows the change and the drift (nothing written)" || { bad "plan --live while suspended: exit $rc"; head -30 "$tmp/plan.log"; }
 [[ -f "$tmp/state/suspended.json" ]] && ok "suspension persisted in the state directory" || bad "no suspended.json"
 start_daemon
 wait_for 'd.get("suspended",{}) and d["suspended"]["reason"]=="maintenance" and d.get("lastSync",{}).get("mode")=="plan"' \
@@ -104,7 +118,7 @@ wait_for 'd.get("suspended",{}) and d["suspended"]["reason"]=="maintenance" and 
 out="$(FLYTECD_SYNC_TOKEN="$(cat "$tmp/token")" "$bin" resume "${cli[@]}" 2>&1)"; rc=$?
 [[ $rc -eq 0 ]] && ok "flytecd resume" || bad "resume: exit $rc: $out"
 wait_for "d['suspended'] is None and d['lastSync']['mode']=='execute' and d['lastSync']['outcome']=='success' and d['lastSync']['revision']=='$head_rev'" \
-  && ok "resume applied the commit at once" || { bad "not applied after resume: $(status_json | head -c 800)"; tail -20 "$tmp/run.log"; }
+  && ok "resume applied the commit (and reverted the drift) at once" || { bad "not applied after resume: $(status_json | head -c 800)"; tail -20 "$tmp/run.log"; }
 grep -q '^flytecd_suspended 0' <<<"$(curl -fsS "http://127.0.0.1:$hport/metrics")" && ok "flytecd_suspended 0" || bad "metric flytecd_suspended not 0"
 [[ ! -e "$tmp/state/suspended.json" ]] && ok "resume removed the suspension file" || bad "suspended.json left"
 stop_daemon

@@ -118,7 +118,7 @@ TEST_CASE("status: summary and exit code from the status document", "[remote]") 
     "lastSync": {"outcome": "success", "time": "t", "reason": "interval", "mode": "plan",
                  "summary": "overrides: +0 ~1 -0", "error": ""},
     "drift": [{"key": "override/p/d/x", "detail": "changed outside Git",
-               "changes": [{"path": "a.b", "live": "64", "desired": "8"}]}],
+               "changes": [{"path": "a.b", "live": "\"64\"", "desired": "\"8\""}]}],
     "suspended": {"since": "2026-12-01T10:00:00Z", "reason": "maintenance", "by": "alice"}})");
   const auto text = cli::status_summary(doc);
   CHECK_THAT(text, Catch::Contains("SUSPENDED since 2026-12-01T10:00:00Z by alice: maintenance"));
