@@ -9,6 +9,7 @@
 
 #include "daemon/cli/commands.hpp"
 #include "daemon/cli/completion.hpp"
+#include "daemon/cli/daemon_commands.hpp"
 #include "daemon/common/log.hpp"
 #include "sinks/emulator/emulator.hpp"
 
@@ -175,6 +176,56 @@ int run(int argc, char** argv) {
   import->footer(
       "Example:\n  flytecd import --admin-endpoint dns:///flyte.example.com:443 --out adopted/\n");
 
+  // Commands for a running daemon, over its HTTP API.
+  RemoteFlags remote;
+  auto add_remote_options = [&remote](CLI::App* cmd, bool token) {
+    cmd->add_option("--server", remote.server,
+                    "The daemon's URL (default: from --config's http.listen, else "
+                    "http://127.0.0.1:8080)");
+    cmd->add_option("--config", remote.config_file,
+                    "flytecd config file: the server from http.listen, the token from "
+                    "http.syncTokenFile");
+    if (token)
+      cmd->add_option("--token-file", remote.token_file,
+                      "File holding the daemon's sync token (else FLYTECD_SYNC_TOKEN; never argv)");
+  };
+  const std::string remote_footer =
+      "The token (POST endpoints) comes from --token-file FILE, else FLYTECD_SYNC_TOKEN, else the\n"
+      "config's http.syncTokenFile; it is never taken from the command line.\n";
+  std::string status_format = "text";
+  auto* status_cmd =
+      app.add_subcommand("status", "Show a running daemon's status (GET /api/v1/status)");
+  add_remote_options(status_cmd, false);
+  status_cmd->add_option("-o,--output", status_format, "text or json (the raw document)")
+      ->check(CLI::IsMember({"text", "json"}));
+  status_cmd->footer(
+      "Prints the revision, the last sync (outcome, summary, error), drift, suspension and "
+      "leader.\n"
+      "Exit codes: 0 the last sync succeeded (also while suspended), 1 the daemon is unreachable,\n"
+      "no sync has finished yet, or the last one failed or was refused.\n"
+      "Examples:\n"
+      "  flytecd status --config /etc/flytecd/config.yaml\n"
+      "  flytecd status --server http://127.0.0.1:8080 -o json | jq .drift\n");
+  auto* sync_cmd = app.add_subcommand("sync", "Ask a running daemon to reconcile now");
+  add_remote_options(sync_cmd, true);
+  sync_cmd->footer(remote_footer + "Example:\n  FLYTECD_SYNC_TOKEN=... flytecd sync\n");
+  std::string suspend_reason;
+  auto* suspend_cmd = app.add_subcommand(
+      "suspend",
+      "Suspend a running daemon: it keeps polling and reporting drift, but writes nothing");
+  add_remote_options(suspend_cmd, true);
+  suspend_cmd->add_option("--reason", suspend_reason, "Why (shown in status and the log)");
+  suspend_cmd->footer(remote_footer +
+                      "The suspension is kept in the state directory: a restart stays "
+                      "suspended until `flytecd resume`.\n"
+                      "Example:\n  flytecd suspend --reason 'maintenance' --token-file "
+                      "/etc/flytecd/sync-token\n");
+  auto* resume_cmd =
+      app.add_subcommand("resume", "Resume a suspended daemon (it reconciles at once)");
+  add_remote_options(resume_cmd, true);
+  resume_cmd->footer(remote_footer +
+                     "Example:\n  flytecd resume --token-file /etc/flytecd/sync-token\n");
+
   sinks::emulator::Options eopt;
   std::vector<std::string> faults;
   auto* emulator = app.add_subcommand(
@@ -271,6 +322,11 @@ int run(int argc, char** argv) {
   }
   if (run_cmd->parsed()) return run_daemon(ropt_daemon);
   if (import->parsed()) return run_import(iopt, import_dir, std::cout, std::cerr);
+  if (status_cmd->parsed()) return run_remote_status(remote, status_format, std::cout, std::cerr);
+  if (sync_cmd->parsed()) return run_remote_sync(remote, std::cout, std::cerr);
+  if (suspend_cmd->parsed())
+    return run_remote_suspend(remote, true, suspend_reason, std::cout, std::cerr);
+  if (resume_cmd->parsed()) return run_remote_suspend(remote, false, "", std::cout, std::cerr);
   if (emulator->parsed()) {
     for (const auto& f : faults) {
       auto rule = sinks::emulator::parse_fault(f);

@@ -6,6 +6,8 @@
 #include <optional>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "daemon/common/http/listener.hpp"
 #include "daemon/common/log.hpp"
 #include "daemon/http/webhooks.hpp"
@@ -14,7 +16,19 @@
 namespace flytecd::http {
 namespace {
 
-enum class Route { healthz, readyz, metrics, status, history, github, gitlab, generic, sync };
+enum class Route {
+  healthz,
+  readyz,
+  metrics,
+  status,
+  history,
+  github,
+  gitlab,
+  generic,
+  sync,
+  suspend,
+  resume
+};
 
 struct RouteEntry {
   std::string_view path;
@@ -31,7 +45,56 @@ constexpr RouteEntry k_routes[] = {
     {"/api/v1/webhooks/gitlab", Route::gitlab},
     {"/api/v1/webhooks/generic", Route::generic},
     {"/api/v1/sync", Route::sync},
+    {"/api/v1/suspend", Route::suspend},
+    {"/api/v1/resume", Route::resume},
 };
+
+constexpr size_t k_max_reason_bytes = 500;
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// The decoded value of `name` in an application/x-www-form-urlencoded query, or "".
+std::string query_value(std::string_view query, std::string_view name) {
+  while (!query.empty()) {
+    const auto amp = query.find('&');
+    const auto pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    const auto eq = pair.find('=');
+    if (pair.substr(0, eq) != name) continue;
+    if (eq == std::string_view::npos) return {};
+    std::string out;
+    const auto v = pair.substr(eq + 1);
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (v[i] == '+') {
+        out += ' ';
+      } else if (v[i] == '%' && i + 2 < v.size() && hex_value(v[i + 1]) >= 0 &&
+                 hex_value(v[i + 2]) >= 0) {
+        out += static_cast<char>(hex_value(v[i + 1]) * 16 + hex_value(v[i + 2]));
+        i += 2;
+      } else {
+        out += v[i];
+      }
+    }
+    return out;
+  }
+  return {};
+}
+
+// Free text from a client, kept in status and the log: printable, one line, bounded.
+std::string clean_text(std::string_view v) {
+  std::string out;
+  for (char c : v) {
+    if (out.size() >= k_max_reason_bytes) break;
+    const auto u = static_cast<unsigned char>(c);
+    out += u < 0x20 || u == 0x7f ? ' ' : c;
+  }
+  return out;
+}
 
 std::optional<Route> find_route(std::string_view path) {
   for (const auto& r : k_routes) {
@@ -124,6 +187,8 @@ struct HttpServer::Impl {
   std::optional<Response> webhook_head(Route route, const Request& req);
   Response webhook_body(Route route, const Request& req);
   Response sync(const Request& req);
+  std::optional<Response> suspension_head(Route route, const Request& req);
+  Response suspension(Route route, const Request& req);
   void record_webhook(Route route, std::string_view result, const Request& req);
 };
 
@@ -132,6 +197,7 @@ std::optional<Response> HttpServer::Impl::on_head(const Request& req) {
   if (!route) return text_response(404, "not found\n");
   if (is_webhook(*route)) return webhook_head(*route, req);
   if (*route == Route::sync) return sync(req);
+  if (*route == Route::suspend || *route == Route::resume) return suspension_head(*route, req);
   if (req.method != "GET") return method_not_allowed("GET");
   try {
     if (*route == Route::history) {
@@ -266,9 +332,62 @@ Response HttpServer::Impl::sync(const Request& req) {
   return text_response(202, "sync triggered\n");
 }
 
+// Authorized like /api/v1/sync; a suspend with a body is answered once the body is in.
+std::optional<Response> HttpServer::Impl::suspension_head(Route route, const Request& req) {
+  if (req.method != "POST") return method_not_allowed("POST");
+  if (!handlers.set_suspended) return text_response(404, "not found\n");
+  if (options.sync_token.empty())
+    return text_response(404, "suspend/resume disabled (no sync token configured)\n");
+  const char* what = route == Route::suspend ? "suspend" : "resume";
+  if (!verify_bearer(options.sync_token, req.header("authorization"))) {
+    logger->warn("{} request refused: bad or missing bearer token, remote={}", what, req.remote);
+    return with_header(text_response(401, "unauthorized\n"), "WWW-Authenticate", "Bearer");
+  }
+  if (req.content_length.value_or(0) > options.max_body_bytes)
+    return text_response(413,
+                         "body larger than " + std::to_string(options.max_body_bytes) + " bytes\n");
+  if (route == Route::suspend && req.content_length.value_or(0) > 0) return std::nullopt;
+  return suspension(route, req);
+}
+
+Response HttpServer::Impl::suspension(Route route, const Request& req) {
+  std::string reason = query_value(req.query, "reason"), client;
+  if (route == Route::suspend && !req.body.empty()) {
+    const auto body = nlohmann::json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+    if (body.is_discarded() || !body.is_object())
+      return text_response(400, "the body must be a JSON object {\"reason\": \"...\"}\n");
+    for (auto [key, out] : {std::pair{"reason", &reason}, std::pair{"by", &client}}) {
+      auto it = body.find(key);
+      if (it == body.end() || it->is_null()) continue;
+      if (!it->is_string()) return text_response(400, std::string(key) + " must be a string\n");
+      *out = it->get<std::string>();
+    }
+  }
+  reason = clean_text(reason);
+  client = clean_text(client);
+  const std::string by = (client.empty() ? "api" : client) + " (" + req.remote + ")";
+  Result<std::string> body("");
+  try {
+    body = handlers.set_suspended(route == Route::suspend, reason, by);
+  } catch (const std::exception& e) {
+    body = make_error(ErrorCode::internal, e.what());
+  }
+  if (!body) {
+    logger->error("{} failed: {}", route == Route::suspend ? "suspend" : "resume",
+                  body.error().message);
+    return text_response(500, body.error().message + "\n");
+  }
+  Response r;
+  r.body = *body;
+  r.content_type = "application/json";
+  return r;
+}
+
 Response HttpServer::Impl::on_request(const Request& req) {
-  // on_head answered every route but the webhooks, whose bodies must be verified.
+  // on_head answered every route but the webhooks, whose bodies must be verified, and a
+  // suspend with a body.
   const auto route = find_route(req.path);
+  if (route == Route::suspend) return suspension(*route, req);
   if (!route || !is_webhook(*route)) return text_response(404, "not found\n");
   return webhook_body(*route, req);
 }
@@ -326,8 +445,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::start(HttpOptions options, HttpH
                             std::to_string(impl->listener->port());
   const auto on_off = [](const std::string& s) { return s.empty() ? "off" : "on"; };
   impl->logger->info(
-      "listening on {} (webhooks: github={} gitlab={} generic={}; api sync={}; up to {} "
-      "connections)",
+      "listening on {} (webhooks: github={} gitlab={} generic={}; api sync, suspend, resume={}; "
+      "up to {} connections)",
       bound, on_off(impl->options.github_secret), on_off(impl->options.gitlab_token),
       on_off(impl->options.generic_secret), on_off(impl->options.sync_token),
       impl->listener->connection_limit());

@@ -11,6 +11,9 @@
 //   POST /api/v1/webhooks/gitlab   X-Gitlab-Token
 //   POST /api/v1/webhooks/generic  X-Signature: sha256=<hex HMAC>
 //   POST /api/v1/sync              Authorization: Bearer <sync token> => 202 + sync
+//   POST /api/v1/suspend           same token; reason from ?reason= or a JSON body
+//                                  {"reason": "...", "by": "..."} => 200 + the suspension (JSON)
+//   POST /api/v1/resume            same token => 200 {"suspended": null} + sync
 //
 // /healthz and /readyz run on a reserved handler thread, so they answer while every other
 // handler is busy; connections are cheap (one event thread parses them all) and slow ones
@@ -66,6 +69,11 @@ struct HttpHandlers {
   // Optional: GET /api/v1/history?limit=N&object=KEY&project=P, the JSON body (404 when unset).
   // Parameters arrive decoded; unknown ones are ignored.
   std::function<Result<std::string>(const std::map<std::string, std::string>& params)> history;
+  // Optional (absent: /api/v1/suspend and /resume are 404). suspend: true to suspend (with the
+  // reason and who asked), false to resume. Returns the JSON body of the new state, or an error
+  // (e.g. the state could not be persisted: 500).
+  std::function<Result<std::string>(bool suspend, const std::string& reason, const std::string& by)>
+      set_suspended;
 };
 
 class HttpServer {

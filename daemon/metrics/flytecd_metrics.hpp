@@ -60,7 +60,11 @@ struct FlytecdMetrics {
         target_up(registry.gauge("flytecd_target_up",
                                  "1 when the last call to the target succeeded, else 0.")),
         target_is_emulator(registry.gauge("flytecd_target_is_emulator",
-                                          "1 when the target is the embedded emulator, else 0.")) {
+                                          "1 when the target is the embedded emulator, else 0.")),
+        suspended(registry.gauge("flytecd_suspended",
+                                 "1 while reconciling is suspended (POST /api/v1/suspend): "
+                                 "sources are polled and drift reported, nothing is written.")) {
+    suspended.with({}).set(0);
     // Pre-create the fixed series so rate() and absent() work before the first event.
     for (auto r : {ReconcileResult::success, ReconcileResult::failed, ReconcileResult::refused,
                    ReconcileResult::invalid}) {
@@ -90,6 +94,8 @@ struct FlytecdMetrics {
     target_is_emulator.with({}).set(is_emulator ? 1 : 0);
   }
 
+  void set_suspended(bool on) { suspended.with({}).set(on ? 1 : 0); }
+
   CounterFamily& reconcile_total;               // {result}
   HistogramFamily& reconcile_duration_seconds;  // no labels
   GaugeFamily& last_success_timestamp_seconds;  // no labels
@@ -102,6 +108,7 @@ struct FlytecdMetrics {
   CounterFamily& notifications_total;           // {kind, result}
   GaugeFamily& target_up;                       // no labels, 1/0
   GaugeFamily& target_is_emulator;              // no labels, 1/0
+  GaugeFamily& suspended;                       // no labels, 1/0
 };
 
 // The spelling used in the daemon's design notes.

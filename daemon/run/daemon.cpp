@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -27,6 +28,7 @@
 #include "daemon/reconcile/apply.hpp"
 #include "daemon/reconcile/render.hpp"
 #include "daemon/registration/registrar.hpp"
+#include "daemon/run/suspension.hpp"
 
 namespace flytecd::run {
 namespace {
@@ -103,9 +105,28 @@ struct Daemon::Impl {
   // revision in force is the source's head. Keeps lastError set while the target is fine.
   std::string source_error;
   std::set<std::string> known_drift;
+  // Suspension (guarded by status_mu): while set, passes run in plan mode. Persisted in
+  // <stateDir>/suspended.json.
+  std::optional<Suspension> suspension;
   std::map<std::string, uint64_t> rpc_seen;
 
   Status build() {
+    // Before anything that could write: a suspension in force survives the restart, and a
+    // suspension file that cannot be read stops the start rather than resume writing.
+    auto suspended = read_suspension(suspension_file(cfg.state_dir));
+    if (!suspended) return suspended.error();
+    {
+      std::lock_guard<std::mutex> lock(status_mu);
+      suspension = *suspended;
+      status["suspended"] = suspension ? to_json(*suspension) : nlohmann::json();
+    }
+    metrics.set_suspended(suspension.has_value());
+    if (suspension)
+      log->warn(
+          "SUSPENDED since {} by {}{}: sources are polled and drift reported, nothing is "
+          "written (POST /api/v1/resume or `flytecd resume` to resume)",
+          suspension->since, suspension->by,
+          suspension->reason.empty() ? "" : " (" + suspension->reason + ")");
     auto src = make_source(cfg);
     if (!src) return src.error();
     source = std::move(*src);
@@ -195,6 +216,9 @@ struct Daemon::Impl {
       if (!entries) return entries.error();
       return pass::history_json(*entries).dump();
     };
+    hh.set_suspended = [this](bool on, const std::string& reason, const std::string& by) {
+      return set_suspended(on, reason, by);
+    };
     auto server = http::HttpServer::start(ho, hh, &metrics);
     if (!server) return server.error();
     http = std::move(*server);
@@ -225,6 +249,39 @@ struct Daemon::Impl {
       trigger_reason = reason;
     }
     cv.notify_all();
+  }
+
+  // POST /api/v1/suspend | resume (HTTP threads). Persisted first: the answer is only given
+  // once a restart would keep it.
+  Result<std::string> set_suspended(bool on, const std::string& reason, const std::string& by) {
+    std::optional<Suspension> next;
+    if (on) next = Suspension{iso(Clock::now()), reason, by};
+    bool was = false;
+    nlohmann::json body;
+    {
+      std::lock_guard<std::mutex> lock(status_mu);
+      was = suspension.has_value();
+      if (on && was) {
+        next = suspension;  // already suspended: keep since/by; a new reason replaces the old
+        if (!reason.empty()) next->reason = reason;
+      }
+      if (auto st = write_suspension(suspension_file(cfg.state_dir), next); !st) return st.error();
+      suspension = next;
+      status["suspended"] = next ? to_json(*next) : nlohmann::json();
+      body = {{"suspended", status["suspended"]}};
+    }
+    metrics.set_suspended(on);
+    if (on) {
+      halt = true;  // a pass in flight starts no new step; the next one only plans
+      log->warn(
+          "SUSPENDED by {}{}{}: nothing is written until resumed; sources are still polled "
+          "and drift reported",
+          by, reason.empty() ? "" : ": ", reason);
+    } else {
+      log->info("resumed by {}{}", by, was ? "" : " (was not suspended)");
+      nudge("api resume");  // reconcile at once
+    }
+    return body.dump();
   }
 
   void notify_event(notify::EventKind kind, const std::string& summary,
@@ -343,7 +400,12 @@ struct Daemon::Impl {
       packages = wiring::make_package_source(cfg, [this](const std::string& path) {
         return source->read_file(revision, path, registration::k_max_repo_package_bytes);
       });
-    pass::Options po = cli::pass_options(cfg, pass::Mode::execute);
+    bool suspended = false;
+    {
+      std::lock_guard<std::mutex> lock(status_mu);
+      suspended = suspension.has_value();
+    }
+    pass::Options po = cli::pass_options(cfg, suspended ? pass::Mode::plan : pass::Mode::execute);
     po.cancel = &halt;
     po.memory = package_memory.get();
     po.on_step = [&](const reconcile::StepResult& r) {
@@ -375,15 +437,17 @@ struct Daemon::Impl {
 
   // Status, metrics, readiness and notifications: functions of the pass report (pass/views).
   void publish(const pass::Report& report, const std::string& reason) {
+    const bool suspended = report.mode == pass::Mode::plan;
     sync_rpc_metrics();
     const auto ready = pass::readiness(report);
     auto result = report.outcome == pass::Outcome::refused   ? metrics::ReconcileResult::refused
                   : report.outcome == pass::Outcome::success ? metrics::ReconcileResult::success
                   : report.applied.ok()                      ? metrics::ReconcileResult::success
                                                              : metrics::ReconcileResult::failed;
+    // A suspended pass synced nothing: it does not move "last successful sync".
     metrics.record_reconcile(
         result, report.seconds,
-        std::chrono::duration<double>(Clock::now().time_since_epoch()).count());
+        suspended ? 0 : std::chrono::duration<double>(Clock::now().time_since_epoch()).count());
     metrics.set_target(ready.target_up, target->embedded());
     auto managed = target->ledger->managed();
     const auto counts = pass::object_counts(report, managed ? *managed : reconcile::Managed{});
@@ -405,7 +469,9 @@ struct Daemon::Impl {
       std::string line = d.key + ": " + d.detail;
       for (const auto& c : d.changes) line += "; " + reconcile::change_line(c);
       if (!known_drift.count(d.key)) {
-        if (!d.healed) log->warn("drift (self-heal off, left in place) {}", line);
+        if (!d.healed || suspended)
+          log->warn("drift ({}, left in place) {}", suspended ? "suspended" : "self-heal off",
+                    line);
         fresh.push_back(std::move(line));
       }
     }
@@ -413,7 +479,9 @@ struct Daemon::Impl {
     if (!fresh.empty())
       notify_event(notify::EventKind::drift_detected,
                    std::to_string(fresh.size()) + " object(s) changed outside Git" +
-                       (cfg.policy.self_heal ? " (reverted)" : " (self-heal off)"),
+                       (suspended              ? " (suspended, left in place)"
+                        : cfg.policy.self_heal ? " (reverted)"
+                                               : " (self-heal off)"),
                    fresh);
 
     const bool overrides_ok = report.executed() && report.applied.ok();
@@ -422,12 +490,21 @@ struct Daemon::Impl {
       std::lock_guard<std::mutex> lock(status_mu);
       auto last = pass::last_sync_json(report, reason);
       last["time"] = iso(Clock::now());
+      last["mode"] = suspended ? "plan" : "execute";
       status["lastSync"] = std::move(last);
       status["objects"] = pass::objects_json(report);
       status["drift"] = pass::drift_json(report);
+      // A plan's "healed" is what executing it would do; suspended, nothing was reverted.
+      if (suspended)
+        for (auto& d : status["drift"]) {
+          d["revertOnResume"] = d.value("reverted", false);
+          d["reverted"] = false;
+        }
       status["registrations"] = pass::registrations_json(report);
       target_up = ready.target_up;
-      if (overrides_ok) {
+      // Suspended, a pass that observed and planned keeps the replica ready: a restart during
+      // maintenance must not leave it unready until resumed.
+      if (overrides_ok || (suspended && report.outcome == pass::Outcome::success)) {
         first_success = true;
         not_ready.clear();
       } else {
@@ -447,7 +524,8 @@ struct Daemon::Impl {
                   (report.error ? report.error->message : std::string("failed")));
     if (recovered)
       notify_event(notify::EventKind::sync_recovered, "sync recovered at " + revision, {});
-    log->info("reconcile ({}) of {}: {}; {:.2f}s", reason, revision, pass::summary(report),
+    log->info("reconcile ({}) of {}{}: {}; {:.2f}s", reason, revision,
+              suspended ? " SUSPENDED, planned only (nothing written)" : "", pass::summary(report),
               report.seconds);
   }
 

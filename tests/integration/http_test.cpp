@@ -112,6 +112,7 @@ struct Fixture {
   metrics::FlytecdMetrics metrics{registry};
   std::mutex mu;
   std::vector<std::string> reasons;
+  std::vector<std::string> suspensions;  // "suspend|<reason>|<by>" or "resume"
   std::atomic<bool> ready{false};
   std::unique_ptr<http::HttpServer> server;
   std::string base;
@@ -128,6 +129,13 @@ struct Fixture {
     h.ready = [this] { return ready.load(); };
     h.not_ready_reason = [] { return std::string("no successful sync yet"); };
     h.metrics_text = [this] { return registry.render(); };
+    h.set_suspended = [this](bool on, const std::string& reason,
+                             const std::string& by) -> Result<std::string> {
+      std::lock_guard<std::mutex> lock(mu);
+      if (reason == "fail") return make_error(ErrorCode::unavailable, "cannot persist");
+      suspensions.push_back(on ? "suspend|" + reason + "|" + by : "resume");
+      return std::string(on ? R"({"suspended":{"reason":"r"}})" : R"({"suspended":null})");
+    };
     auto s = http::HttpServer::start(std::move(options), std::move(h), &metrics);
     REQUIRE(s.ok());
     server = std::move(s).value();
@@ -383,6 +391,39 @@ TEST_CASE("http: manual sync needs the bearer token", "[http]") {
   CHECK(call("POST", url, "", {"Authorization: Bearer " + k_sync_token}).status == 202);
   CHECK(f.triggered() == std::vector<std::string>{"api sync"});
   CHECK(call("GET", url, "", {"Authorization: Bearer " + k_sync_token}).status == 405);
+}
+
+TEST_CASE("http: suspend and resume need the sync token; the reason from the query or a body",
+          "[http]") {
+  Fixture f;
+  const std::vector<std::string> auth{"Authorization: Bearer " + k_sync_token};
+  CHECK(call("POST", f.base + "/api/v1/suspend").status == 401);
+  CHECK(call("POST", f.base + "/api/v1/resume", "", {"Authorization: Bearer " + k_sync_token + "0"})
+            .status == 401);
+  CHECK(call("GET", f.base + "/api/v1/suspend", "", auth).status == 405);
+  auto q = call("POST", f.base + "/api/v1/suspend?reason=db+upgrade%20%231", "", auth);
+  CHECK(q.status == 200);
+  CHECK(q.headers["content-type"] == "application/json");
+  auto b = call("POST", f.base + "/api/v1/suspend", R"({"reason":"maint\nenance","by":"alice"})",
+                {auth[0], "Content-Type: application/json"});
+  CHECK(b.status == 200);
+  CHECK(call("POST", f.base + "/api/v1/suspend", "{bad", auth).status == 400);
+  CHECK(call("POST", f.base + "/api/v1/suspend", R"({"reason":5})", auth).status == 400);
+  CHECK(call("POST", f.base + "/api/v1/suspend?reason=fail", "", auth).status == 500);
+  CHECK(call("POST", f.base + "/api/v1/resume", "", auth).status == 200);
+  std::lock_guard<std::mutex> lock(f.mu);
+  REQUIRE(f.suspensions.size() == 3);
+  CHECK(f.suspensions[0].rfind("suspend|db upgrade #1|api (127.0.0.1:", 0) == 0);
+  CHECK(f.suspensions[1].rfind("suspend|maint enance|alice (127.0.0.1:", 0) == 0);  // one line
+  CHECK(f.suspensions[2] == "resume");
+}
+
+TEST_CASE("http: suspend and resume are 404 without a sync token", "[http]") {
+  http::HttpOptions options;
+  options.listen = "127.0.0.1:0";
+  Fixture f(options);
+  CHECK(call("POST", f.base + "/api/v1/suspend", "", {"Authorization: Bearer x"}).status == 404);
+  CHECK(call("POST", f.base + "/api/v1/resume", "", {"Authorization: Bearer x"}).status == 404);
 }
 
 TEST_CASE("http: unknown paths are 404 and wrong methods 405 with Allow", "[http]") {

@@ -1,0 +1,39 @@
+#pragma once
+
+// The daemon's suspension (POST /api/v1/suspend, /api/v1/resume): while suspended every pass
+// runs in plan mode (sources polled, drift observed and reported, nothing written). Persisted in
+// the state directory so that a restart stays suspended.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "daemon/common/result.hpp"
+
+namespace flytecd::run {
+
+struct Suspension {
+  std::string since;   // RFC 3339
+  std::string reason;  // as given ("" when none)
+  std::string by;      // who asked (API client and remote address)
+};
+
+// {"since", "reason", "by"}.
+nlohmann::json to_json(const Suspension& s);
+
+// <state_dir>/suspended.json.
+std::filesystem::path suspension_file(const std::filesystem::path& state_dir);
+
+// Reads the file: nullopt when it does not exist (not suspended). Errors: invalid_input naming
+// the file when it cannot be read or is not a suspension document (a corrupt file must not
+// silently resume writing).
+Result<std::optional<Suspension>> read_suspension(const std::filesystem::path& file);
+
+// Replaces the file atomically (a temporary beside it, written, fsynced, renamed over it, and
+// the directory fsynced); with nullopt removes it. Idempotent. Errors: unavailable naming the
+// file.
+Status write_suspension(const std::filesystem::path& file, const std::optional<Suspension>& s);
+
+}  // namespace flytecd::run

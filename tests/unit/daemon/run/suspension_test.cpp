@@ -1,0 +1,86 @@
+#include "daemon/run/suspension.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <random>
+
+namespace fs = std::filesystem;
+using namespace flytecd;
+
+namespace {
+
+fs::path temp_dir() {
+  auto d =
+      fs::temp_directory_path() / ("flytecd-suspension-" + std::to_string(std::random_device{}()));
+  fs::create_directories(d);
+  return d;
+}
+
+void write_text(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary);
+  out << text;
+}
+
+}  // namespace
+
+TEST_CASE("suspension: no file means not suspended; written state reads back", "[suspension]") {
+  const auto dir = temp_dir();
+  const auto file = run::suspension_file(dir);
+  CHECK(file == dir / "suspended.json");
+  auto none = run::read_suspension(file);
+  REQUIRE(none.ok());
+  CHECK_FALSE(none->has_value());
+
+  run::Suspension s{"2026-12-01T13:00:00Z", "maintenance | \"window\"", "cli alice (127.0.0.1:5)"};
+  REQUIRE(run::write_suspension(file, s).ok());
+  auto back = run::read_suspension(file);
+  REQUIRE(back.ok());
+  REQUIRE(back->has_value());
+  CHECK((*back)->since == s.since);
+  CHECK((*back)->reason == s.reason);
+  CHECK((*back)->by == s.by);
+
+  // Resume removes it; removing again is fine.
+  REQUIRE(run::write_suspension(file, std::nullopt).ok());
+  CHECK_FALSE(fs::exists(file));
+  REQUIRE(run::write_suspension(file, std::nullopt).ok());
+  fs::remove_all(dir);
+}
+
+TEST_CASE("suspension: a write replaces the file whole and leaves no temporary", "[suspension]") {
+  const auto dir = temp_dir();
+  const auto file = run::suspension_file(dir);
+  // A longer previous content: a replace must not leave its tail behind.
+  write_text(file, std::string(4000, ' ') + "{\"since\":\"old\",\"reason\":\"" +
+                       std::string(2000, 'x') + "\"}");
+  REQUIRE(run::write_suspension(file, run::Suspension{"new", "short", "b"}).ok());
+  auto back = run::read_suspension(file);
+  REQUIRE(back.ok());
+  REQUIRE(back->has_value());
+  CHECK((*back)->since == "new");
+  CHECK((*back)->reason == "short");
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++entries;
+  CHECK(entries == 1);  // no suspended.json.tmp left over
+  // The state directory is created when missing.
+  const auto nested = run::suspension_file(dir / "a" / "b");
+  REQUIRE(run::write_suspension(nested, run::Suspension{"t", "", ""}).ok());
+  CHECK(fs::exists(nested));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("suspension: a corrupt file is an error naming it", "[suspension]") {
+  const auto dir = temp_dir();
+  const auto file = run::suspension_file(dir);
+  for (const std::string text :
+       {"{not json", "[1,2]", "{\"since\": 5}", "{\"reason\": \"no since\"}", ""}) {
+    INFO(text);
+    write_text(file, text);
+    auto r = run::read_suspension(file);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == ErrorCode::invalid_input);
+    CHECK_THAT(r.error().message, Catch::Contains(file.string()));
+  }
+  fs::remove_all(dir);
+}
