@@ -54,7 +54,139 @@ int compare_magnitude(const Big& a, const Big& b) {
   return 0;
 }
 
+// Decimal strings of non-negative integers without leading zeros ("" = 0): the few operations
+// Value() and String() need, exact for every quantity parse_quantity accepts.
+std::string dec_times_pow2(std::string d, int exp2) {
+  for (int k = 0; k < exp2 && !d.empty(); ++k) {
+    int carry = 0;
+    for (size_t i = d.size(); i-- > 0;) {
+      int v = (d[i] - '0') * 2 + carry;
+      d[i] = static_cast<char>('0' + v % 10);
+      carry = v / 10;
+    }
+    if (carry) d.insert(d.begin(), static_cast<char>('0' + carry));
+  }
+  return d;
+}
+
+// d / divisor; sets *exact to whether the remainder is zero.
+std::string dec_div_small(const std::string& d, uint32_t divisor, bool* exact) {
+  std::string out;
+  uint64_t rem = 0;
+  for (char c : d) {
+    rem = rem * 10 + static_cast<uint64_t>(c - '0');
+    const auto digit = static_cast<char>('0' + rem / divisor);
+    if (!out.empty() || digit != '0') out += digit;
+    rem %= divisor;
+  }
+  *exact = rem == 0;
+  return out;
+}
+
+std::string dec_plus_one(std::string d) {
+  size_t i = d.size();
+  while (i > 0 && d[i - 1] == '9') d[--i] = '0';
+  if (i == 0) return "1" + d;
+  ++d[i - 1];
+  return d;
+}
+
+// The magnitude as mantissa * 10^exp10 with an integer mantissa without trailing zeros.
+std::pair<std::string, int> decimal_parts(const Quantity& q) {
+  std::string m = dec_times_pow2(q.digits, q.exp2);
+  int e = q.exp10;
+  while (!m.empty() && m.back() == '0') {
+    m.pop_back();
+    ++e;
+  }
+  return {m, e};
+}
+
+int64_t saturate(const std::string& magnitude, bool negative) {
+  const std::string max = "9223372036854775807";
+  if (magnitude.size() > max.size() || (magnitude.size() == max.size() && magnitude > max))
+    return negative ? INT64_MIN : INT64_MAX;
+  int64_t v = magnitude.empty() ? 0 : std::stoll(magnitude);
+  return negative ? -v : v;
+}
+
+std::string decimal_suffix(int exp3, Quantity::Format format) {
+  if (format == Quantity::Format::decimal_exponent)
+    return exp3 == 0 ? "" : "e" + std::to_string(exp3);
+  switch (exp3) {
+    case -9:
+      return "n";
+    case -6:
+      return "u";
+    case -3:
+      return "m";
+    case 3:
+      return "k";
+    case 6:
+      return "M";
+    case 9:
+      return "G";
+    case 12:
+      return "T";
+    case 15:
+      return "P";
+    case 18:
+      return "E";
+    default:
+      return "";
+  }
+}
+
 }  // namespace
+
+int64_t value_ceil(const Quantity& q) {
+  auto [m, e] = decimal_parts(q);
+  if (m.empty()) return 0;
+  if (e >= 0)
+    return saturate(m + std::string(static_cast<size_t>(std::min(e, 40)), '0'), q.negative);
+  const auto drop = static_cast<size_t>(-e);
+  std::string whole = m.size() > drop ? m.substr(0, m.size() - drop) : "";
+  return saturate(dec_plus_one(whole), q.negative);  // m has no trailing zeros: a fraction remains
+}
+
+std::string canonical(const Quantity& q) {
+  auto [m, e] = decimal_parts(q);
+  if (m.empty()) return "0";
+  const std::string sign = q.negative ? "-" : "";
+  if (e < -9) {  // Kubernetes keeps nano precision, rounding up
+    const auto drop = static_cast<size_t>(-9 - e);
+    std::string whole = m.size() > drop ? m.substr(0, m.size() - drop) : "";
+    m = dec_plus_one(whole);
+    e = -9;
+    while (m.back() == '0') {
+      m.pop_back();
+      ++e;
+    }
+  }
+  Quantity::Format format = q.format;
+  if (format == Quantity::Format::binary_si) {
+    // Below 1024, or not a whole number, a binary quantity prints in decimal.
+    const bool whole = e >= 0;
+    const bool small = whole && m.size() + static_cast<size_t>(e) <= 4 &&
+                       std::stoi(m + std::string(static_cast<size_t>(e), '0')) < 1024;
+    if (!whole || small) format = Quantity::Format::decimal_si;
+  }
+  if (format == Quantity::Format::binary_si) {
+    std::string v = m + std::string(static_cast<size_t>(e), '0');
+    static const char* const k_binary[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+    int power = 0;
+    for (; power < 6; ++power) {
+      bool exact = false;
+      std::string next = dec_div_small(v, 1024, &exact);
+      if (!exact) break;
+      v = next;
+    }
+    return sign + v + k_binary[power];
+  }
+  int exp3 = e >= 0 ? e / 3 * 3 : -((-e + 2) / 3 * 3);
+  if (format == Quantity::Format::decimal_si) exp3 = std::min(exp3, 18);
+  return sign + m + std::string(static_cast<size_t>(e - exp3), '0') + decimal_suffix(exp3, format);
+}
 
 int compare(const Quantity& a, const Quantity& b) {
   const bool a_zero = a.digits.empty(), b_zero = b.digits.empty();
@@ -105,6 +237,7 @@ std::optional<Quantity> parse_quantity(const std::string& text) {
   for (int b = 0; b < 6 && !known; ++b)
     if (suffix == k_binary[b]) {
       q.exp2 = 10 * (b + 1);
+      q.format = Quantity::Format::binary_si;
       mult = std::pow(2.0L, q.exp2);
       known = true;
     }
@@ -126,6 +259,7 @@ std::optional<Quantity> parse_quantity(const std::string& text) {
       if (exp > 400) return std::nullopt;
     }
     q.exp10 += neg_exp ? -exp : exp;
+    q.format = Quantity::Format::decimal_exponent;
     mult = std::pow(10.0L, neg_exp ? -exp : exp);
     known = true;
   }

@@ -269,6 +269,7 @@ Status load_file(const std::string& path, Config& cfg) {
       } else if (key == "kubernetes") {
         const std::string at = "config " + path + ":" + std::to_string(v.Mark().line + 1);
         if (auto s = k8s::parse_settings(v, at, cfg.kubernetes); !s) return s;
+        cfg.documents.configmap_mode = cfg.kubernetes.config_map.enabled;
       } else if (key == "policy") {
         if (!v.IsMap())
           return make_error(ErrorCode::invalid_input, where(v, key) + ": expected a mapping");

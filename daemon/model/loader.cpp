@@ -336,7 +336,21 @@ void parse_overrides(const std::string& file, const YAML::Node& doc, Fields& f,
               "project and domain only",
           "this attribute at project or project-domain scope",
           {}});
-    if (platform)
+    if (!platform && scope.domain.empty() && entry.type == admin::PLUGIN_OVERRIDE &&
+        !policy.configmap_mode)
+      diags.push_back(Diagnostic{
+          Severity::error,
+          DiagKind::unsupported_attribute,
+          entry.where,
+          "spec." + attribute_json_key(entry.type),
+          "PLUGIN_OVERRIDE at project scope cannot be stored by FlyteAdmin: "
+          "UpdateProjectAttributes with plugin overrides always fails (its ResourceRepo.GetRaw "
+          "refuses an empty domain: Internal \"unexpected error type for: missing and/or invalid "
+          "parameters\")",
+          "pluginOverrides in an Overrides document with a domain (project-domain scope, one per "
+          "domain), or in PlatformDefaults",
+          {}});
+    else if (platform)
       out.platform_defaults.push_back(
           PlatformDefault{scope.domain, entry.type, std::move(entry.value), entry.where});
     else

@@ -15,6 +15,9 @@ struct Policy {
   std::vector<std::string> domains{"development", "staging",
                                    "production"};  // FlyteAdmin's `domains`
   bool require_digest_pins = false;                // packages must be pinned by digest
+  // Overrides go to FlyteAdmin's ConfigMap (kubernetes.configMap.enabled), not through its
+  // Update*Attributes RPCs, so the RPCs' limits (project-scope pluginOverrides) do not apply.
+  bool configmap_mode = false;
 };
 
 // One file of the revision being loaded (declared with the Source interface that produces it).

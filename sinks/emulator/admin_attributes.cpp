@@ -53,9 +53,10 @@ Error resource_not_found(const std::string& p, const std::string& d, const std::
 
 // Writes one row. PLUGIN_OVERRIDE merges by task_type with the existing row of this exact
 // scope (new entries win, other task types are kept). FlyteAdmin looks the existing row up
-// with a GORM struct query whose quirks (at project-domain scope it may pick a workflow-level
-// row; at project scope the lookup fails with Internal) are NOT reproduced here: the emulator
-// always merges with the exact-scope row, which is what FlyteAdmin intends.
+// with a GORM struct query (ResourceRepo.GetRaw); at project scope that lookup always fails
+// (project_plugin_override_error below, reproduced). Its project-domain quirk (the struct query
+// ignores the empty workflow and may pick a workflow-level row) is NOT reproduced: the emulator
+// merges with the exact-scope row.
 Status upsert(Tx& tx, const ResourceKey& key, int priority, const fa::MatchingAttributes& attrs) {
   fa::MatchingAttributes merged = attrs;
   if (attrs.has_plugin_overrides()) {
@@ -76,6 +77,18 @@ Status upsert(Tx& tx, const ResourceKey& key, int priority, const fa::MatchingAt
     }
   }
   return tx.upsert_resource(ResourceRow{key, priority, serialize(merged)});
+}
+
+// resource_manager.go createOrMergeUpdateProjectAttributes -> resource_repo.go GetRaw: GetRaw
+// refuses an empty domain with GetInvalidInputError("%v" of the ResourceID), which the
+// repository then passes through its Postgres error transformer (ToFlyteAdminError); not being a
+// pgconn error nor gorm's "record not found", it comes out as Internal "unexpected error type
+// for: ...". So UpdateProjectAttributes with plugin overrides always fails, whatever is stored.
+Error project_plugin_override_error(const std::string& project) {
+  // Go's %v of ResourceID{Project, Domain, Workflow, LaunchPlan, ResourceType}: fields joined by
+  // one space, so the three empty ones leave four spaces.
+  return internal("unexpected error type for: missing and/or invalid parameters: {" + project +
+                  "    " + type_name(fa::PLUGIN_OVERRIDE) + "}");
 }
 
 Result<fa::MatchingAttributes> attributes_of(const ResourceRow& row) {
@@ -101,6 +114,7 @@ Status Admin::update_project_attributes(const fa::ProjectAttributesUpdateRequest
     auto type = resource_type_of(a.has_matching_attributes() ? &a.matching_attributes() : nullptr,
                                  a.project());
     if (!type) return type.error();
+    if (*type == fa::PLUGIN_OVERRIDE) return project_plugin_override_error(a.project());
     return upsert(tx, ResourceKey{a.project(), "", "", "", *type}, k_priority_project,
                   a.matching_attributes());
   });

@@ -1,8 +1,15 @@
 // Tasks and workflows, plus the Get/List plumbing shared with launch plans (FlyteAdmin
 // task_manager.go, workflow_manager.go, validation/task_validator.go, workflow_validator.go).
 
+#include <google/protobuf/struct.pb.h>
+
+#include <algorithm>
+#include <cctype>
 #include <map>
+#include <regex>
 #include <set>
+#include <sstream>
+#include <vector>
 
 #include "daemon/common/quantity.hpp"
 #include "sinks/emulator/admin_common.hpp"
@@ -29,75 +36,206 @@ Status validate_task_template(const fc::TaskTemplate& t) {
   return ok_status();
 }
 
-// FlyteAdmin's task_resources.limits configuration defaults, used when no TASK_RESOURCE row
-// matches the task's project/domain (flyte-semantics §3.9).
-fa::TaskResourceSpec default_task_limits() {
-  fa::TaskResourceSpec s;
-  s.set_cpu("2");
-  s.set_memory("1Gi");
-  s.set_gpu("1");
-  return s;
+// ---- validation/task_validator.go: resources. A map by fc::Resources::ResourceName; Go iterates
+// its maps in random order, the emulator in enum order (CPU, GPU, MEMORY, EPHEMERAL_STORAGE), so
+// when several checks fail FlyteAdmin may name another one first.
+using ResourceMap = std::map<int, quantity::Quantity>;
+
+std::string resource_label(int name) {
+  return fc::Resources::ResourceName_IsValid(name)
+             ? fc::Resources::ResourceName_Name(static_cast<fc::Resources::ResourceName>(name))
+             : std::to_string(name);
 }
 
-// validateTaskResources: a container's requests and limits must not exceed the platform limit for
-// the task's project/domain (TASK_RESOURCE row at project-domain or project level, else the
-// configuration; workflow-level rows are not consulted for a TASK id), and requests must not
-// exceed the task's own limits.
-Status validate_task_resources(Tx& tx, const std::string& project, const std::string& domain,
-                               const fc::TaskTemplate& t) {
-  if (!t.has_container()) return ok_status();
-  fa::TaskResourceSpec platform = default_task_limits();
+// The error resource.ParseQuantity returns for text parse_quantity refused.
+std::string quantity_error(const std::string& text) {
+  static const std::string k_pattern = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$";
+  static const std::regex k_format(k_pattern);
+  if (!std::regex_match(text, k_format))
+    return "quantities must match the regular expression '" + k_pattern + "'";
+  const size_t sign = text[0] == '+' || text[0] == '-' ? 1 : 0;
+  const size_t end = text.find_first_not_of("0123456789.", sign);
+  const std::string number = text.substr(sign, end == std::string::npos ? end : end - sign);
+  if (std::count(number.begin(), number.end(), '.') > 1 || number == ".")
+    return "unable to parse numeric part of quantity";
+  return "unable to parse quantity's suffix";
+}
+
+// taskResourceSetToMap: the platform limits that are set and non-zero.
+ResourceMap platform_limits_of(const fa::TaskResourceSpec& spec) {
+  ResourceMap out;
+  const std::pair<int, const std::string*> fields[] = {
+      {fc::Resources::CPU, &spec.cpu()},
+      {fc::Resources::MEMORY, &spec.memory()},
+      {fc::Resources::GPU, &spec.gpu()},
+      {fc::Resources::EPHEMERAL_STORAGE, &spec.ephemeral_storage()}};
+  for (const auto& [name, text] : fields) {
+    auto q = text->empty() ? std::nullopt : quantity::parse_quantity(*text);
+    if (q && !q->digits.empty()) out[name] = *q;
+  }
+  return out;
+}
+
+// isWholeNumber: MilliValue() % 1000 == 0 (MilliValue rounds up, so 1.9999 counts as whole).
+bool whole_number(quantity::Quantity q) {
+  q.exp10 += 3;
+  return quantity::value_ceil(q) % 1000 == 0;
+}
+
+// requestedResourcesToQuantity + addResourceEntryToMap: CPU, MEMORY, GPU and EPHEMERAL_STORAGE
+// entries (others are skipped), each at most once (the message says "limit" for requests too).
+Status entries_to_map(
+    const fc::Identifier& id,
+    const google::protobuf::RepeatedPtrField<fc::Resources::ResourceEntry>& entries,
+    ResourceMap* out) {
+  for (const auto& e : entries) {
+    switch (e.name()) {
+      case fc::Resources::CPU:
+      case fc::Resources::MEMORY:
+      case fc::Resources::GPU:
+      case fc::Resources::EPHEMERAL_STORAGE:
+        break;
+      default:
+        continue;
+    }
+    const std::string label = resource_label(e.name());
+    if (out->count(e.name()))
+      return invalid("can't specify " + label + " limit for task [" + proto_text(id) +
+                     "] multiple times");
+    auto q = quantity::parse_quantity(e.value());
+    if (!q)
+      return invalid(
+          "Parsing of " + label + " request failed for value " + e.value() + " - reason  " +
+          quantity_error(e.value()) +
+          ". Please follow K8s conventions for resources "
+          "https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/");
+    (*out)[e.name()] = *q;
+    if (e.name() == fc::Resources::GPU && !whole_number(*q))
+      return invalid("gpu for [" + proto_text(id) + "] must be a whole number, got: " + e.value() +
+                     " instead");
+  }
+  return ok_status();
+}
+
+// validateResource: only requests are checked against the platform limits (a limit is checked
+// only when its resource is also requested); comparisons use Quantity.Value(), rounded up to an
+// integer, so "500m" and "200m" compare equal; messages print Quantity.String().
+Status validate_resource(const fc::Identifier& id, const ResourceMap& requests,
+                         const ResourceMap& limits, const ResourceMap& platform) {
+  const std::string k_contact =
+      ". Please contact Flyte Admins to change these limits or consult the configuration";
+  for (const auto& [name, request] : requests) {
+    const std::string label = resource_label(name);
+    const auto limit = limits.find(name);
+    const auto cap = platform.find(name);
+    const bool has_limit = limit != limits.end(), has_cap = cap != platform.end();
+    const int64_t req_v = quantity::value_ceil(request);
+    if (name == fc::Resources::GPU) {
+      if (has_limit && req_v != quantity::value_ceil(limit->second))
+        return invalid(
+            "For extended resource 'gpu' the default value must equal the limit value for task [" +
+            proto_text(id) + "]");
+    } else {
+      if (has_limit && quantity::value_ceil(limit->second) < req_v)
+        return invalid("Requested " + label + " default [" + quantity::canonical(request) +
+                       "] is greater than the limit [" + quantity::canonical(limit->second) +
+                       "]. Please fix your configuration");
+      if (has_limit && has_cap &&
+          quantity::value_ceil(limit->second) > quantity::value_ceil(cap->second))
+        return invalid("Requested " + label + " limit [" + quantity::canonical(limit->second) +
+                       "] is greater than current limit set in the platform configuration [" +
+                       quantity::canonical(cap->second) + "]" + k_contact);
+    }
+    if (has_cap && req_v > quantity::value_ceil(cap->second))
+      return invalid("Requested " + label + " default [" + quantity::canonical(request) +
+                     "] is greater than current limit set in the platform configuration [" +
+                     quantity::canonical(cap->second) + "]" + k_contact);
+  }
+  return ok_status();
+}
+
+// resourceListToQuantity: a pod container's "requests" / "limits" (Kubernetes names, upper-cased
+// onto the Flyte enum; "ephemeral-storage" is EPHEMERAL_STORAGE; other names land on UNKNOWN and
+// are ignored). A value that is not a quantity fails the pod spec's unmarshal, a plain Go error
+// FlyteAdmin returns as Internal.
+Status pod_resource_list(const google::protobuf::Struct& resources, const char* side,
+                         ResourceMap* out) {
+  auto it = resources.fields().find(side);
+  if (it == resources.fields().end() || !it->second.has_struct_value()) return ok_status();
+  for (const auto& [k8s_name, value] : it->second.struct_value().fields()) {
+    std::string text;
+    if (value.has_string_value()) {
+      text = value.string_value();
+    } else if (value.has_number_value()) {
+      std::ostringstream os;
+      os.precision(17);
+      os << value.number_value();
+      text = os.str();
+    } else {
+      continue;
+    }
+    auto q = quantity::parse_quantity(text);
+    if (!q) return internal(quantity_error(text));
+    std::string upper = k8s_name == "ephemeral-storage" ? "EPHEMERAL_STORAGE" : k8s_name;
+    std::transform(upper.begin(), upper.end(), upper.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    fc::Resources::ResourceName name = fc::Resources::UNKNOWN;
+    if (!fc::Resources::ResourceName_Parse(upper, &name)) name = fc::Resources::UNKNOWN;
+    (*out)[name] = *q;
+  }
+  return ok_status();
+}
+
+// The platform limits for the task's project/domain: the most specific TASK_RESOURCE row at
+// project-domain or project level (util.GetTaskResources; workflow rows are not consulted for a
+// TASK id), else FlyteAdmin's task_resources.limits configuration defaults.
+Result<ResourceMap> platform_limits(Tx& tx, const std::string& project, const std::string& domain) {
+  fa::TaskResourceSpec spec;
+  spec.set_cpu("2");
+  spec.set_memory("1Gi");
+  spec.set_gpu("1");
   auto row = tx.most_specific_resource(fa::TASK_RESOURCE, project, domain, "");
   if (!row) return row.error();
   if (row->has_value()) {
     fa::MatchingAttributes attrs;
     if (!attrs.ParseFromString((*row)->attributes))
       return internal("emulator: corrupt attributes row");
-    platform = attrs.task_resource_attributes().limits();
+    spec = attrs.task_resource_attributes().limits();
   }
-  auto platform_limit = [&](fc::Resources::ResourceName name) -> std::string {
-    switch (name) {
-      case fc::Resources::CPU:
-        return platform.cpu();
-      case fc::Resources::GPU:
-        return platform.gpu();
-      case fc::Resources::MEMORY:
-        return platform.memory();
-      case fc::Resources::EPHEMERAL_STORAGE:
-        return platform.ephemeral_storage();
-      default:
-        return "";
+  return platform_limits_of(spec);
+}
+
+// validateContainer (resources set) and validateK8sPod (every container of the pod spec).
+Status validate_task_resources(Tx& tx, const std::string& project, const std::string& domain,
+                               const fc::TaskTemplate& t) {
+  const bool container = t.has_container() && t.container().has_resources();
+  if (!container && !t.has_k8s_pod()) return ok_status();
+  auto platform = platform_limits(tx, project, domain);
+  if (!platform) return platform.error();
+  if (container) {
+    ResourceMap requests, limits;
+    if (auto st = entries_to_map(t.id(), t.container().resources().requests(), &requests); !st)
+      return st;
+    if (auto st = entries_to_map(t.id(), t.container().resources().limits(), &limits); !st)
+      return st;
+    return validate_resource(t.id(), requests, limits, *platform);
+  }
+  std::vector<std::pair<ResourceMap, ResourceMap>> containers;
+  auto list = t.k8s_pod().pod_spec().fields().find("containers");
+  if (list != t.k8s_pod().pod_spec().fields().end() && list->second.has_list_value()) {
+    for (const auto& c : list->second.list_value().values()) {
+      auto& [requests, limits] = containers.emplace_back();
+      if (!c.has_struct_value()) continue;
+      auto res = c.struct_value().fields().find("resources");
+      if (res == c.struct_value().fields().end() || !res->second.has_struct_value()) continue;
+      if (auto st = pod_resource_list(res->second.struct_value(), "requests", &requests); !st)
+        return st;
+      if (auto st = pod_resource_list(res->second.struct_value(), "limits", &limits); !st)
+        return st;
     }
-  };
-  auto label = [](fc::Resources::ResourceName name) {
-    return fc::Resources::ResourceName_Name(name);
-  };
-  std::map<int, std::string> own_limits;
-  for (const auto& e : t.container().resources().limits()) own_limits[e.name()] = e.value();
-  auto check = [&](const fc::Resources::ResourceEntry& e, const char* what) -> Status {
-    auto q = quantity::parse_quantity(e.value());
-    if (!q) return invalid("Parsing of " + e.value() + " failed");
-    const std::string limit = platform_limit(e.name());
-    if (auto l = limit.empty() ? std::nullopt : quantity::parse_quantity(limit);
-        l && q->value > l->value)
-      return invalid("Requested " + label(e.name()) + " " + what + " [" + e.value() +
-                     "] is greater than current limit set in the platform configuration [" + limit +
-                     "]. Please contact Flyte Admins to change these limits or consult the "
-                     "configuration");
-    return ok_status();
-  };
-  for (const auto& e : t.container().resources().requests()) {
-    if (auto st = check(e, "default"); !st) return st;
-    auto own = own_limits.find(e.name());
-    if (own == own_limits.end()) continue;
-    auto q = quantity::parse_quantity(e.value());
-    auto l = quantity::parse_quantity(own->second);
-    if (q && l && q->value > l->value)
-      return invalid("Type " + label(e.name()) + " for [" + t.id().name() +
-                     "] cannot set default > limit");
   }
-  for (const auto& e : t.container().resources().limits())
-    if (auto st = check(e, "limit"); !st) return st;
+  for (const auto& [requests, limits] : containers)
+    if (auto st = validate_resource(t.id(), requests, limits, *platform); !st) return st;
   return ok_status();
 }
 
@@ -301,7 +439,7 @@ Status Admin::create_workflow(const fa::WorkflowCreateRequest& req, fa::Workflow
 }
 
 Status Admin::get_entity(EntityKind kind, const fa::ObjectGetRequest& req, std::string* blob) {
-  // FlyteAdmin only logs identifier validation errors on Get; the lookup decides.
+  // task_manager.go GetTask only logs identifier validation errors; the lookup decides.
   const EntityKey key = key_of(kind, req.id());
   return in_tx(m_store, false, [&](Tx& tx) -> Status {
     auto row = tx.get_entity(key);
@@ -319,6 +457,9 @@ Status Admin::get_task(const fa::ObjectGetRequest& req, fa::Task* out) {
 }
 
 Status Admin::get_workflow(const fa::ObjectGetRequest& req, fa::Workflow* out) {
+  // workflow_manager.go GetWorkflow returns ValidateIdentifier's error (GetTask only logs it).
+  if (auto st = validate_identifier(req.has_id() ? &req.id() : nullptr, fc::WORKFLOW); !st)
+    return st;
   std::string blob;
   if (auto st = get_entity(EntityKind::workflow, req, &blob); !st) return st;
   return parse_blob(out, blob) ? ok_status() : Status(internal("emulator: corrupt workflow row"));

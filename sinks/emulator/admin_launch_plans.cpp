@@ -150,6 +150,9 @@ Status Admin::create_launch_plan(const fa::LaunchPlanCreateRequest& req,
 }
 
 Status Admin::get_launch_plan(const fa::ObjectGetRequest& req, fa::LaunchPlan* out) {
+  // launch_plan_manager.go GetLaunchPlan returns ValidateIdentifier's error.
+  if (auto st = validate_identifier(req.has_id() ? &req.id() : nullptr, fc::LAUNCH_PLAN); !st)
+    return st;
   const EntityKey key = key_of(EntityKind::launch_plan, req.id());
   return in_tx(m_store, false, [&](Tx& tx) -> Status {
     auto row = tx.get_entity(key);

@@ -15,7 +15,9 @@
 namespace {
 const char* k_domains[] = {"development", "staging", "production"};
 
-std::string attributes(size_t i) {
+// Project-scope documents get clusterAssignment instead of pluginOverrides, which FlyteAdmin cannot
+// store at project scope (validate refuses them).
+std::string attributes(size_t i, bool project_scope) {
   std::string s = "spec:\n";
   size_t n = 2 + i % 3;  // 2..4 types
   const std::vector<std::string> types = {
@@ -29,7 +31,12 @@ std::string attributes(size_t i) {
       "  executionClusterLabel:\n    value: cluster-" + std::to_string(i % 5) + "\n",
       "  executionQueueAttributes:\n    tags: [q-" + std::to_string(i % 11) + "]\n",
   };
-  for (size_t k = 0; k < n; ++k) s += types[(i + k) % types.size()];
+  for (size_t k = 0; k < n; ++k) {
+    const size_t t = (i + k) % types.size();
+    s += project_scope && t == 2
+             ? "  clusterAssignment:\n    clusterPoolName: pool-" + std::to_string(i % 4) + "\n"
+             : types[t];
+  }
   return s;
 }
 }  // namespace
@@ -80,7 +87,7 @@ int main(int argc, char** argv) {
       if (!wf.empty()) d += "workflow: " + wf + "\n";
       overrides += 2 + idx % 3;
       ++scopes;
-      emit(d + attributes(idx));
+      emit(d + attributes(idx, domain.empty()));
     };
     scope_doc("", "", p);
     for (size_t d = 0; d < 3; ++d) scope_doc(k_domains[d], "", p * 3 + d);

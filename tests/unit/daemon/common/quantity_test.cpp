@@ -53,3 +53,41 @@ TEST_CASE("quantity: comparison is exact", "[quantity]") {
   CHECK(compare(q("007"), q("7")) == 0);
   CHECK_FALSE(flytecd::quantity::parse_quantity(std::string(101, '9')));
 }
+
+// k8s.io/apimachinery resource.Quantity Value() and String(), as FlyteAdmin's task_validator.go
+// compares and prints them.
+TEST_CASE("quantity: Value() rounds up to an integer, String() is the canonical form",
+          "[quantity]") {
+  using flytecd::quantity::canonical;
+  using flytecd::quantity::value_ceil;
+  auto v = [](const char* s) { return value_ceil(*parse_quantity(s)); };
+  auto c = [](const char* s) { return canonical(*parse_quantity(s)); };
+  CHECK(v("500m") == 1);
+  CHECK(v("200m") == 1);
+  CHECK(v("1.5") == 2);
+  CHECK(v("2") == 2);
+  CHECK(v("1.000") == 1);
+  CHECK(v("1Ki") == 1024);
+  CHECK(v("1.5Ki") == 1536);
+  CHECK(v("0") == 0);
+  CHECK(v("-1.5") == -2);
+  CHECK(v("1e30") == INT64_MAX);
+
+  CHECK(c("1.5") == "1500m");
+  CHECK(c("500m") == "500m");
+  CHECK(c("0.05") == "50m");
+  CHECK(c("2000m") == "2");
+  CHECK(c("1000") == "1k");
+  CHECK(c("1500") == "1500");
+  CHECK(c("1024Mi") == "1Gi");
+  CHECK(c("2048Mi") == "2Gi");
+  CHECK(c("1.5Ki") == "1536");
+  CHECK(c("0.5Ki") == "512");
+  CHECK(c("1536Mi") == "1536Mi");
+  CHECK(c("1Gi") == "1Gi");
+  CHECK(c("1e3") == "1e3");
+  CHECK(c("0") == "0");
+  CHECK(c("0.1n") == "1n");
+  CHECK(c("-2Gi") == "-2Gi");
+  CHECK(c("1G") == "1G");
+}

@@ -59,3 +59,16 @@ TEST_CASE("config: lockWait is a duration", "[config][lock]") {
   CHECK(cfg.lock_wait_seconds == 30);
   CHECK_FALSE(load("lockWait: soon\n", cfg));
 }
+
+// ConfigMap mode writes overrides to FlyteAdmin's ConfigMap, not through Update*Attributes, so
+// the documents' policy must know it (project-scope pluginOverrides stay allowed there).
+TEST_CASE("config: kubernetes.configMap.enabled puts the document policy in ConfigMap mode",
+          "[config]") {
+  auto cfg = flytecd::config::defaults();
+  CHECK_FALSE(cfg.documents.configmap_mode);
+  REQUIRE(load("kubernetes:\n  configMap: {enabled: true}\n", cfg));
+  CHECK(cfg.documents.configmap_mode);
+  auto off = flytecd::config::defaults();
+  REQUIRE(load("kubernetes:\n  configMap: {enabled: false}\n", off));
+  CHECK_FALSE(off.documents.configmap_mode);
+}

@@ -138,6 +138,7 @@ TEST_CASE("loader: enums accept names and numbers", "[loader]") {
   auto r = load_one(R"(apiVersion: flytecd/v1
 kind: Overrides
 project: p
+domain: development
 spec:
   pluginOverrides:
     overrides: [{taskType: spark, pluginId: [a], missingPluginBehavior: 1}]
@@ -145,6 +146,57 @@ spec:
   REQUIRE(r.ok());
   CHECK(r.documents.overrides[0].value.plugin_overrides().overrides(0).missing_plugin_behavior() ==
         flyteidl::admin::PluginOverride::USE_DEFAULT);
+}
+
+// FlyteAdmin cannot store it: flyteadmin/pkg/manager/impl/resources/resource_manager.go
+// createOrMergeUpdateProjectAttributes -> flyteadmin/pkg/repositories/gormimpl/resource_repo.go
+// GetRaw (refuses an empty domain).
+TEST_CASE(
+    "loader: project-scope pluginOverrides are refused with FlyteAdmin's limitation; "
+    "project-domain scope, PlatformDefaults and ConfigMap mode accept them",
+    "[loader]") {
+  const std::string project_scope = R"(apiVersion: flytecd/v1
+kind: Overrides
+project: p
+spec:
+  taskResourceAttributes:
+    defaults: {cpu: "1"}
+  pluginOverrides:
+    overrides: [{taskType: spark, pluginId: [a]}]
+)";
+  auto r = load_one(project_scope);
+  CHECK_FALSE(r.ok());
+  const auto* d = find(r, DiagKind::unsupported_attribute);
+  REQUIRE(d);
+  CHECK(d->where.file == "a.yaml");
+  CHECK(d->where.line == 7);
+  CHECK(d->path == "spec.pluginOverrides");
+  CHECK_THAT(d->message, Catch::Contains("cannot be stored by FlyteAdmin") &&
+                             Catch::Contains("UpdateProjectAttributes") &&
+                             Catch::Contains("GetRaw refuses an empty domain"));
+  CHECK_THAT(d->expected, Catch::Contains("project-domain scope"));
+  CHECK(r.documents.overrides.size() == 1);  // the task resources are still read
+  CHECK(r.diagnostics.size() == 1);
+
+  CHECK(load_one(R"(apiVersion: flytecd/v1
+kind: Overrides
+project: p
+domain: production
+spec:
+  pluginOverrides:
+    overrides: [{taskType: spark, pluginId: [a]}]
+)")
+            .ok());
+  CHECK(load_one(R"(apiVersion: flytecd/v1
+kind: PlatformDefaults
+spec:
+  pluginOverrides:
+    overrides: [{taskType: spark, pluginId: [a]}]
+)")
+            .ok());
+  model::Policy configmap;
+  configmap.configmap_mode = true;
+  CHECK(flytecd::test::load({file("a.yaml", project_scope)}, {}, configmap).ok());
 }
 
 TEST_CASE("loader: scope rules", "[loader]") {

@@ -483,6 +483,35 @@ TEST_CASE("emulator: plugin overrides merge by task type with the existing row",
   CHECK(rows.configurations(0).attributes().plugin_overrides().overrides_size() == 1);
 }
 
+// flyteadmin/pkg/manager/impl/resources/resource_manager.go createOrMergeUpdateProjectAttributes
+// -> flyteadmin/pkg/repositories/gormimpl/resource_repo.go GetRaw (empty domain refused, passed
+// through errors/postgres.go ToFlyteAdminError -> Internal).
+TEST_CASE(
+    "emulator: project-scope plugin overrides fail as in FlyteAdmin (GetRaw refuses an "
+    "empty domain), other project-scope types and project-domain overrides are stored",
+    "[emulator]") {
+  Seeded peer;
+  fa::MatchingAttributes m;
+  auto* o = m.mutable_plugin_overrides()->add_overrides();
+  o->set_task_type("spark");
+  o->add_plugin_id("spark-v1");
+  auto st = set_project_attrs(peer, "flytesnacks", m);
+  CHECK(st.error_code() == grpc::StatusCode::INTERNAL);
+  CHECK(st.error_message() ==
+        "unexpected error type for: missing and/or invalid parameters: "
+        "{flytesnacks    PLUGIN_OVERRIDE}");
+  // An empty PluginOverrides is still the plugin_overrides oneof: it fails the same way.
+  fa::MatchingAttributes empty;
+  empty.mutable_plugin_overrides();
+  CHECK(set_project_attrs(peer, "flytesnacks", empty).error_code() == grpc::StatusCode::INTERNAL);
+  CHECK(list_attrs(peer, fa::PLUGIN_OVERRIDE).configurations_size() == 0);
+  // Project validation still comes first.
+  st = set_project_attrs(peer, "ghost", m);
+  CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  CHECK(set_project_attrs(peer, "flytesnacks", task_resources("1")).ok());
+  CHECK(set_domain_attrs(peer, "flytesnacks", "development", m).ok());
+}
+
 TEST_CASE("emulator: delete at project scope removes narrower rows of that type", "[emulator]") {
   Seeded peer;
   REQUIRE(register_project(peer, "other").ok());
@@ -1127,4 +1156,197 @@ TEST_CASE("emulator: run_standalone serves until SIGTERM and exits 0", "[emulato
     pthread_kill(server.native_handle(), SIGTERM);  // NOLINT(bugprone-bad-signal-to-kill-thread)
   server.join();
   CHECK(rc == (up ? 0 : 1));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Task resources: flyteadmin/pkg/manager/impl/validation/task_validator.go
+
+namespace {
+
+using ResourceList = std::vector<std::pair<fc::Resources::ResourceName, std::string>>;
+
+fa::TaskCreateRequest task_with_resources(const std::string& name, const ResourceList& requests,
+                                          const ResourceList& limits) {
+  auto req = task(name, "v1");
+  auto* res = req.mutable_spec()->mutable_template_()->mutable_container()->mutable_resources();
+  for (const auto& [n, v] : requests) {
+    auto* e = res->add_requests();
+    e->set_name(n);
+    e->set_value(v);
+  }
+  for (const auto& [n, v] : limits) {
+    auto* e = res->add_limits();
+    e->set_name(n);
+    e->set_value(v);
+  }
+  return req;
+}
+
+grpc::Status create(Peer& peer, const fa::TaskCreateRequest& req) {
+  return peer.rpc(&S::CreateTask, req);
+}
+
+constexpr auto CPU = fc::Resources::CPU;
+constexpr auto GPU = fc::Resources::GPU;
+constexpr auto MEMORY = fc::Resources::MEMORY;
+
+const char* const k_contact =
+    ". Please contact Flyte Admins to change these limits or consult the configuration";
+
+}  // namespace
+
+// task_validator.go validateResource: the platform limits (default config: cpu 2, memory 1Gi,
+// gpu 1) bound requests; a limit is only checked when its resource is also requested.
+TEST_CASE("emulator: task requests are checked against the platform limits, a lone limit is not",
+          "[emulator][task_resources]") {
+  Seeded peer;
+  CHECK(create(peer, task_with_resources("lone_limit", {}, {{MEMORY, "8Gi"}, {CPU, "16"}})).ok());
+  auto st = create(peer, task_with_resources("big_request", {{MEMORY, "2Gi"}}, {}));
+  CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  CHECK(st.error_message() ==
+        std::string("Requested MEMORY default [2Gi] is greater than current limit set in the "
+                    "platform configuration [1Gi]") +
+            k_contact);
+  st = create(peer, task_with_resources("limit_over", {{MEMORY, "512Mi"}}, {{MEMORY, "2048Mi"}}));
+  CHECK(st.error_message() ==
+        std::string("Requested MEMORY limit [2Gi] is greater than current limit set in the "
+                    "platform configuration [1Gi]") +
+            k_contact);
+}
+
+// validateResource compares Quantity.Value() (rounded up to an integer) and prints
+// Quantity.String() (the canonical form).
+TEST_CASE("emulator: task resources compare rounded-up integer values and print canonical forms",
+          "[emulator][task_resources]") {
+  Seeded peer;
+  // 500m and 200m both round up to 1: FlyteAdmin accepts a request above its limit here.
+  CHECK(create(peer, task_with_resources("milli", {{CPU, "500m"}}, {{CPU, "200m"}})).ok());
+  // 2.5 rounds up to 3 > 2: refused although 2.1 would too; 1.5 (-> 2) is not above 2.
+  CHECK(create(peer, task_with_resources("ok_cpu", {{CPU, "1.5"}}, {})).ok());
+  auto st = create(peer, task_with_resources("over_cpu", {{CPU, "2.1"}}, {}));
+  CHECK(st.error_message() ==
+        std::string("Requested CPU default [2100m] is greater than current limit set in the "
+                    "platform configuration [2]") +
+            k_contact);
+  st = create(peer, task_with_resources("req_gt_lim", {{CPU, "1.5"}}, {{CPU, "0.5"}}));
+  CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  CHECK(st.error_message() ==
+        "Requested CPU default [1500m] is greater than the limit [500m]. Please fix your "
+        "configuration");
+}
+
+// requestedResourcesToQuantity / addResourceEntryToMap / isWholeNumber, and validateResource's
+// GPU case.
+TEST_CASE(
+    "emulator: GPU must be whole and its request equal its limit; duplicates and bad "
+    "quantities are refused",
+    "[emulator][task_resources]") {
+  Seeded peer;
+  const std::string id_text =
+      "resource_type:TASK project:\"flytesnacks\" domain:\"development\" name:\"%\" "
+      "version:\"v1\"";
+  auto with_name = [&](const std::string& n) {
+    std::string s = id_text;
+    return s.replace(s.find('%'), 1, n);
+  };
+  auto st = create(peer, task_with_resources("half_gpu", {{GPU, "0.5"}}, {}));
+  CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  CHECK(st.error_message() ==
+        "gpu for [" + with_name("half_gpu") + "] must be a whole number, got: 0.5 instead");
+  st = create(peer, task_with_resources("gpu_neq", {{GPU, "1"}}, {{GPU, "2"}}));
+  CHECK(st.error_message() ==
+        "For extended resource 'gpu' the default value must equal the limit value for task [" +
+            with_name("gpu_neq") + "]");
+  st = create(peer, task_with_resources("gpu_big", {{GPU, "2"}}, {{GPU, "2"}}));
+  CHECK(st.error_message() ==
+        std::string("Requested GPU default [2] is greater than current limit set in the platform "
+                    "configuration [1]") +
+            k_contact);
+  CHECK(create(peer, task_with_resources("gpu_ok", {{GPU, "1"}}, {{GPU, "1"}})).ok());
+
+  st = create(peer, task_with_resources("dup", {{CPU, "1"}, {CPU, "1"}}, {}));
+  CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  CHECK(st.error_message() ==
+        "can't specify CPU limit for task [" + with_name("dup") + "] multiple times");
+  st = create(peer, task_with_resources("bad_q", {}, {{MEMORY, "4x"}}));
+  CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  CHECK(st.error_message() ==
+        "Parsing of MEMORY request failed for value 4x - reason  quantities must match the "
+        "regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'. Please follow K8s "
+        "conventions for resources "
+        "https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/");
+}
+
+// validateK8sPod: every container of the pod spec, with Kubernetes resource names.
+TEST_CASE("emulator: every container of a pod task is checked against the platform limits",
+          "[emulator][task_resources]") {
+  Seeded peer;
+  auto pod_task = [](const std::string& name, const std::string& second_cpu) {
+    auto req = task(name, "v1");
+    auto* t = req.mutable_spec()->mutable_template_();
+    t->clear_container();
+    t->set_type("sidecar");
+    auto* spec = t->mutable_k8s_pod()->mutable_pod_spec();
+    auto* containers = (*spec->mutable_fields())["containers"].mutable_list_value();
+    for (const std::string& cpu : {std::string("1"), second_cpu}) {
+      auto* c = containers->add_values()->mutable_struct_value();
+      (*c->mutable_fields())["name"].set_string_value("c");
+      auto* res = (*c->mutable_fields())["resources"].mutable_struct_value();
+      auto* requests = (*res->mutable_fields())["requests"].mutable_struct_value();
+      (*requests->mutable_fields())["cpu"].set_string_value(cpu);
+      (*requests->mutable_fields())["ephemeral-storage"].set_string_value("1Gi");
+    }
+    return req;
+  };
+  CHECK(create(peer, pod_task("pod_ok", "2")).ok());
+  auto st = create(peer, pod_task("pod_big", "3"));
+  CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  CHECK(st.error_message() ==
+        std::string("Requested CPU default [3] is greater than current limit set in the platform "
+                    "configuration [2]") +
+            k_contact);
+}
+
+// flyteadmin/pkg/manager/impl/workflow_manager.go GetWorkflow and launch_plan_manager.go
+// GetLaunchPlan return validation.go ValidateIdentifier's error; task_manager.go GetTask only
+// logs it and lets the lookup decide.
+TEST_CASE(
+    "emulator: GetWorkflow and GetLaunchPlan refuse an invalid identifier, GetTask looks "
+    "it up anyway",
+    "[emulator]") {
+  Seeded peer;
+  REQUIRE(peer.rpc(&S::CreateTask, task("t1", "v1")).ok());
+  auto wf = workflow("wf", "v1", {ident(fc::TASK, "t1", "v1")});
+  REQUIRE(peer.rpc(&S::CreateWorkflow, wf).ok());
+  REQUIRE(peer.rpc(&S::CreateLaunchPlan, launch_plan("wf", "v1", wf.id())).ok());
+
+  fa::ObjectGetRequest get;
+  *get.mutable_id() = ident(fc::TASK, "wf", "v1");  // wrong resource type
+  fa::Workflow w;
+  auto st = peer.rpc(&S::GetWorkflow, get, &w);
+  CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  CHECK(st.error_message() ==
+        "unexpected resource type task for identifier [resource_type:TASK "
+        "project:\"flytesnacks\" domain:\"development\" name:\"wf\" version:\"v1\"], expected "
+        "workflow instead");
+  get.mutable_id()->set_resource_type(fc::WORKFLOW);
+  get.mutable_id()->clear_version();
+  st = peer.rpc(&S::GetWorkflow, get, &w);
+  CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  CHECK(st.error_message() == "missing version");
+
+  fa::ObjectGetRequest get_lp;
+  *get_lp.mutable_id() = ident(fc::WORKFLOW, "wf", "v1");
+  fa::LaunchPlan lp;
+  st = peer.rpc(&S::GetLaunchPlan, get_lp, &lp);
+  CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  CHECK_THAT(st.error_message(), Catch::StartsWith("unexpected resource type workflow"));
+  CHECK(peer.rpc(&S::GetLaunchPlan, fa::ObjectGetRequest{}, &lp).error_message() == "missing id");
+
+  // GetTask: an unset resource type is only logged; the row is found by the other fields.
+  fa::ObjectGetRequest get_task;
+  *get_task.mutable_id() = ident(fc::TASK, "t1", "v1");
+  get_task.mutable_id()->set_resource_type(fc::UNSPECIFIED);
+  fa::Task t;
+  CHECK(peer.rpc(&S::GetTask, get_task, &t).ok());
 }
