@@ -162,6 +162,10 @@ int run(int argc, char** argv) {
   history->add_option("--project", hquery.project, "Only passes touching this project");
   history->add_option("--limit", hquery.limit, "At most this many passes (default 20)")
       ->check(CLI::Range(1, 1000));
+  std::string history_server;
+  history->add_option("--server", history_server,
+                      "Ask a running daemon instead of reading the ledger (e.g. "
+                      "http://127.0.0.1:8080)");
   history->add_option("-o,--output", history_format, "text or json")
       ->check(CLI::IsMember({"text", "json"}));
   history->footer(
@@ -299,7 +303,8 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (validate->parsed()) return run_validate(vopt, std::cout, std::cerr);
-  if (history->parsed()) return run_history(hopt, hquery, history_format, std::cout, std::cerr);
+  if (history->parsed())
+    return run_history(hopt, hquery, history_server, history_format, std::cout, std::cerr);
   if (apply->parsed()) return run_apply(aopt, apply_format, std::cout, std::cerr);
   if (plan->parsed()) {
     if (!ropt.git.empty() || !ropt.base.empty() || !ropt.head.empty()) {

@@ -81,8 +81,10 @@ int run_apply(const TargetOptions& opt, const std::string& format, std::ostream&
 
 // `flytecd history`: what passes changed, were refused or failed, newest first, from the state
 // directory's ledger (read only). 0, or 1 when there is no ledger.
+// With `server`, asks that running daemon (GET /api/v1/history) instead.
 int run_history(const TargetOptions& opt, const ledger::HistoryQuery& query,
-                const std::string& format, std::ostream& out, std::ostream& err);
+                const std::string& server, const std::string& format, std::ostream& out,
+                std::ostream& err);
 
 // The pass options a configuration asks for (policy, parallelism, package bounds).
 pass::Options pass_options(const config::Config& cfg, pass::Mode mode);

@@ -4,7 +4,12 @@
 #include <map>
 
 #include "daemon/cli/commands.hpp"
+
+#include <ctime>
+
+#include "daemon/cli/remote.hpp"
 #include "daemon/cli/target.hpp"
+#include "daemon/common/http/client.hpp"
 #include "daemon/model/proto_yaml.hpp"
 #include "daemon/pass/views.hpp"
 #include "daemon/reconcile/apply.hpp"
@@ -410,8 +415,65 @@ int run_import(const TargetOptions& opt, const std::string& out_dir, std::ostrea
   return 0;
 }
 
+namespace {
+
+// GET /api/v1/history of a running daemon, back into entries (for the same text view).
+std::vector<ledger::HistoryEntry> entries_of(const nlohmann::json& j) {
+  std::vector<ledger::HistoryEntry> out;
+  if (!j.is_array()) return out;
+  auto text = [](const nlohmann::json& o, const char* k) {
+    return o.contains(k) && o[k].is_string() ? o[k].get<std::string>() : std::string();
+  };
+  auto seconds = [&](const nlohmann::json& o, const char* k) -> int64_t {
+    const std::string t = text(o, k);
+    std::tm tm{};
+    if (t.empty() || !strptime(t.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm)) return 0;
+    return static_cast<int64_t>(timegm(&tm));
+  };
+  for (const auto& e : j) {
+    ledger::HistoryEntry h;
+    h.id = e.value("id", int64_t{0});
+    h.started_at = seconds(e, "time");
+    h.revision = text(e, "revision");
+    h.subject = text(e, "subject");
+    h.author = text(e, "author");
+    h.committed_at = seconds(e, "committedAt");
+    h.trigger = text(e, "trigger");
+    h.outcome = text(e, "outcome");
+    h.detail = text(e, "detail");
+    h.noops = e.value("noopPassesAfter", int64_t{0});
+    if (e.contains("steps") && e["steps"].is_array())
+      for (const auto& st : e["steps"])
+        h.step_list.push_back(ledger::HistoryStep{
+            text(st, "action"), text(st, "key"), text(st, "outcome"), text(st, "message"),
+            st.contains("changes") ? st["changes"].dump() : std::string()});
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
+}  // namespace
+
 int run_history(const TargetOptions& opt, const ledger::HistoryQuery& query,
-                const std::string& format, std::ostream& out, std::ostream& err) {
+                const std::string& server, const std::string& format, std::ostream& out,
+                std::ostream& err) {
+  if (!server.empty()) {
+    RemoteOptions remote;
+    remote.server = server;
+    std::string path = "/api/v1/history?limit=" + std::to_string(query.limit);
+    if (!query.project.empty()) path += "&project=" + http::url_encode(query.project);
+    if (!query.object.empty()) path += "&object=" + http::url_encode(query.object);
+    auto j = daemon_request(remote, "GET", path);
+    if (!j) {
+      err << "flytecd history: " << j.error().message << "\n";
+      return 1;
+    }
+    if (format == "json")
+      out << j->dump(2) << "\n";
+    else
+      out << pass::history_text(entries_of(*j));
+    return 0;
+  }
   auto cfg = resolve_config(opt);
   if (!cfg) {
     err << "flytecd history: " << cfg.error().message << "\n";

@@ -36,24 +36,29 @@ reconcile::GuardInput guard_input(const reconcile::Plan& plan, const reconcile::
                                   const std::vector<model::Registration>& declared,
                                   const registration::RegistrationPlan* registrations, bool prune) {
   reconcile::RegistrationCounts counts;
-  counts.managed = records.size();
   counts.declared = declared.size();
+  if (registrations) {
+    // The registration plan holds the ledger's records (item.previous) and knows what each item
+    // deactivates: on removal (prune) and on a version or activation change.
+    for (const auto& it : registrations->items) {
+      if (!it.previous) continue;
+      ++counts.managed;
+      counts.launch_plans_managed += it.previous->activated.size();
+      counts.removed += it.state == registration::ItemState::remove;
+    }
+    counts.launch_plans_deactivated = registrations->deactivations();
+    return reconcile::guard_input(plan, desired, documents, managed, counts);
+  }
+  // No registration plan (the pass has no registration sink): from the ledger; a removed
+  // registration deactivates at most what it activated.
   std::set<std::string> keys;
   for (const auto& r : declared) keys.insert(registration::registration_key(r));
+  counts.managed = records.size();
   for (const auto& [key, rec] : records) {
     counts.launch_plans_managed += rec.activated.size();
     if (keys.count(key) || !prune) continue;
     ++counts.removed;
-  }
-  if (registrations) {
-    // The registration plan knows what each item deactivates: on removal (prune) and on a
-    // version or activation change (what the new version no longer wants).
-    counts.launch_plans_deactivated = registrations->deactivations();
-  } else if (prune) {
-    // No registration plan (the pass has no registration sink): a removed registration
-    // deactivates at most what it activated.
-    for (const auto& [key, rec] : records)
-      if (!keys.count(key)) counts.launch_plans_deactivated += rec.activated.size();
+    counts.launch_plans_deactivated += rec.activated.size();
   }
   return reconcile::guard_input(plan, desired, documents, managed, counts);
 }
@@ -167,8 +172,6 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
   r.observed = true;
   auto managed = w.ledger->managed();
   if (!managed) return fail(managed.error().wrap("ledger"));
-  auto records = w.ledger->registrations();
-  if (!records) return fail(records.error().wrap("ledger"));
 
   // Plan: projects and overrides, then registrations (plan mode: the registration plan; execute
   // mode: counted from the ledger, the registrations are planned again as they execute).
@@ -188,7 +191,15 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
   }
 
   // Guard: one verdict over every destructive step of the revision, before any of it runs.
-  r.guard_input = guard_input(r.plan, desired, r.documents, *managed, *records, declared,
+  // Without a registration sink the guard counts from the ledger's records; with one, the
+  // registration plan carries them (no second copy of every record).
+  std::map<std::string, ledger::RegistrationRecord> records;
+  if (!reg_plan) {
+    auto read = w.ledger->registrations();
+    if (!read) return fail(read.error().wrap("ledger"));
+    records = std::move(*read);
+  }
+  r.guard_input = guard_input(r.plan, desired, r.documents, *managed, records, declared,
                               reg_plan ? &*reg_plan : nullptr, opt.policy.prune);
   r.guard = reconcile::guard_pass(r.guard_input, opt.policy);
   if (r.guard.refused) {

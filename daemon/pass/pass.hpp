@@ -116,7 +116,9 @@ Report run(const Revision& revision, Wiring& wiring, const Options& options);
 
 // The guard's counts for a plan: projects archived, managed override rows deleted (cascades
 // included), registrations removed and launch plans deactivated (on removal and on version or
-// activation change), against what the ledger manages. Pure.
+// activation change), against what the ledger manages. With a registration plan its items carry
+// the ledger's records and `records` is not read; without one, removals come from `records`.
+// Pure.
 reconcile::GuardInput guard_input(const reconcile::Plan& plan, const reconcile::State& desired,
                                   size_t documents, const reconcile::Managed& managed,
                                   const std::map<std::string, ledger::RegistrationRecord>& records,

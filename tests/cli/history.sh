@@ -57,6 +57,9 @@ if any(s["key"].split("/")[1] != "ml-training" for x in h for s in x["steps"]):
 print("ok GET /api/v1/history: the commit, its author, and cpu 16 -> 24" if ok else "")
 sys.exit(0 if ok else 1)
 PY
+out="$("$bin" history --server "http://127.0.0.1:$hport" --project ml-training --limit 2 2>&1)"; rc=$?
+[[ $rc -eq 0 ]] && grep -q '~ taskResourceAttributes.limits.cpu: "16" → "24"' <<<"$out" && grep -q 'Ada Lovelace' <<<"$out" &&
+  ok "flytecd history --server asks the running daemon" || bad "history --server: exit $rc: $(head -10 <<<"$out")"
 kill "${pids[0]}"; wait "${pids[0]}" 2>/dev/null; pids=()
 out="$("$bin" history --config "$tmp/flytecd.yaml" --project ml-training --limit 3 2>&1)"; rc=$?
 [[ $rc -eq 0 ]] && grep -q '~ taskResourceAttributes.limits.cpu: "16" → "24"' <<<"$out" && grep -q 'raise the cpu limit' <<<"$out" &&
