@@ -203,7 +203,11 @@ std::string history_text(const std::vector<ledger::HistoryEntry>& entries) {
   if (entries.empty()) return "no history\n";
   std::string out;
   for (const auto& e : entries) {
-    out += utc(e.started_at) + "  " + e.outcome + "  " + e.revision.substr(0, 12);
+    // A commit id is shown short; a directory revision ("dir:/path") whole.
+    const bool commit = e.revision.size() == 40 &&
+                        e.revision.find_first_not_of("0123456789abcdef") == std::string::npos;
+    out += utc(e.started_at) + "  " + e.outcome + "  " +
+           (commit ? e.revision.substr(0, 12) : scan::printable(e.revision, 200));
     if (!e.subject.empty()) out += " \"" + scan::printable(e.subject, 120) + "\"";
     if (!e.author.empty()) out += " by " + scan::printable(e.author, 120);
     if (!e.trigger.empty()) out += " (" + scan::printable(e.trigger, 60) + ")";
