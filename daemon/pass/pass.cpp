@@ -153,16 +153,18 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return std::move(r);
   };
+  // The parts the sink holds: platform defaults are rows only where a sink holds them (ConfigMap).
+  const reconcile::State desired = wiring::desired_state(*rev.docs, w.sink->capabilities());
   auto fail = [&](const Error& e) {
     r.outcome = Outcome::failed;
     r.error = e;
+    // Nothing was observed: every desired object's state is unknown, and says why.
+    r.applied.objects = reconcile::object_statuses(desired, nullptr, {}, e.message);
     return finish();
   };
   if (opt.cancel && opt.cancel->load())
     return fail(Error{ErrorCode::unavailable, "cancelled before the pass started"});
 
-  // The parts the sink holds: platform defaults are rows only where a sink holds them (ConfigMap).
-  const reconcile::State desired = wiring::desired_state(*rev.docs, w.sink->capabilities());
   const auto& declared = rev.docs->registrations;
   const bool registrations = w.entities && w.packages;
 

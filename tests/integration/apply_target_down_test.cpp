@@ -131,7 +131,7 @@ struct Rig {
 }  // namespace
 
 TEST_CASE(
-    "apply: the emulator killed (SIGKILL) mid-apply; apply reports the target down within "
+    "apply: the emulator killed (SIGKILL) mid-apply, apply reports the target down within "
     "seconds, keeps what succeeded, and the next apply converges",
     "[integration][reconcile][faults][breaker]") {
   Rig rig("flytecd-target-down");
@@ -192,7 +192,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "apply: FlyteAdmin unavailable after N writes (fault injection); apply stops, the "
+    "apply: FlyteAdmin unavailable after N writes (fault injection), apply stops, the "
     "ledger holds exactly the N steps, the next apply converges",
     "[integration][reconcile][faults][breaker]") {
   Rig rig("flytecd-target-down-det");

@@ -69,7 +69,7 @@ std::string slurp(const fs::path& p) {
 }  // namespace
 
 TEST_CASE(
-    "daemon: while every reconcile fails at OAuth no object is synced; after recovery "
+    "daemon: while every reconcile fails at OAuth no object is synced, after recovery "
     "objects are synced only once observed",
     "[integration][daemon][oauth]") {
   const fs::path dir =

@@ -393,7 +393,7 @@ TEST_CASE("http: manual sync needs the bearer token", "[http]") {
   CHECK(call("GET", url, "", {"Authorization: Bearer " + k_sync_token}).status == 405);
 }
 
-TEST_CASE("http: suspend and resume need the sync token; the reason from the query or a body",
+TEST_CASE("http: suspend and resume need the sync token, the reason from the query or a body",
           "[http]") {
   Fixture f;
   const std::vector<std::string> auth{"Authorization: Bearer " + k_sync_token};

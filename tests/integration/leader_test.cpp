@@ -105,7 +105,7 @@ struct Replica {
 
 }  // namespace
 
-TEST_CASE("leader election: one of two replicas reconciles; failover on API loss and SIGKILL",
+TEST_CASE("leader election: one of two replicas reconciles, failover on API loss and SIGKILL",
           "[integration][k8s]") {
   fs::path dir = fs::temp_directory_path() / ("flytecd-leader-" + std::to_string(::getpid()));
   fs::remove_all(dir);

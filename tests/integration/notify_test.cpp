@@ -221,7 +221,7 @@ TEST_CASE("notify: a 500 followed by a 200 is retried and sent once", "[notify]"
   CHECK(mx.get("generic", "failed") == 0);
 }
 
-TEST_CASE("notify: 5xx gives up after two retries; a 4xx is not retried", "[notify]") {
+TEST_CASE("notify: 5xx gives up after two retries, a 4xx is not retried", "[notify]") {
   Receiver rx;
   rx.reply = [](size_t n) { return n < 10 ? 503 : 400; };
   Metrics mx;
@@ -266,7 +266,7 @@ TEST_CASE("notify: an unreachable receiver is counted as failed", "[notify]") {
   ::close(fd);
 }
 
-TEST_CASE("notify: a slow receiver never blocks the caller; a full queue drops and counts",
+TEST_CASE("notify: a slow receiver never blocks the caller, a full queue drops and counts",
           "[notify]") {
   Receiver rx;
   rx.hold = true;

@@ -85,7 +85,7 @@ T ok(flytecd::Result<T> r) {
 }  // namespace
 
 TEST_CASE(
-    "oci: plain registry: tag and digest pulls verify the fixture; a cached pinned digest "
+    "oci: plain registry: tag and digest pulls verify the fixture, a cached pinned digest "
     "needs no registry at all",
     "[oci]") {
   if (!have_registry()) return;
@@ -132,7 +132,7 @@ TEST_CASE(
   CHECK(tag.error().retryable());
 }
 
-TEST_CASE("oci: a missing tag or repository is not_found; a path reference is invalid_input",
+TEST_CASE("oci: a missing tag or repository is not_found, a path reference is invalid_input",
           "[oci]") {
   if (!have_registry()) return;
   Env env;
@@ -155,7 +155,7 @@ TEST_CASE("oci: a missing tag or repository is not_found; a path reference is in
 }
 
 TEST_CASE(
-    "oci: Basic auth with credentials from docker config.json; none or wrong ones are "
+    "oci: Basic auth with credentials from docker config.json, none or wrong ones are "
     "unauthenticated without leaking them",
     "[oci]") {
   if (!have_registry()) return;
@@ -196,7 +196,7 @@ TEST_CASE(
 
 TEST_CASE(
     "oci: TLS with a self-signed CA given as ca_file, Basic credentials from the "
-    "environment; without the CA the error names TLS",
+    "environment, without the CA the error names TLS",
     "[oci]") {
   if (!have_registry()) return;
   Env env;
@@ -226,8 +226,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "oci: bearer tokens from the challenge's realm are cached per scope; anonymous pull "
-    "tokens work; rejected credentials are unauthenticated",
+    "oci: bearer tokens from the challenge's realm are cached per scope, anonymous pull "
+    "tokens work, rejected credentials are unauthenticated",
     "[oci]") {
   if (!have_registry()) return;
   Env env;
@@ -293,7 +293,7 @@ TEST_CASE("oci: a blob redirect to another host is followed without the registry
 }
 
 TEST_CASE(
-    "oci: a tampered blob is rejected (same length: digest; longer: size) and never "
+    "oci: a tampered blob is rejected (same length: digest, longer: size) and never "
     "enters the cache",
     "[oci]") {
   if (!have_registry()) return;

@@ -164,7 +164,7 @@ void check_ledger_matches(ledger::Ledger& l, const State& desired) {
 
 }  // namespace
 
-TEST_CASE("reconcile: applying the example makes live equal desired; a second apply writes nothing",
+TEST_CASE("reconcile: applying the example makes live equal desired, a second apply writes nothing",
           "[integration][reconcile]") {
   Harness h;
   State desired = example_desired();
@@ -181,7 +181,7 @@ TEST_CASE("reconcile: applying the example makes live equal desired; a second ap
   CHECK(h.writes() == before);
 }
 
-TEST_CASE("reconcile: a change by another client is drift; reverted only with self-heal",
+TEST_CASE("reconcile: a change by another client is drift, reverted only with self-heal",
           "[integration][reconcile]") {
   Harness h;
   State desired = example_desired();
@@ -211,7 +211,7 @@ TEST_CASE("reconcile: a change by another client is drift; reverted only with se
   CHECK(h.live_rows() == desired_rows(desired));
 }
 
-TEST_CASE("reconcile: unmanaged rows stay untouched; an override removed from Git is deleted",
+TEST_CASE("reconcile: unmanaged rows stay untouched, an override removed from Git is deleted",
           "[integration][reconcile]") {
   Harness h;
   State desired = example_desired();
@@ -336,7 +336,7 @@ TEST_CASE("reconcile: 30% UNAVAILABLE on every write plus 200 ms latency still c
   CHECK(h.apply(desired).first_plan.steps.empty());
 }
 
-TEST_CASE("reconcile: the emulator killed mid-apply and restarted; the next apply converges",
+TEST_CASE("reconcile: the emulator killed mid-apply and restarted, the next apply converges",
           "[integration][reconcile][faults]") {
   fs::path dir = fs::temp_directory_path() / ("flytecd-restart-" + std::to_string(::getpid()));
   fs::remove_all(dir);
@@ -373,7 +373,7 @@ TEST_CASE("reconcile: the emulator killed mid-apply and restarted; the next appl
 }
 
 TEST_CASE(
-    "reconcile: flytecd apply killed with SIGKILL at 20 points; each following apply converges",
+    "reconcile: flytecd apply killed with SIGKILL at 20 points, each following apply converges",
     "[integration][reconcile][faults]") {
   fs::path dir = fs::temp_directory_path() / ("flytecd-kill-" + std::to_string(::getpid()));
   fs::remove_all(dir);

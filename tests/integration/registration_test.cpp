@@ -431,7 +431,7 @@ TEST_CASE("activation: version change, rollback, drift and removal",
   CHECK(rows->empty());
 }
 
-TEST_CASE("activate: none registers without activating; a dry run writes nothing",
+TEST_CASE("activate: none registers without activating, a dry run writes nothing",
           "[registration][integration]") {
   Harness h;
   auto r = reg("core", "flytesnacks", "development", "v1", "packages/flytesnacks-core.tgz",
@@ -451,7 +451,7 @@ TEST_CASE("activate: none registers without activating; a dry run writes nothing
 
 #include "tests/oci/oci_test_support.hpp"
 
-TEST_CASE("an OCI package registers; a tag moved to a new digest is a change the plan shows",
+TEST_CASE("an OCI package registers, a tag moved to a new digest is a change the plan shows",
           "[registration][integration][oci]") {
   if (oci_test::registry_binary().empty()) {
     WARN("SKIP: docker-registry is not installed (packaging/setup-debian.sh installs it)");
@@ -625,7 +625,7 @@ TEST_CASE(
   CHECK_FALSE(again.target_down.has_value());
 }
 
-TEST_CASE("plan_registrations writes nothing; execute_registrations carries out that plan",
+TEST_CASE("plan_registrations writes nothing, execute_registrations carries out that plan",
           "[registration][integration][plan]") {
   Harness h;
   auto r = reg("core", "flytesnacks", "development", "v1", "packages/flytesnacks-core.tgz");
@@ -748,7 +748,7 @@ TEST_CASE("execution registers the OCI content the plan saw, even if the tag mov
   CHECK(rec.package == address);  // recorded as written, not as pinned for the load
 }
 
-TEST_CASE("a task that does not decode: a dry run reports it; otherwise execution fails it",
+TEST_CASE("a task that does not decode: a dry run reports it, otherwise execution fails it",
           "[registration][integration][plan]") {
   Harness h;
   {

@@ -64,7 +64,7 @@ TEST_CASE("state lock: apply on a state directory held by another process exits 
   fs::remove_all(dir);
 }
 
-TEST_CASE("state lock: two applies at once run one after the other; no false drift",
+TEST_CASE("state lock: two applies at once run one after the other, no false drift",
           "[integration][lock]") {
   const std::string dir = temp_dir();
   const std::string repo = std::string(FLYTECD_SOURCE_DIR) + "/repo-layout-example";

@@ -5,7 +5,7 @@
 using flytecd::cli::closest;
 using flytecd::cli::did_you_mean;
 
-TEST_CASE("suggest: a typo finds the closest word; far words find nothing", "[cli]") {
+TEST_CASE("suggest: a typo finds the closest word, far words find nothing", "[cli]") {
   const std::vector<std::string> commands{"validate", "get", "apply", "plan", "run", "import"};
   CHECK(closest("aply", commands) == "apply");
   CHECK(closest("valdiate", commands) == "validate");

@@ -46,7 +46,7 @@ TEST_CASE("breaker: any answer from the target resets the count", "[breaker]") {
   CHECK(b.open());
 }
 
-TEST_CASE("breaker: trip opens at once, but only for an unreachable target; 0 disables",
+TEST_CASE("breaker: trip opens at once, but only for an unreachable target, 0 disables",
           "[breaker]") {
   CircuitBreaker b;
   b.trip(Error{ErrorCode::unauthenticated, "oauth: token endpoint returned HTTP 401"});

@@ -10,7 +10,7 @@
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-TEST_CASE("file lock: one holder at a time; a waiter is told the holder's pid", "[lock]") {
+TEST_CASE("file lock: one holder at a time, a waiter is told the holder's pid", "[lock]") {
   std::string tmpl = (fs::temp_directory_path() / "flytecd-lock-XXXXXX").string();
   REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
   const std::string path = tmpl + "/lock";

@@ -21,7 +21,7 @@ std::unique_ptr<sqlite::Database> memory_db() {
 
 }  // namespace
 
-TEST_CASE("sqlite: binds are positional; text, integers and blobs round-trip", "[sqlite]") {
+TEST_CASE("sqlite: binds are positional, text, integers and blobs round-trip", "[sqlite]") {
   auto db = memory_db();
   const std::string blob("a\0b\xff", 4);
   auto ins = db->prepare("INSERT INTO t(k, n, b) VALUES (?, ?, ?)", "insert");
@@ -86,7 +86,7 @@ TEST_CASE("sqlite: a transaction rolls back unless committed", "[sqlite]") {
   CHECK(count() == 1);
 }
 
-TEST_CASE("sqlite: files open in WAL mode with the busy timeout; a second writer waits",
+TEST_CASE("sqlite: files open in WAL mode with the busy timeout, a second writer waits",
           "[sqlite]") {
   std::string dir = (fs::temp_directory_path() / "flytecd-sqlite-XXXXXX").string();
   REQUIRE(::mkdtemp(dir.data()) != nullptr);

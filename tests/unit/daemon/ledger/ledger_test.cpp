@@ -95,7 +95,7 @@ TEST_CASE("ledger: history lists reconciles newest first with their outcome", "[
   CHECK(one->size() == 1);
 }
 
-TEST_CASE("ledger: survives a reopen; integrity check passes", "[ledger]") {
+TEST_CASE("ledger: survives a reopen, integrity check passes", "[ledger]") {
   auto dir = std::filesystem::temp_directory_path() / "flytecd-ledger-test";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
@@ -139,7 +139,7 @@ ledger::PassRecord pass_with(const std::string& revision, std::vector<std::strin
 }  // namespace
 
 // Issue 13: history existed only as one SQLite row per no-op interval, with no command to read it.
-TEST_CASE("ledger: passes are recorded with their steps; no-op passes are only counted",
+TEST_CASE("ledger: passes are recorded with their steps, no-op passes are only counted",
           "[ledger]") {
   auto l = ledger::Ledger::open(":memory:");
   REQUIRE(l);

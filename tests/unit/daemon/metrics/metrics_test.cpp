@@ -59,7 +59,7 @@ zz_up 0
 )");
 }
 
-TEST_CASE("metrics: gauges go up and down; special values use Prometheus spellings", "[metrics]") {
+TEST_CASE("metrics: gauges go up and down, special values use Prometheus spellings", "[metrics]") {
   Registry r;
   auto& g = r.gauge("g", "G.", {"k"});
   g.with({"a"}).set(5);
@@ -79,7 +79,7 @@ g{k="ninf"} -Inf
 )");
 }
 
-TEST_CASE("metrics: only() keeps a single series; remove() and clear() drop series", "[metrics]") {
+TEST_CASE("metrics: only() keeps a single series, remove() and clear() drop series", "[metrics]") {
   Registry r;
   auto& info = r.gauge("rev_info", "R.", {"revision"});
   info.only({"abc"}).set(1);

@@ -152,7 +152,7 @@ spec:
 // createOrMergeUpdateProjectAttributes -> flyteadmin/pkg/repositories/gormimpl/resource_repo.go
 // GetRaw (refuses an empty domain).
 TEST_CASE(
-    "loader: project-scope pluginOverrides are refused with FlyteAdmin's limitation; "
+    "loader: project-scope pluginOverrides are refused with FlyteAdmin's limitation, "
     "project-domain scope, PlatformDefaults and ConfigMap mode accept them",
     "[loader]") {
   const std::string project_scope = R"(apiVersion: flytecd/v1

@@ -62,7 +62,7 @@ std::vector<std::pair<std::string, std::string>> steps_of(const reconcile::Plan&
 
 }  // namespace
 
-TEST_CASE("pass: plan mode writes nothing; execute mode runs the same plan and converges",
+TEST_CASE("pass: plan mode writes nothing, execute mode runs the same plan and converges",
           "[pass]") {
   Fixture f;
   const auto docs = documents(3);
@@ -146,7 +146,7 @@ TEST_CASE("pass: drift left in place (self-heal off) is reported with its values
   CHECK(drift[0]["changes"][0]["live"] == "\"red\"");
 }
 
-TEST_CASE("pass: an observation failure fails the pass with its code; the target is down",
+TEST_CASE("pass: an observation failure fails the pass with its code, the target is down",
           "[pass]") {
   Fixture f;
   f.sink.fail_observe(Error{ErrorCode::unavailable, "connection refused"});
@@ -159,7 +159,7 @@ TEST_CASE("pass: an observation failure fails the pass with its code; the target
   CHECK(f.sink.rpcs() == 0);
 }
 
-TEST_CASE("pass: a failing step fails the pass; status and readiness say which", "[pass]") {
+TEST_CASE("pass: a failing step fails the pass, status and readiness say which", "[pass]") {
   Fixture f;
   const auto docs = documents(2);
   const auto key = reconcile::override_key(docs.overrides[0].scope, docs.overrides[0].type);
@@ -179,7 +179,7 @@ TEST_CASE("pass: a failing step fails the pass; status and readiness say which",
 
 // Issue 13: history is one entry per pass that changed something (with each step's fields),
 // refused or failed; passes with nothing to do are counted, not stored.
-TEST_CASE("pass: history records changes with their fields; no-op passes are counted", "[pass]") {
+TEST_CASE("pass: history records changes with their fields, no-op passes are counted", "[pass]") {
   Fixture f;
   REQUIRE(f.run(documents(2, "blue"), pass::Mode::execute).outcome == pass::Outcome::success);
   for (int i = 0; i < 3; ++i) f.run(documents(2, "blue"), pass::Mode::execute);

@@ -67,7 +67,7 @@ struct ConfigMapMode {
 
 }  // namespace
 
-TEST_CASE("configmap mode: one reconcile writes the document; the next one is a no-op",
+TEST_CASE("configmap mode: one reconcile writes the document, the next one is a no-op",
           "[apply][configmap]") {
   ConfigMapMode m;
   const auto docs = documents("east");
@@ -102,7 +102,7 @@ TEST_CASE("configmap mode: a hand edit of the ConfigMap is drift, healed from Gi
   CHECK(m.kube->count("APPLY") == 2);  // the first write and the heal
 }
 
-TEST_CASE("configmap mode: the prune guard refuses deleting every override; nothing is written",
+TEST_CASE("configmap mode: the prune guard refuses deleting every override, nothing is written",
           "[apply][configmap]") {
   ConfigMapMode m;
   REQUIRE(m.apply(documents("east"), "r1").ok());

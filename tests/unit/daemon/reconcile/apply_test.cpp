@@ -81,7 +81,7 @@ std::map<std::string, ObjectState> states(const ApplyReport& r) {
 }  // namespace
 
 TEST_CASE(
-    "apply: a target that goes away mid-apply stops the pass; no step starts after the "
+    "apply: a target that goes away mid-apply stops the pass, no step starts after the "
     "breaker opens",
     "[apply][breaker]") {
   ScriptedSink sink;

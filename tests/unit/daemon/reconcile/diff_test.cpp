@@ -51,7 +51,7 @@ TEST_CASE("diff: added and removed fields, and a whole message set or unset", "[
   CHECK(change_line(gone[0]) == "- workflowExecutionConfig.maxParallelism: 4");
 }
 
-TEST_CASE("diff: a list that differs is one change; long values are elided with a note", "[diff]") {
+TEST_CASE("diff: a list that differs is one change, long values are elided with a note", "[diff]") {
   admin::MatchingAttributes a, b;
   a.mutable_execution_queue_attributes()->add_tags("cpu");
   b.mutable_execution_queue_attributes()->add_tags("cpu");
@@ -72,7 +72,7 @@ TEST_CASE("diff: a list that differs is one change; long values are elided with 
   CHECK(elided);
 }
 
-TEST_CASE("diff: drift carries its values; text, JSON and markdown show them", "[diff]") {
+TEST_CASE("diff: drift carries its values, text, JSON and markdown show them", "[diff]") {
   State desired, live;
   auto want = quota("8"), have = quota("64");
   const auto key = override_key(want.scope, want.type);

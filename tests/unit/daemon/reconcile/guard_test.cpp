@@ -58,7 +58,7 @@ TEST_CASE("guard: the share rule applies per kind and to the total", "[guard]") 
   CHECK_FALSE(guard_pass(counts(9, {{"projects", 2, 1, 1}}), policy).refused);
 }
 
-TEST_CASE("guard: counts come from the ledger and the revision; prune off destroys nothing",
+TEST_CASE("guard: counts come from the ledger and the revision, prune off destroys nothing",
           "[guard]") {
   State desired;
   desired.projects["p1"] = ProjectState{"p1", "p1", "", {}, false};

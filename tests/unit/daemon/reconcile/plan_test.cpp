@@ -51,7 +51,7 @@ TEST_CASE("plan: new objects are created, projects first", "[plan]") {
 }
 
 TEST_CASE(
-    "plan: unchanged managed objects need nothing; equal unmanaged ones are adopted without RPCs",
+    "plan: unchanged managed objects need nothing, equal unmanaged ones are adopted without RPCs",
     "[plan]") {
   State desired, live;
   auto o = label("p", "development", "", "c1");

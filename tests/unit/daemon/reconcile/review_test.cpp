@@ -78,7 +78,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "review: removed registrations count as deactivations; identical revisions have no changes",
+    "review: removed registrations count as deactivations, identical revisions have no changes",
     "[review]") {
   auto base = test::load_one(k_base);
   auto same = reconcile::review(base.documents, base.documents);

@@ -165,7 +165,7 @@ TEST_CASE("hydrate: branch nodes, sub-workflows and launch-plan workflow ids in 
   CHECK(lp.launch_plan.spec().workflow_id().resource_type() == flyteidl::core::WORKFLOW);
 }
 
-TEST_CASE("hydrate: pinned references are preserved; force rewrites versions only",
+TEST_CASE("hydrate: pinned references are preserved, force rewrites versions only",
           "[registration]") {
   Package pkg = load("flytesnacks-core.tgz");
   auto& merge_sort = find(pkg, EntityKind::workflow, "core.control_flow.run_merge_sort.merge_sort");

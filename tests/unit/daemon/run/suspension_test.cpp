@@ -24,7 +24,7 @@ void write_text(const fs::path& p, const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("suspension: no file means not suspended; written state reads back", "[suspension]") {
+TEST_CASE("suspension: no file means not suspended, written state reads back", "[suspension]") {
   const auto dir = temp_dir();
   const auto file = run::suspension_file(dir);
   CHECK(file == dir / "suspended.json");

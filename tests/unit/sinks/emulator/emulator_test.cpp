@@ -1238,7 +1238,7 @@ TEST_CASE("emulator: task resources compare rounded-up integer values and print 
 // requestedResourcesToQuantity / addResourceEntryToMap / isWholeNumber, and validateResource's
 // GPU case.
 TEST_CASE(
-    "emulator: GPU must be whole and its request equal its limit; duplicates and bad "
+    "emulator: GPU must be whole and its request equal its limit, duplicates and bad "
     "quantities are refused",
     "[emulator][task_resources]") {
   Seeded peer;

@@ -39,7 +39,7 @@ TEST_CASE("oci manifest: the project's artifact format selects its single tar+gz
 }
 
 TEST_CASE(
-    "oci manifest: a flyte-typed layer wins over generic layers; artifactType falls back "
+    "oci manifest: a flyte-typed layer wins over generic layers, artifactType falls back "
     "to config.mediaType",
     "[oci]") {
   auto m = oci::parse_manifest(image(layer(std::string(oci::k_oci_layer_tgz), '1') + "," +
@@ -54,7 +54,7 @@ TEST_CASE(
   CHECK(l->media_type == oci::k_flyte_layer);
 }
 
-TEST_CASE("oci manifest: two candidate layers are ambiguous, none is an error; both say why",
+TEST_CASE("oci manifest: two candidate layers are ambiguous, none is an error, both say why",
           "[oci]") {
   auto two = oci::parse_manifest(image(layer(std::string(oci::k_oci_layer_tgz), '1') + "," +
                                        layer(std::string(oci::k_oci_layer_tgz), '2')),
@@ -102,7 +102,7 @@ TEST_CASE("oci manifest: malformed documents are rejected with what was expected
   CHECK(weird.error().message.find("unsupported manifest media type") != std::string::npos);
 }
 
-TEST_CASE("oci manifest: index entries with the flyte artifactType are chosen; others are probed",
+TEST_CASE("oci manifest: index entries with the flyte artifactType are chosen, others are probed",
           "[oci]") {
   auto entry = [](char c, const std::string& artifact) {
     return R"({"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":")" + dg(c) +

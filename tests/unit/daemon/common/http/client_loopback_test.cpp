@@ -89,7 +89,7 @@ TEST_CASE("http client: a 429 is retried after its Retry-After, then the answer 
   }
 }
 
-TEST_CASE("http client: 5xx is retried up to max_attempts; the last answer is returned",
+TEST_CASE("http client: 5xx is retried up to max_attempts, the last answer is returned",
           "[http_client]") {
   Server server;
   std::atomic<int> hits{0};
@@ -111,7 +111,7 @@ TEST_CASE("http client: 5xx is retried up to max_attempts; the last answer is re
   CHECK(hits == 3);
 }
 
-TEST_CASE("http client: a redirect to another host drops Authorization; the same origin keeps it",
+TEST_CASE("http client: a redirect to another host drops Authorization, the same origin keeps it",
           "[http_client]") {
   Server other("127.0.0.2");  // another host (all of 127/8 is loopback on Linux)
   std::mutex mu;
@@ -162,7 +162,7 @@ TEST_CASE("http client: a redirect to another host drops Authorization; the same
   }
 }
 
-TEST_CASE("http client: a 2xx body over max_body is an error; error bodies are cut, not failed",
+TEST_CASE("http client: a 2xx body over max_body is an error, error bodies are cut, not failed",
           "[http_client]") {
   Server server;
   const std::string big(3u << 20, 'b');
@@ -216,7 +216,7 @@ TEST_CASE("http client: a slow server hits the request deadline as a timeout, UR
   CHECK_THAT(r.error().message, !Catch::Contains("secret") && !Catch::Contains("/slow"));
 }
 
-TEST_CASE("http client: a body streamed from a reader arrives whole; a reader error is final",
+TEST_CASE("http client: a body streamed from a reader arrives whole, a reader error is final",
           "[http_client]") {
   Server server;
   std::mutex mu;
