@@ -16,9 +16,21 @@ std::string registry_error_detail(const std::string& body) {
     return {};
   const auto& e = j["errors"][0];
   if (!e.is_object()) return {};
-  std::string code = e.value("code", ""), message = e.value("message", "");
+  // distribution's spec makes code and message strings, but a registry (or a proxy in front of
+  // one) may send anything: a non-string field is shown as its JSON, and the detail is bounded so
+  // an error body cannot make the error message large.
+  auto field = [&](const char* key) -> std::string {
+    auto it = e.find(key);
+    if (it == e.end() || it->is_null()) return {};
+    return it->is_string() ? it->get<std::string>()
+                           : it->dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
+  };
+  std::string code = field("code"), message = field("message");
   if (code.empty() && message.empty()) return {};
-  return " (" + code + (code.empty() || message.empty() ? "" : ": ") + message + ")";
+  std::string detail = code + (code.empty() || message.empty() ? "" : ": ") + message;
+  constexpr std::size_t k_max_detail = 300;
+  if (detail.size() > k_max_detail) detail = detail.substr(0, k_max_detail) + "…";
+  return " (" + detail + ")";
 }
 
 std::string url_escape_query(const std::string& s) {

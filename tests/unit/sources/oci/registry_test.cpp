@@ -1,0 +1,35 @@
+#include "sources/oci/registry.hpp"
+
+#include <catch2/catch.hpp>
+
+namespace oci = flytecd::sources::oci;
+using flytecd::ErrorCode;
+
+TEST_CASE("oci registry errors: distribution's error body is shown as code and message", "[oci]") {
+  auto e = oci::status_error(
+      404, R"({"errors":[{"code":"MANIFEST_UNKNOWN","message":"manifest unknown"}]})",
+      "fetch ghcr.io/x:v1");
+  CHECK(e.code == ErrorCode::not_found);
+  CHECK(e.message == "fetch ghcr.io/x:v1: HTTP 404 (MANIFEST_UNKNOWN: manifest unknown)");
+}
+
+// tests/fuzz/regressions/oci_manifest/error-message-object.json: a message that is an object made
+// nlohmann's value("message", "") throw type_error out of a function that must not throw.
+TEST_CASE("oci registry errors: a non-string code or message is shown as JSON, never thrown",
+          "[oci]") {
+  auto e = oci::status_error(
+      404, R"({"errors": [{"code": "MANIFEST_UNKNOWN", "message": {"Tag": "v0"}}]})", "fetch x");
+  CHECK(e.code == ErrorCode::not_found);
+  CHECK(e.message == R"(fetch x: HTTP 404 (MANIFEST_UNKNOWN: {"Tag":"v0"}))");
+  auto n = oci::status_error(503, R"({"errors":[{"code":7,"message":null}]})", "fetch x");
+  CHECK(n.code == ErrorCode::unavailable);
+  CHECK(n.message == "fetch x: HTTP 503 (7) (retries exhausted)");
+}
+
+TEST_CASE("oci registry errors: a huge error body gives a bounded message", "[oci]") {
+  const std::string big(100000, 'x');
+  auto e =
+      oci::status_error(500, R"({"errors":[{"code":"X","message":")" + big + R"("}]})", "fetch x");
+  CHECK(e.message.size() < 400);
+  CHECK(e.message.find("X: xxx") != std::string::npos);
+}
