@@ -1,5 +1,7 @@
 #include "daemon/wiring.hpp"
 
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "daemon/k8s/client.hpp"
@@ -218,6 +220,52 @@ reconcile::State desired_state(const model::Documents& docs, const sinks::Capabi
           reconcile::OverrideState{scope, p.type, p.value};
     }
   return sinks::held_part(st, held);
+}
+
+std::unique_ptr<pass::RecordStore> make_file_record_store(const config::Config& cfg) {
+  return std::make_unique<pass::FileRecordStore>(pass::record_file(cfg.state_dir));
+}
+
+std::string ownership_fingerprint(const config::Config& cfg) {
+  std::string target = cfg.admin.endpoint.empty() ? "emulator" : "flyteadmin " + cfg.admin.endpoint;
+  if (configmap_mode(cfg))
+    target += "; configmap " + cfg.kubernetes.config_map.cm_namespace + "/" +
+              cfg.kubernetes.config_map.name + ":" + cfg.kubernetes.config_map.key;
+  const std::string repository = cfg.git.url.empty()
+                                     ? "dir:" + cfg.repo
+                                     : cfg.git.url + "@" + cfg.git.ref + ":" + cfg.git.path;
+  return pass::ownership_fingerprint(target, repository, cfg.documents.domains);
+}
+
+std::string host_identity() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0 || !name[0]) return "unknown-host";
+  return name;
+}
+
+Result<pass::EarlierRevision> earlier_revision(const config::Config& cfg, sources::Source& source,
+                                               const std::string& revision) {
+  auto snap = source.snapshot_at(revision);
+  if (!snap) return snap.error();
+  auto loaded = model::load_documents(snap->files, model::Limits{}, cfg.documents);
+  if (!loaded.ok()) {
+    std::string first;
+    for (const auto& d : loaded.diagnostics)
+      if (d.severity == model::Severity::error) {
+        first = model::format(d);
+        break;
+      }
+    return make_error(ErrorCode::invalid_input,
+                      "revision " + revision.substr(0, 12) + " does not load: " + first);
+  }
+  pass::EarlierRevision out;
+  out.docs = std::move(loaded.documents);
+  const std::string id = snap->revision;
+  out.packages = make_package_source(
+      cfg, registration::RepoFileReader([&source, id](const std::string& path) {
+        return source.read_file(id, path, registration::k_max_repo_package_bytes);
+      }));
+  return out;
 }
 
 }  // namespace flytecd::wiring

@@ -8,6 +8,7 @@
 #include "daemon/common/result.hpp"
 #include "daemon/config/config.hpp"
 #include "daemon/model/documents.hpp"
+#include "daemon/pass/pass.hpp"
 #include "daemon/registration/packages.hpp"
 #include "sinks/configmap/configmap_sink.hpp"
 #include "sinks/flyteadmin/admin_sink.hpp"
@@ -103,5 +104,23 @@ Result<std::unique_ptr<sinks::RoutingSink>> route_overrides(sinks::Sink& admin,
 // reconcile::desired_state, plus platform defaults as rows with an empty project when the sink
 // holds them, minus the parts it does not hold. Pure.
 reconcile::State desired_state(const model::Documents& docs, const sinks::Capabilities& held);
+
+// ---- Ownership --------------------------------------------------------------------------------
+
+// The applied-revision record in the state directory (<stateDir>/applied-revision.json): where
+// a VM keeps it (in Kubernetes a ConfigMap holds it, daemon/k8s/record_store.hpp).
+std::unique_ptr<pass::RecordStore> make_file_record_store(const config::Config& cfg);
+// What decides ownership for `cfg` (the record's configFingerprint): the target (FlyteAdmin's
+// endpoint, or the embedded emulator; the overrides ConfigMap in ConfigMap mode), the
+// repository and the domains. Stable across restarts (no ephemeral port in it).
+std::string ownership_fingerprint(const config::Config& cfg);
+// This host's name (gethostname; in a pod, the pod name): who wrote the record.
+std::string host_identity();
+// An earlier revision of `source` for the pass's ownership rebuild (pass::Wiring::revision_at):
+// its documents, and its repository-path packages read at that revision. `source` must outlive
+// the result. Errors: the source's (no history, unknown revision); invalid_input when the
+// revision's documents do not load (the first error is named).
+Result<pass::EarlierRevision> earlier_revision(const config::Config& cfg, sources::Source& source,
+                                               const std::string& revision);
 
 }  // namespace flytecd::wiring

@@ -39,6 +39,10 @@ class EntitySink {
   // Launch-plan name -> version for every ACTIVE launch plan of (project, domain).
   virtual Result<std::map<std::string, std::string>> active_launch_plans(
       const std::string& project, const std::string& domain) = 0;
+  // GetLaunchPlan: whether launch_plan `id` (project, domain, name, version) is registered
+  // (NOT_FOUND -> false). Used to rebuild ownership: launch plans are created last, so a package
+  // whose launch plans all exist was registered whole.
+  virtual Result<bool> launch_plan_exists(const flyteidl::core::Identifier& id) = 0;
   // UpdateLaunchPlan(ACTIVE | INACTIVE). Activating deactivates the name's other version.
   virtual Status set_launch_plan_state(const flyteidl::core::Identifier& id, bool active) = 0;
   // DataProxyService.CreateUploadLocation for a fast-registration source archive.

@@ -117,6 +117,21 @@ int run(int argc, char** argv) {
   TargetOptions popt;
   bool live = false;
   std::string plan_format = "text";
+  TargetOptions recover_opt;
+  auto* recover = app.add_subcommand(
+      "recover", "Rebuild what flytecd owns from a Git revision it applied (lost state directory)");
+  add_target_options(recover, recover_opt);
+  std::string recover_from;
+  bool recover_force = false;
+  recover->add_option("--from-revision", recover_from, "the commit (or branch, tag) last applied")
+      ->required();
+  recover->add_flag("--force", recover_force, "replace a ledger that already records ownership");
+  recover->footer(
+      "\nThe next apply or run rebuilds the ledger from that revision: what it declares is owned\n"
+      "(so what Git has dropped since is pruned, under the guard), and a live value that differs\n"
+      "from it is drift. Example:\n"
+      "  flytecd recover --config /etc/flytecd/config.yaml --from-revision 3f2c1e9\n");
+
   auto* plan = app.add_subcommand("plan", "What applying the repository would change");
   add_target_options(plan, popt);
   plan->add_flag("--live", live, "Compare the repository with live state (and the ledger)");
@@ -306,6 +321,8 @@ int run(int argc, char** argv) {
   if (history->parsed())
     return run_history(hopt, hquery, history_server, history_format, std::cout, std::cerr);
   if (apply->parsed()) return run_apply(aopt, apply_format, std::cout, std::cerr);
+  if (recover->parsed())
+    return run_recover(recover_opt, recover_from, recover_force, std::cout, std::cerr);
   if (plan->parsed()) {
     if (!ropt.git.empty() || !ropt.base.empty() || !ropt.head.empty()) {
       if (ropt.git.empty() || ropt.base.empty() || ropt.head.empty()) {

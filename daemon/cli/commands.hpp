@@ -76,6 +76,13 @@ struct ReviewOptions;
 
 // `flytecd apply`: one reconcile pass; 0 converged, 1 otherwise. `format`: text (steps as they
 // finish, then the summary) or json (the pass's plan and what was applied).
+// `flytecd recover --from-revision REV [--force]`: records REV as the revision flytecd last
+// applied (the state directory's applied-revision record) so the next pass rebuilds ownership
+// from it, then prints that pass's plan. 0 recorded, 1 error (no Git source, unknown revision, a
+// ledger that owns objects without --force).
+int run_recover(const TargetOptions& opt, const std::string& from_revision, bool force,
+                std::ostream& out, std::ostream& err);
+
 int run_apply(const TargetOptions& opt, const std::string& format, std::ostream& out,
               std::ostream& err);
 

@@ -97,6 +97,16 @@ pass::Report run_pass(const config::Config& cfg, Target& target, const LoadedRev
   w.packages = packages.get();
   w.ledger = target.ledger.get();
   w.target = target.description;
+  // Ownership: the state directory's applied-revision record, and the Git source's history to
+  // rebuild from (a directory has none).
+  auto record = wiring::make_file_record_store(cfg);
+  w.record = record.get();
+  if (rev.source)
+    w.revision_at = [&cfg, &rev](const std::string& id) {
+      return wiring::earlier_revision(cfg, *rev.source, id);
+    };
+  options.config_fingerprint = wiring::ownership_fingerprint(cfg);
+  if (options.writer.empty()) options.writer = wiring::host_identity() + " (flytecd CLI)";
   return pass::run(
       pass::Revision{rev.revision, rev.subject, &rev.docs, rev.author, rev.committed_at}, w,
       options);
@@ -164,8 +174,12 @@ int run_apply(const TargetOptions& opt, const std::string& format, std::ostream&
   size_t adopted = 0;
   for (const auto& r : applied.results)
     adopted += r.step.action == reconcile::Action::adopt && r.status.ok();
+  if (report.ownership.state != "ledger" && !json)
+    out << "ownership: " << report.ownership.message << "\n";
   if (json) {
     auto j = pass::plan_json(report);
+    j["ownership"] = pass::ownership_json(report.ownership,
+                                          "file " + pass::record_file(cfg->state_dir).string());
     j["applied"] = {{"steps", applied.results.size() - adopted},
                     {"failed", applied.failed},
                     {"adopted", adopted},
@@ -233,10 +247,16 @@ int run_plan_live(const TargetOptions& opt, const std::string& format, std::ostr
     err << "flytecd plan: " << (report.error ? report.error->message : "not observed") << "\n";
     return 1;
   }
-  if (format == "json")
-    out << pass::plan_json(report).dump(2) << "\n";
-  else
+  if (format == "json") {
+    auto j = pass::plan_json(report);
+    j["ownership"] = pass::ownership_json(report.ownership,
+                                          "file " + pass::record_file(cfg->state_dir).string());
+    out << j.dump(2) << "\n";
+  } else {
+    if (report.ownership.state != "ledger")
+      err << "flytecd plan: ownership: " << report.ownership.message << "\n";
     out << pass::plan_text(report, format == "markdown");
+  }
   return pass::plan_exit_code(report);
 }
 

@@ -35,6 +35,10 @@ CREATE TABLE IF NOT EXISTS registrations (
   revision TEXT NOT NULL,
   applied_at INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS reconciles (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   revision TEXT NOT NULL,
@@ -67,6 +71,37 @@ HistoryEntry entry_of(const sqlite::Statement& row) {
   e.outcome = row.text(5);
   e.detail = row.text(6);
   return e;
+}
+
+Status insert_registration(sqlite::Database& db, const RegistrationRecord& r) {
+  auto st = db.prepare(
+      "INSERT OR REPLACE INTO registrations(key, fingerprint, digest, package, project, "
+      "domain, version, entities, launch_plans, activated, revision, applied_at) "
+      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+      "record registration " + r.key);
+  if (!st) return st.error();
+  st->bind(r.key)
+      .bind(r.fingerprint)
+      .bind(r.digest)
+      .bind(r.package)
+      .bind(r.project)
+      .bind(r.domain)
+      .bind(r.version)
+      .bind(nlohmann::json(r.entities).dump())
+      .bind(nlohmann::json(r.launch_plans).dump())
+      .bind(nlohmann::json(r.activated).dump())
+      .bind(r.revision)
+      .bind(now_seconds());
+  return st->run();
+}
+
+Status set_meta(sqlite::Database& db, const std::string& key, const std::string& value) {
+  auto st = db.prepare(
+      "INSERT INTO meta(key, value) VALUES(?,?) ON CONFLICT(key) DO UPDATE SET "
+      "value=excluded.value",
+      "write " + key);
+  if (!st) return st.error();
+  return st->bind(key).bind(value).run();
 }
 
 }  // namespace
@@ -185,25 +220,7 @@ Result<std::map<std::string, RegistrationRecord>> Ledger::registrations() const 
 
 Status Ledger::record_registration(const RegistrationRecord& r) {
   std::lock_guard<std::mutex> lock(m_mu);
-  auto st = m_db->prepare(
-      "INSERT OR REPLACE INTO registrations(key, fingerprint, digest, package, project, "
-      "domain, version, entities, launch_plans, activated, revision, applied_at) "
-      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-      "record registration " + r.key);
-  if (!st) return st.error();
-  st->bind(r.key)
-      .bind(r.fingerprint)
-      .bind(r.digest)
-      .bind(r.package)
-      .bind(r.project)
-      .bind(r.domain)
-      .bind(r.version)
-      .bind(nlohmann::json(r.entities).dump())
-      .bind(nlohmann::json(r.launch_plans).dump())
-      .bind(nlohmann::json(r.activated).dump())
-      .bind(r.revision)
-      .bind(now_seconds());
-  return st->run();
+  return insert_registration(*m_db, r);
 }
 
 Status Ledger::forget_registration(const std::string& key) {
@@ -403,6 +420,57 @@ Result<std::vector<HistoryEntry>> Ledger::history(const HistoryQuery& q) const {
     if (!r) return r.error();
   }
   return out;
+}
+
+Result<std::string> Ledger::converged_revision() const {
+  std::lock_guard<std::mutex> lock(m_mu);
+  auto st = m_db->prepare("SELECT value FROM meta WHERE key = 'converged'", "read converged");
+  if (!st) return st.error();
+  std::string out;
+  auto s = st->each([&](const sqlite::Statement& row) { out = row.text(0); });
+  if (!s) return s.error();
+  return out;
+}
+
+Status Ledger::set_converged_revision(const std::string& revision) {
+  std::lock_guard<std::mutex> lock(m_mu);
+  return set_meta(*m_db, "converged", revision);
+}
+
+Result<bool> Ledger::owns_nothing() const {
+  std::lock_guard<std::mutex> lock(m_mu);
+  auto st =
+      m_db->prepare("SELECT (SELECT COUNT(*) FROM managed) + (SELECT COUNT(*) FROM registrations)",
+                    "count owned");
+  if (!st) return st.error();
+  int64_t n = 0;
+  auto s = st->each([&](const sqlite::Statement& row) { n = row.int64(0); });
+  if (!s) return s.error();
+  return n == 0;
+}
+
+Status Ledger::replace_ownership(const std::vector<OwnedObject>& objects,
+                                 const std::vector<RegistrationRecord>& registrations,
+                                 const std::string& converged) {
+  std::lock_guard<std::mutex> lock(m_mu);
+  auto tx = sqlite::Transaction::begin(*m_db, sqlite::Transaction::Mode::immediate);
+  if (!tx) return tx.error();
+  if (auto s = m_db->exec("DELETE FROM managed; DELETE FROM registrations;", "clear ownership"); !s)
+    return s;
+  auto ins =
+      m_db->prepare("INSERT INTO managed(key, kind, hash, revision, applied_at) VALUES(?,?,?,?,?)",
+                    "record owned object");
+  if (!ins) return ins.error();
+  const int64_t now = now_seconds();
+  for (const auto& o : objects) {
+    ins->reset();
+    if (auto s = ins->bind(o.key).bind(o.kind).bind(o.hash).bind(o.revision).bind(now).run(); !s)
+      return s;
+  }
+  for (const auto& r : registrations)
+    if (auto s = insert_registration(*m_db, r); !s) return s;
+  if (auto s = set_meta(*m_db, "converged", converged); !s) return s;
+  return tx->commit();
 }
 
 Result<std::string> Ledger::integrity_check() const {

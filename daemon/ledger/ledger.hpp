@@ -106,6 +106,22 @@ class Ledger {
   // Newest first, with their steps.
   Result<std::vector<HistoryEntry>> history(const HistoryQuery& query) const;
 
+  // Ownership: the revision the last converged pass applied ("" when none has, or the ledger was
+  // just created), and when it was set. Compared with the applied-revision record to tell a lost
+  // or stale ledger.
+  Result<std::string> converged_revision() const;
+  Status set_converged_revision(const std::string& revision);
+  // True when the ledger holds no managed object and no registration (new, or wiped).
+  Result<bool> owns_nothing() const;
+  // Replaces every managed object and registration record with `objects` / `registrations` and
+  // sets the converged revision, in one transaction (ownership rebuilt from Git). History stays.
+  struct OwnedObject {
+    std::string key, kind, hash, revision;
+  };
+  Status replace_ownership(const std::vector<OwnedObject>& objects,
+                           const std::vector<RegistrationRecord>& registrations,
+                           const std::string& converged);
+
   // Runs PRAGMA integrity_check; returns "ok" when the file is sound.
   Result<std::string> integrity_check() const;
 

@@ -2,6 +2,7 @@
 
 #include "daemon/wiring.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 
@@ -139,6 +140,180 @@ registration::RegistrarOptions registrar_options(const Revision& rev, const Opti
   return ro;
 }
 
+int64_t unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// What establishing ownership produced: the ledger the pass plans with (the caller's, rebuilt
+// in place in execute mode; in plan mode a rebuilt copy in memory, so planning writes nothing)
+// and the record as read (its token for the compare-and-swap writes).
+struct OwnershipStep {
+  ledger::Ledger* ledger = nullptr;
+  std::unique_ptr<ledger::Ledger> scratch;
+  std::optional<StoredRecord> stored;
+  bool record_read = false;
+};
+
+// Step 0 of a pass: is the ledger current? If the record names a converged revision the ledger
+// does not have, rebuild ownership from Git at that revision (see ownership.hpp).
+OwnershipStep establish_ownership(const Revision& rev, Wiring& w, const Options& opt,
+                                  const sinks::Capabilities& held, const reconcile::State& live,
+                                  Report& r) {
+  OwnershipStep out;
+  out.ledger = w.ledger;
+  Ownership& own = r.ownership;
+  auto empty = w.ledger->owns_nothing();
+  const bool owns_nothing = empty && *empty;
+  const std::string where = w.record ? w.record->describe() : "";
+  auto none = [&] {
+    if (!owns_nothing) return;
+    own.state = "none";
+    own.message =
+        "the ledger is empty and there is no applied-revision record" +
+        (w.record ? " (" + where + ")" : std::string()) +
+        ": objects equal to Git are adopted, the rest is listed as unmanaged and left alone (run "
+        "`flytecd recover --from-revision REV` to rebuild ownership from a revision flytecd "
+        "applied)";
+  };
+  if (!w.record) {
+    none();
+    return out;
+  }
+  auto stored = w.record->read();
+  if (!stored) {
+    own.state = "unavailable";
+    own.message = "applied-revision record: " + stored.error().message +
+                  " (planning with the ledger as it is)";
+    return out;
+  }
+  out.record_read = true;
+  out.stored = std::move(*stored);
+  if (!out.stored) {
+    none();
+    return out;
+  }
+  const AppliedRecord& rec = out.stored->record;
+  auto converged = w.ledger->converged_revision();
+  if (!converged) {
+    own.state = "unavailable";
+    own.message = converged.error().message;
+    return out;
+  }
+  if (!needs_rebuild(rec, *converged, opt.config_fingerprint)) {
+    if (!rec.config_fingerprint.empty() && rec.config_fingerprint != opt.config_fingerprint &&
+        owns_nothing) {
+      none();
+      own.message += "; the record at " + where +
+                     " was written for another target, repository or domains and is not used";
+    }
+    return out;
+  }
+  auto fail = [&](const std::string& why) {
+    own.state = "unavailable";
+    own.message = "cannot rebuild ownership from " + rec.converged.substr(0, 12) + " (" + where +
+                  "): " + why + " (planning with the ledger as it is)";
+    return std::move(out);
+  };
+  if (!w.revision_at) return fail("the source has no history");
+  auto at = rec.converged == rev.id ? Result<EarlierRevision>(make_error(ErrorCode::internal, ""))
+                                    : w.revision_at(rec.converged);
+  const model::Documents* conv_docs = rec.converged == rev.id ? rev.docs : nullptr;
+  if (!conv_docs) {
+    if (!at) return fail(at.error().message);
+    conv_docs = &at->docs;
+  }
+  std::optional<Result<EarlierRevision>> flight;
+  const model::Documents* flight_docs = nullptr;
+  if (!rec.in_flight.empty() && rec.in_flight != rec.converged) {
+    if (rec.in_flight == rev.id) {
+      flight_docs = rev.docs;
+    } else {
+      flight = w.revision_at(rec.in_flight);
+      if (*flight) flight_docs = &(**flight).docs;
+    }
+  }
+  const reconcile::State conv_state = wiring::desired_state(*conv_docs, held);
+  std::optional<reconcile::State> flight_state;
+  if (flight_docs) flight_state = wiring::desired_state(*flight_docs, held);
+  auto objects = owned_objects(conv_state, rec.converged, flight_state ? &*flight_state : nullptr,
+                               rec.in_flight, live);
+  registration::RebuiltRegistrations regs;
+  if (w.entities && w.packages) {
+    registration::RegistrarOptions ro;
+    ro.self_heal = opt.policy.self_heal;
+    ro.prune = opt.policy.prune;
+    ro.parallelism = opt.parallelism;
+    ro.cancel = opt.cancel;
+    ro.max_package_bytes = opt.max_package_bytes;
+    ro.memory = opt.memory;
+    auto* conv_packages = at && at->packages ? at->packages.get() : w.packages;
+    regs = registration::rebuild_registration_records(conv_docs->registrations, rec.converged,
+                                                      *w.entities, *conv_packages, *w.ledger, ro);
+    if (flight_docs) {
+      // What the pass in flight registered completely is owned at its version.
+      auto* flight_packages =
+          flight && *flight && (**flight).packages ? (**flight).packages.get() : w.packages;
+      auto more = registration::rebuild_registration_records(
+          flight_docs->registrations, rec.in_flight, *w.entities, *flight_packages, *w.ledger, ro);
+      for (auto& m : more.records) {
+        auto same = std::find_if(regs.records.begin(), regs.records.end(),
+                                 [&](const auto& x) { return x.key == m.key; });
+        if (same == regs.records.end())
+          regs.records.push_back(std::move(m));
+        else
+          *same = std::move(m);  // registered at the in-flight version: that is what is live
+      }
+      regs.lookups += more.lookups;
+    }
+  }
+  ledger::Ledger* target = w.ledger;
+  if (opt.mode == Mode::plan) {
+    auto scratch = ledger::Ledger::open(":memory:");
+    if (!scratch) return fail(scratch.error().message);
+    out.scratch = std::move(*scratch);
+    target = out.scratch.get();
+  }
+  if (auto s = target->replace_ownership(objects, regs.records, rec.converged); !s)
+    return fail(s.error().message);
+  out.ledger = target;
+  own.state = "rebuilt";
+  own.from_revision = rec.converged;
+  own.in_flight = flight_docs ? rec.in_flight : "";
+  own.objects = objects.size();
+  own.registrations = regs.records.size();
+  own.skipped = std::move(regs.skipped);
+  own.message = "ownership rebuilt from Git at " + rec.converged.substr(0, 12) +
+                (own.in_flight.empty() ? "" : " and in-flight " + own.in_flight.substr(0, 12)) +
+                " (" + where + "): " + std::to_string(own.objects) + " object(s), " +
+                std::to_string(own.registrations) + " registration(s)" +
+                (own.skipped.empty() ? ""
+                                     : ", " + std::to_string(own.skipped.size()) +
+                                           " registration(s) to register again") +
+                (opt.mode == Mode::plan ? " (in memory: planning writes nothing)" : "");
+  return out;
+}
+
+// Writes the record (execute mode), keeping the token for the next write of the same pass.
+void write_record(Wiring& w, OwnershipStep& own, const Options& opt, const std::string& converged,
+                  const std::string& in_flight, Report& r) {
+  if (!w.record || !own.record_read || r.record_error) return;
+  AppliedRecord rec;
+  rec.converged = converged;
+  rec.in_flight = in_flight;
+  rec.config_fingerprint = opt.config_fingerprint;
+  rec.version = FLYTECD_VERSION;
+  rec.writer = opt.writer;
+  rec.updated_at = unix_now();
+  auto token = w.record->write(rec, own.stored ? own.stored->token : "");
+  if (!token) {
+    r.record_error = token.error().wrap("applied-revision record " + w.record->describe());
+    return;
+  }
+  own.stored = StoredRecord{rec, *token};
+}
+
 }  // namespace
 
 Report run(const Revision& rev, Wiring& w, const Options& opt) {
@@ -172,7 +347,10 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
   auto live = w.sink->observe();
   if (!live) return fail(live.error().wrap(w.target));
   r.observed = true;
-  auto managed = w.ledger->managed();
+  // Ownership: the ledger, or rebuilt from Git at the applied-revision record's revision.
+  OwnershipStep own = establish_ownership(rev, w, opt, w.sink->capabilities(), *live, r);
+  ledger::Ledger& ledger = *own.ledger;
+  auto managed = ledger.managed();
   if (!managed) return fail(managed.error().wrap("ledger"));
 
   // Plan: projects and overrides, then registrations (plan mode: the registration plan; execute
@@ -185,7 +363,7 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
     // Plan mode reads changed packages whole (every package error is reported); execute mode
     // reads a summary, and the package again, pinned to the same digest, as it executes.
     auto planned = registration::plan_registrations(
-        declared, *w.entities, *w.packages, *w.ledger,
+        declared, *w.entities, *w.packages, ledger,
         registrar_options(rev, opt, /*dry_run=*/opt.mode == Mode::plan, &breaker));
     if (!planned) return fail(planned.error().wrap("registration plan"));
     reg_plan = std::move(*planned);
@@ -197,7 +375,7 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
   // registration plan carries them (no second copy of every record).
   std::map<std::string, ledger::RegistrationRecord> records;
   if (!reg_plan) {
-    auto read = w.ledger->registrations();
+    auto read = ledger.registrations();
     if (!read) return fail(read.error().wrap("ledger"));
     records = std::move(*read);
   }
@@ -210,7 +388,7 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
     r.outcome = Outcome::refused;
     r.error = Error{ErrorCode::conflict, r.guard.reason};
     if (opt.mode == Mode::execute)  // the history shows the refusal (no steps)
-      (void)w.ledger->record_pass(history_record(r, rev, opt.trigger), opt.retention);
+      (void)ledger.record_pass(history_record(r, rev, opt.trigger), opt.retention);
     return finish();
   }
   if (opt.mode == Mode::plan) {
@@ -227,6 +405,11 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
     return finish();
   }
 
+  // The record says a pass is in flight before its first write: a replica that takes over
+  // from here knows that live values of this revision are not drift.
+  if (r.has_changes() && (!own.stored || own.stored->record.in_flight != rev.id))
+    write_record(w, own, opt, own.stored ? own.stored->record.converged : "", rev.id, r);
+
   // Execute: projects and overrides (phase by phase, re-observed until converged), then
   // registrations (projects exist, TASK_RESOURCE limits are in place before a task is created).
   reconcile::ApplyOptions ao;
@@ -237,10 +420,10 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
   ao.cancel = opt.cancel;
   ao.breaker = &breaker;
   ao.first_plan = &r.plan;
-  r.applied = reconcile::apply(*w.sink, *w.ledger, desired, ao, opt.on_step);
+  r.applied = reconcile::apply(*w.sink, ledger, desired, ao, opt.on_step);
   if (reg_plan && !(opt.cancel && opt.cancel->load()))
     r.registrations = registration::execute_registrations(
-        *reg_plan, *w.entities, *w.packages, *w.ledger,
+        *reg_plan, *w.entities, *w.packages, ledger,
         registrar_options(rev, opt, /*dry_run=*/false, &breaker), opt.on_registration);
   if (!r.applied.ok()) {
     r.outcome = Outcome::failed;
@@ -260,11 +443,21 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
         }
     }
   }
+  // Converged: the ledger and the record name this revision (the record is written only when
+  // it changes, so a no-op interval writes nothing).
+  if (r.outcome == Outcome::success && !(opt.cancel && opt.cancel->load())) {
+    auto had = ledger.converged_revision();
+    if (!had || *had != rev.id) (void)ledger.set_converged_revision(rev.id);
+    if (!own.stored || own.stored->record.converged != rev.id ||
+        !own.stored->record.in_flight.empty() ||
+        own.stored->record.config_fingerprint != opt.config_fingerprint)
+      write_record(w, own, opt, rev.id, "", r);
+  }
   // Record: a pass that did something, or failed, is history; one with nothing to do is counted.
   if (worth_recording(r))
-    (void)w.ledger->record_pass(history_record(r, rev, opt.trigger), opt.retention);
+    (void)ledger.record_pass(history_record(r, rev, opt.trigger), opt.retention);
   else
-    (void)w.ledger->count_noop();
+    (void)ledger.count_noop();
   return finish();
 }
 

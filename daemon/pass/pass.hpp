@@ -2,12 +2,15 @@
 
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "daemon/common/result.hpp"
 #include "daemon/ledger/ledger.hpp"
 #include "daemon/model/documents.hpp"
+#include "daemon/pass/applied_record.hpp"
+#include "daemon/pass/ownership.hpp"
 #include "daemon/reconcile/apply.hpp"
 #include "daemon/reconcile/guard.hpp"
 #include "daemon/reconcile/plan.hpp"
@@ -39,6 +42,13 @@ struct Revision {
   int64_t committed_at = 0;  // commit time, unix seconds (0: unknown)
 };
 
+// An earlier revision, read to rebuild ownership: its documents and where its registrations'
+// packages come from (repository paths are read at that revision; null: the pass's packages).
+struct EarlierRevision {
+  model::Documents docs;
+  std::unique_ptr<registration::PackageSource> packages;
+};
+
 // What the pass reads and writes. Owned by the caller; the pass keeps no reference after run().
 struct Wiring {
   sinks::Sink* sink = nullptr;                      // projects and overrides
@@ -46,6 +56,10 @@ struct Wiring {
   registration::PackageSource* packages = nullptr;  // where registrations' packages come from
   ledger::Ledger* ledger = nullptr;                 // what flytecd owns and last applied
   std::string target;                               // description of the sink, for output
+  // The applied-revision record (null: none is kept; ownership is the ledger's alone).
+  RecordStore* record = nullptr;
+  // Reads an earlier revision of the source (null, or an error: it has no history).
+  std::function<Result<EarlierRevision>(const std::string& revision)> revision_at;
 };
 
 enum class Mode {
@@ -70,6 +84,10 @@ struct Options {
   // with nothing to do is only counted. Plan mode records nothing.
   std::string trigger = "apply";
   ledger::Retention retention;
+  // Ownership: the configuration's fingerprint (ownership_fingerprint) kept in the record, and
+  // who writes it (pod or host name).
+  std::string config_fingerprint;
+  std::string writer;
 };
 
 // How a pass ended.
@@ -95,6 +113,11 @@ struct Report {
   // Execute mode: the overrides apply (every step run, rounds, per-object state).
   reconcile::ApplyReport applied;
   std::optional<Error> error;  // why the pass failed or was refused (coded)
+  // Where ownership came from (the ledger, or rebuilt from Git at the record's revision).
+  Ownership ownership;
+  // Execute mode: the applied-revision record could not be written (conflict: another writer,
+  // e.g. a new leader, updated it first). The pass's own outcome is unchanged.
+  std::optional<Error> record_error;
   size_t documents = 0;
   double seconds = 0;
 

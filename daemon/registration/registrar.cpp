@@ -60,6 +60,9 @@ class GuardedSink final : public sinks::EntitySink {
       const std::string& project, const std::string& domain) override {
     return guard([&] { return m_inner.active_launch_plans(project, domain); });
   }
+  Result<bool> launch_plan_exists(const fc::Identifier& id) override {
+    return guard([&] { return m_inner.launch_plan_exists(id); });
+  }
   Status set_launch_plan_state(const fc::Identifier& id, bool active) override {
     return guard([&] { return m_inner.set_launch_plan_state(id, active); });
   }
@@ -620,6 +623,84 @@ RegistrationReport reconcile_registrations(
   if (on_item)
     for (const auto& o : report.items) on_item(o);
   return report;
+}
+
+RebuiltRegistrations rebuild_registration_records(const std::vector<model::Registration>& declared,
+                                                  const std::string& revision,
+                                                  sinks::EntitySink& sink, PackageSource& packages,
+                                                  ledger::Ledger& ledger,
+                                                  const RegistrarOptions& options) {
+  Shared shared(options);
+  Context ctx(sink, packages, ledger, options, shared.memory, shared.breaker);
+  RebuiltRegistrations out;
+  std::map<ProjectDomain, LiveLaunchPlans> live;
+  const PlanPolicy policy{options.self_heal, options.prune};
+  for (const auto& r : declared) {
+    const std::string key = registration_key(r);
+    auto skip = [&](const std::string& why) { out.skipped.push_back(key + ": " + why); };
+    if (auto no = ctx.not_startable()) {
+      skip(no->message);
+      continue;
+    }
+    auto scope = live.find({r.project, r.domain});
+    if (scope == live.end())
+      scope = live.emplace(ProjectDomain{r.project, r.domain},
+                           ctx.admin.active_launch_plans(r.project, r.domain))
+                  .first;
+    if (!scope->second) {
+      skip("reading active launch plans: " + scope->second.error().message);
+      continue;
+    }
+    auto loaded = ctx.packages.load(r);
+    if (!loaded) {
+      skip(loaded.error().message);
+      continue;
+    }
+    PackageFacts facts = facts_of(*loaded);
+    auto sum = summarize_package(loaded->bytes, loaded->reference, ctx.limits());
+    if (!sum) {
+      skip(sum.error().message);
+      continue;
+    }
+    add_facts(*sum, facts);
+    const PlanItem item = plan_registration(r, nullptr, facts, &scope->second, policy);
+    if (item.launch_plans.empty()) {
+      skip("the package has no launch plan to look up; it is registered again");
+      continue;
+    }
+    ledger::RegistrationRecord rec;
+    rec.key = key;
+    rec.fingerprint = item.fingerprint;
+    rec.digest = facts.digest;
+    rec.package = facts.reference;
+    rec.project = r.project;
+    rec.domain = r.domain;
+    rec.version = r.version;
+    rec.revision = revision;
+    rec.launch_plans = item.launch_plans;
+    rec.activated = item.wanted;
+    std::string missing;
+    for (const auto& name : item.launch_plans) {
+      ++out.lookups;
+      auto found = ctx.admin.launch_plan_exists(lp_id(r.project, r.domain, name, r.version));
+      if (!found) {
+        missing = "looking up launch plan " + name + "@" + r.version + ": " + found.error().message;
+        break;
+      }
+      if (!*found) {
+        missing = "launch plan " + name + "@" + r.version + " is not in FlyteAdmin";
+        break;
+      }
+      rec.entities.push_back(
+          id_text("LAUNCH_PLAN", r.project, r.domain, lp_id(r.project, r.domain, name, r.version)));
+    }
+    if (!missing.empty()) {
+      skip(missing);
+      continue;
+    }
+    out.records.push_back(std::move(rec));
+  }
+  return out;
 }
 
 }  // namespace flytecd::registration

@@ -130,4 +130,23 @@ RegistrationReport reconcile_registrations(
     PackageSource& packages, ledger::Ledger& ledger, const RegistrarOptions& options,
     const std::function<void(const RegistrationOutcome&)>& on_item = {});
 
+// Ownership rebuilt from Git (daemon/pass/ownership.hpp): the ledger records of `declared` (the
+// registrations of a revision flytecd applied) for which FlyteAdmin holds the whole package.
+// Each package is read (a summary: its launch plans), and every launch plan is looked up with
+// GetLaunchPlan at the registration's version: launch plans are created last, so when all exist
+// the package was registered whole. A record's `entities` lists those launch plans (the tasks
+// and workflows are not looked up one by one). Read RPCs only. A registration whose package
+// cannot be read, or with a launch plan missing, gets no record (the next pass registers it,
+// FlyteAdmin's ALREADY_EXISTS making that safe), and is listed in `skipped` with why.
+struct RebuiltRegistrations {
+  std::vector<ledger::RegistrationRecord> records;
+  std::vector<std::string> skipped;  // "registration/p/d/name: why"
+  size_t lookups = 0;                // GetLaunchPlan calls made
+};
+RebuiltRegistrations rebuild_registration_records(const std::vector<model::Registration>& declared,
+                                                  const std::string& revision,
+                                                  sinks::EntitySink& sink, PackageSource& packages,
+                                                  ledger::Ledger& ledger,
+                                                  const RegistrarOptions& options);
+
 }  // namespace flytecd::registration

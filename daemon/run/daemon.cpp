@@ -77,6 +77,10 @@ struct Daemon::Impl {
   std::string configmap_doc;  // ConfigMap mode: the overrides document of the revision in force
   // Workflow registrations: packages through one fetcher (token and blob caches persist).
   std::unique_ptr<registration::PackageSource> packages;
+  // Where the applied-revision record is kept (ownership rebuilt from Git after a lost state
+  // directory or a failover): the state directory's file; in a cluster, a ConfigMap.
+  std::unique_ptr<pass::RecordStore> record;
+  std::string last_ownership;  // the last ownership message logged (logged once per change)
   // What package reading may hold at once, across every registration (packages.memoryBudgetBytes).
   std::unique_ptr<registration::MemoryBudget> package_memory;
   metrics::GaugeFamily& registrations_gauge =
@@ -150,6 +154,7 @@ struct Daemon::Impl {
     if (!in_cluster) return in_cluster.error();
     cluster = std::move(*in_cluster);
     leader_gauge.with({}).set(!cluster || cluster->leading() ? 1 : 0);
+    record = wiring::make_file_record_store(cfg);
 
     std::vector<notify::NotifyTarget> targets;
     for (const auto& n : cfg.notifications) {
@@ -427,11 +432,24 @@ struct Daemon::Impl {
     w.packages = packages.get();
     w.ledger = target->ledger.get();
     w.target = target->description;
+    w.record = record.get();
+    w.revision_at = [this](const std::string& id) {
+      return wiring::earlier_revision(cfg, *source, id);
+    };
+    po.config_fingerprint = wiring::ownership_fingerprint(cfg);
+    po.writer = wiring::host_identity();
     po.trigger = reason;
     auto report =
         pass::run(pass::Revision{revision, subject, &documents, author, committed_at}, w, po);
     if (report.outcome == pass::Outcome::refused)
       log->error("revision {} REFUSED, nothing executed: {}", revision, report.guard.reason);
+    const auto& own = report.ownership;
+    if (own.state != "ledger" && own.message != last_ownership) {
+      (own.state == "unavailable" ? log->error(own.message) : log->warn(own.message));
+      for (const auto& why : own.skipped) log->warn("ownership: not rebuilt: {}", why);
+    }
+    last_ownership = own.state == "ledger" ? "" : own.message;
+    if (report.record_error) log->error("{}", report.record_error->message);
     publish(report, reason);
   }
 
@@ -501,6 +519,15 @@ struct Daemon::Impl {
           d["reverted"] = false;
         }
       status["registrations"] = pass::registrations_json(report);
+      // Ownership: a rebuild stays visible (with its time) until another one; "none" and
+      // "unavailable" last only while they are true.
+      const auto& doc = status.document();
+      if (report.ownership.state != "ledger" || !doc.contains("ownership") ||
+          doc["ownership"].value("state", "") != "rebuilt") {
+        auto own = pass::ownership_json(report.ownership, record ? record->describe() : "");
+        if (report.ownership.state != "ledger") own["time"] = iso(Clock::now());
+        status["ownership"] = std::move(own);
+      }
       target_up = ready.target_up;
       // Suspended, a pass that observed and planned keeps the replica ready: a restart during
       // maintenance must not leave it unready until resumed.

@@ -430,6 +430,18 @@ Result<std::map<std::string, std::string>> AdminSink::active_launch_plans(
   return out;
 }
 
+Result<bool> AdminSink::launch_plan_exists(const flyteidl::core::Identifier& id) {
+  admin::ObjectGetRequest req;
+  *req.mutable_id() = id;
+  req.mutable_id()->set_resource_type(flyteidl::core::LAUNCH_PLAN);
+  admin::LaunchPlan resp;
+  auto s = m_impl->call("GetLaunchPlan", req, &resp,
+                        &flyteidl::service::AdminService::Stub::GetLaunchPlan);
+  if (s) return true;
+  if (s.error().code == ErrorCode::not_found) return false;
+  return s.error();
+}
+
 Status AdminSink::set_launch_plan_state(const flyteidl::core::Identifier& id, bool active) {
   admin::LaunchPlanUpdateRequest req;
   *req.mutable_id() = id;

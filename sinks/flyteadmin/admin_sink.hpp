@@ -40,6 +40,7 @@ class AdminSink : public Sink, public EntitySink {
   Result<Created> create_launch_plan(const flyteidl::admin::LaunchPlanCreateRequest& req) override;
   Result<std::map<std::string, std::string>> active_launch_plans(
       const std::string& project, const std::string& domain) override;
+  Result<bool> launch_plan_exists(const flyteidl::core::Identifier& id) override;
   Status set_launch_plan_state(const flyteidl::core::Identifier& id, bool active) override;
   Result<UploadLocation> create_upload_location(const std::string& project,
                                                 const std::string& domain,

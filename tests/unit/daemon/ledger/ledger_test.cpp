@@ -229,3 +229,42 @@ TEST_CASE("ledger: a ledger written before history columns existed gains them on
   CHECK((*h)[0].step_list.size() == 1);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("ledger: ownership is replaced whole with the converged revision, and history stays",
+          "[ledger][ownership]") {
+  auto l = ledger::Ledger::open(":memory:");
+  REQUIRE(l);
+  auto& led = **l;
+  CHECK(*led.owns_nothing());
+  CHECK(led.converged_revision()->empty());
+  REQUIRE(led.record("override/old", "override", "h0", "R0"));
+  ledger::RegistrationRecord old_reg;
+  old_reg.key = "registration/p/d/old";
+  REQUIRE(led.record_registration(old_reg));
+  ledger::PassRecord pass;
+  pass.revision = "R0";
+  pass.outcome = "success";
+  REQUIRE(led.record_pass(pass));
+  CHECK_FALSE(*led.owns_nothing());
+
+  ledger::RegistrationRecord reg;
+  reg.key = "registration/p/d/wf";
+  reg.version = "v1";
+  reg.activated = {"lp"};
+  REQUIRE(led.replace_ownership(
+      {{"project/p", "project", "h1", "R1"}, {"override/new", "override", "h2", "R1"}}, {reg},
+      "R1"));
+  auto managed = led.managed();
+  REQUIRE(managed);
+  CHECK(managed->size() == 2);
+  CHECK_FALSE(managed->count("override/old"));
+  CHECK(managed->at("override/new").hash == "h2");
+  auto regs = led.registrations();
+  REQUIRE(regs);
+  CHECK(regs->size() == 1);
+  CHECK(regs->at("registration/p/d/wf").activated == std::vector<std::string>{"lp"});
+  CHECK(*led.converged_revision() == "R1");
+  CHECK(led.history(ledger::HistoryQuery{})->size() == 1);
+  REQUIRE(led.set_converged_revision("R2"));
+  CHECK(*led.converged_revision() == "R2");
+}

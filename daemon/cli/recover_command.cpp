@@ -1,0 +1,88 @@
+// `flytecd recover --from-revision REV`: rebuild what flytecd owns from a revision it applied,
+// for a VM whose state directory (ledger and applied-revision record) was lost. It writes the
+// record (REV converged) and marks the ledger stale; the rebuild itself is the one pass's first
+// step (pass/ownership.hpp), shown here as the plan the next `apply` or `run` will execute.
+#include "daemon/cli/commands.hpp"
+#include "daemon/cli/target.hpp"
+#include "daemon/pass/views.hpp"
+#include "daemon/wiring.hpp"
+
+namespace flytecd::cli {
+
+int run_recover(const TargetOptions& opt, const std::string& from_revision, bool force,
+                std::ostream& out, std::ostream& err) {
+  auto cfg = resolve_config(opt);
+  if (!cfg) {
+    err << "flytecd recover: " << cfg.error().message << "\n";
+    return 1;
+  }
+  if (cfg->git.url.empty()) {
+    err << "flytecd recover: ownership is rebuilt from a Git revision, and the repository is the "
+           "directory "
+        << cfg->repo << " (set git.url, or --config with a Git source)\n";
+    return 1;
+  }
+  auto from = load_revision(*cfg, from_revision, err);
+  if (!from) {
+    err << "flytecd recover: --from-revision " << from_revision << ": " << from.error().message
+        << "\n";
+    return 1;
+  }
+  auto target = open_target(*cfg);
+  if (!target) {
+    err << "flytecd recover: " << target.error().message << "\n";
+    return 1;
+  }
+  auto empty = target->ledger->owns_nothing();
+  if (!empty) {
+    err << "flytecd recover: ledger: " << empty.error().message << "\n";
+    return 1;
+  }
+  if (!*empty && !force) {
+    err << "flytecd recover: the ledger in " << cfg->state_dir
+        << " already records what flytecd owns; recovering replaces it with what "
+        << from->revision.substr(0, 12)
+        << " declares (pass --force to do so; `flytecd plan --live` shows the current view)\n";
+    return 1;
+  }
+  auto store = wiring::make_file_record_store(*cfg);
+  auto stored = store->read();
+  std::string token;
+  if (stored && *stored) token = (*stored)->token;
+  pass::AppliedRecord rec;
+  rec.converged = from->revision;
+  rec.config_fingerprint = wiring::ownership_fingerprint(*cfg);
+  rec.version = FLYTECD_VERSION;
+  rec.writer = wiring::host_identity() + " (flytecd recover)";
+  rec.updated_at = static_cast<int64_t>(std::time(nullptr));
+  if (auto w = store->write(rec, token); !w) {
+    err << "flytecd recover: " << w.error().message << "\n";
+    return 1;
+  }
+  // The ledger no longer names a converged revision: the next pass rebuilds it from the record.
+  if (auto s = target->ledger->set_converged_revision(""); !s) {
+    err << "flytecd recover: ledger: " << s.error().message << "\n";
+    return 1;
+  }
+  out << "recorded " << from->revision.substr(0, 12)
+      << (from->subject.empty() ? "" : " (" + from->subject + ")") << " as the revision flytecd "
+      << "last applied, in " << store->describe() << "\n";
+  // The next pass, planned now: the rebuild happens in memory, nothing is written.
+  auto head = load_revision(*cfg, "", err);
+  if (!head) {
+    err << "flytecd recover: " << head.error().message << "\n";
+    return 1;
+  }
+  const auto report = run_pass(*cfg, *target, *head, pass_options(*cfg, pass::Mode::plan));
+  if (!report.observed) {
+    err << "flytecd recover: " << (report.error ? report.error->message : "not observed") << "\n";
+    return 1;
+  }
+  out << "ownership: " << report.ownership.message << "\n";
+  for (const auto& why : report.ownership.skipped) out << "  not rebuilt: " << why << "\n";
+  out << "the next apply or run of " << head->revision.substr(0, 12) << " will do:\n"
+      << pass::plan_text(report, false);
+  return 0;
+}
+
+}  // namespace flytecd::cli
