@@ -8,6 +8,7 @@
 #include "daemon/common/log.hpp"
 #include "daemon/common/worker_pool.hpp"
 #include "daemon/model/package_ref.hpp"
+#include "daemon/registration/compile.hpp"
 #include "daemon/registration/hydrate.hpp"
 #include "daemon/registration/package.hpp"
 #include "daemon/registration/upload.hpp"
@@ -143,15 +144,6 @@ PackageFacts facts_of(const LoadedPackage& loaded) {
   return f;
 }
 
-void add_facts(const PackageSummary& sum, PackageFacts& f) {
-  f.read = true;
-  f.tasks = sum.tasks;
-  f.workflows = sum.workflows;
-  f.launch_plans = sum.launch_plans.size();
-  f.fast_source = sum.fast_source_name;
-  for (const auto& lp : sum.launch_plans) f.plans.push_back({lp.name, lp.scheduled});
-}
-
 void add_facts(const Package& pkg, PackageFacts& f) {
   f.read = true;
   f.tasks = pkg.count(EntityKind::task);
@@ -182,6 +174,18 @@ model::Registration pinned(const model::Registration& r, const PackageFacts& f) 
   out.registry_relative = false;
   if (!model::parse_package_ref(out.package, error)) return r;
   return out;
+}
+
+HydrateParams hydrate_params(const model::Registration& r) {
+  HydrateParams params;
+  params.project = r.project;
+  params.domain = r.domain;
+  params.version = r.version;
+  params.service_account = r.service_account;
+  params.iam_role = r.iam_role;
+  params.raw_output_prefix = r.raw_output_prefix;
+  params.destination_dir = r.destination_dir;
+  return params;
 }
 
 // A package loaded for execution and decoded; its digest must be the one planned.
@@ -239,19 +243,15 @@ Observation observe(Context& ctx, const std::vector<model::Registration>& desire
       if (prev != obs.records.end() &&
           prev->second.fingerprint == registration_fingerprint(r, loaded->digest))
         return f;  // registered before: its digest is all the plan needs
-      if (ctx.opt.dry_run) {
-        // Nothing executes after a dry run: read the package in full, so the plan reports
-        // every problem the executor would meet (an undecodable task, a corrupt fast source).
-        auto pkg = read_package(loaded->bytes, loaded->reference, ctx.limits());
-        if (!pkg) return pkg.error();
-        add_facts(*pkg, f);
-        return f;  // the decoded package (and its memory lease) is dropped here
-      }
-      // What the plan needs (counts, launch plans): a summary, not the decoded package; the
-      // executor reads the package in full, and fails the registration if that read fails.
-      auto sum = summarize_package(loaded->bytes, loaded->reference, ctx.limits());
-      if (!sum) return sum.error();
-      add_facts(*sum, f);
+      // Read in full and compiled as FlyteAdmin would (a dry run then reports every problem
+      // the executor would meet): a package that does not compile fails its registration
+      // here, before any RPC, and shows in every plan. The decoded package is dropped here;
+      // the executor reads it again.
+      auto pkg = read_package(loaded->bytes, loaded->reference, ctx.limits());
+      if (!pkg) return pkg.error();
+      if (auto s = hydrate_and_compile(*pkg, hydrate_params(r), loaded->reference); !s)
+        return s.error();
+      add_facts(*pkg, f);
       return f;
     }();
   });
@@ -409,14 +409,7 @@ class Executor {
 
   Status register_package(const model::Registration& r, Package& pkg, RegistrationOutcome& o,
                           ledger::RegistrationRecord& rec) {
-    HydrateParams params;
-    params.project = r.project;
-    params.domain = r.domain;
-    params.version = r.version;
-    params.service_account = r.service_account;
-    params.iam_role = r.iam_role;
-    params.raw_output_prefix = r.raw_output_prefix;
-    params.destination_dir = r.destination_dir;
+    HydrateParams params = hydrate_params(r);
     if (pkg.has_fast_source()) {
       // flytectl uploads the source once, before any entity (reference §1.6).
       auto where = m_ctx.admin.create_upload_location(
