@@ -222,7 +222,7 @@ class Checker {
     const auto& wn = n.workflow_node();
     if (wn.has_launchplan_ref()) {
       const auto& id = wn.launchplan_ref();
-      if (id_key(id) == id_key(m_wf->id())) return iface_of(m_wf->interface());
+      if (go_id(id) == go_id(m_wf->id())) return iface_of(m_wf->interface());
       auto it = m_refs.launch_plans.find(id_key(id));
       if (it == m_refs.launch_plans.end())
         return missing_reference(n, label, "launch plan", id, "WorkflowReferenceNotFound",

@@ -377,7 +377,7 @@ TEST_CASE("compiler: launch plan nodes expose required inputs and the workflow's
 TEST_CASE("compiler: branch nodes need a case and an else; their nodes are checked", "[compile]") {
   const std::string then_ok = task_node("t", "t2", promise("a", "n0", "c"));
   const std::string then_bad = task_node("e", "t2", promise("a", "n0", "o"));
-  auto strip = [](std::string s) { return s.substr(std::string("nodes { ").size() - 1); };
+  auto strip = [](std::string s) { return s.substr(std::string("nodes ").size()); };
   auto spec = workflow(task_node("n0", "t1", promise("a", "", "a")) +
                            R"(nodes { id: "b" branch_node { if_else {
                                case { then_node )" +
