@@ -115,6 +115,10 @@ Status hydrate_and_compile(Package& pkg, HydrateParams params, const std::string
   if (pkg.has_fast_source() && params.remote_package_path.empty())
     params.remote_package_path = "fast-source://" + pkg.fast_source_name;  // not uploaded yet
   if (auto s = hydrate(pkg, params); !s) return s;
+  return check_compiles(pkg, name);
+}
+
+Status check_compiles(const Package& pkg, const std::string& name) {
   CompileReport report = compile_package(pkg, name);
   if (report.ok()) return ok_status();
   std::string msg = "the package does not compile (FlyteAdmin would refuse it):";

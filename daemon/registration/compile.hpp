@@ -27,6 +27,10 @@ struct CompileReport {
 // whole, and hydration rewrites them alike). `name` starts every message. Pure; thread-safe.
 CompileReport compile_package(const Package& pkg, const std::string& name);
 
+// compile_package as a Status: invalid_input "the package does not compile (…):" with every
+// error, one a line (never retried). What the registration executor checks before any Create.
+Status check_compiles(const Package& pkg, const std::string& name);
+
 // Hydrates `pkg` with `params` (a fast source's location may be unknown yet: a stand-in is
 // used) and compiles it. Errors: invalid_input with hydration's error, or every compile error,
 // one a line. `pkg` is left hydrated. What the registration planner and `validate` call.

@@ -144,6 +144,15 @@ PackageFacts facts_of(const LoadedPackage& loaded) {
   return f;
 }
 
+void add_facts(const PackageSummary& sum, PackageFacts& f) {
+  f.read = true;
+  f.tasks = sum.tasks;
+  f.workflows = sum.workflows;
+  f.launch_plans = sum.launch_plans.size();
+  f.fast_source = sum.fast_source_name;
+  for (const auto& lp : sum.launch_plans) f.plans.push_back({lp.name, lp.scheduled});
+}
+
 void add_facts(const Package& pkg, PackageFacts& f) {
   f.read = true;
   f.tasks = pkg.count(EntityKind::task);
@@ -243,15 +252,23 @@ Observation observe(Context& ctx, const std::vector<model::Registration>& desire
       if (prev != obs.records.end() &&
           prev->second.fingerprint == registration_fingerprint(r, loaded->digest))
         return f;  // registered before: its digest is all the plan needs
-      // Read in full and compiled as FlyteAdmin would (a dry run then reports every problem
-      // the executor would meet): a package that does not compile fails its registration
-      // here, before any RPC, and shows in every plan. The decoded package is dropped here;
-      // the executor reads it again.
-      auto pkg = read_package(loaded->bytes, loaded->reference, ctx.limits());
-      if (!pkg) return pkg.error();
-      if (auto s = hydrate_and_compile(*pkg, hydrate_params(r), loaded->reference); !s)
-        return s.error();
-      add_facts(*pkg, f);
+      if (ctx.opt.dry_run) {
+        // Nothing executes after a dry run: read the package in full and compile it as
+        // FlyteAdmin would, so the plan reports every problem the executor would meet (an
+        // undecodable task, a corrupt fast source, a workflow FlyteAdmin would refuse).
+        auto pkg = read_package(loaded->bytes, loaded->reference, ctx.limits());
+        if (!pkg) return pkg.error();
+        if (auto s = hydrate_and_compile(*pkg, hydrate_params(r), loaded->reference); !s)
+          return s.error();
+        add_facts(*pkg, f);
+        return f;  // the decoded package (and its memory lease) is dropped here
+      }
+      // What the plan needs (counts, launch plans): a summary, not the decoded package; the
+      // executor reads the package in full (and compiles it), and fails the registration if
+      // that fails.
+      auto sum = summarize_package(loaded->bytes, loaded->reference, ctx.limits());
+      if (!sum) return sum.error();
+      add_facts(*sum, f);
       return f;
     }();
   });
@@ -427,6 +444,8 @@ class Executor {
       params.remote_package_path = where->native_url;
     }
     if (auto s = hydrate(pkg, params); !s) return s;
+    // FlyteAdmin compiles every workflow: a package it would refuse fails before any Create.
+    if (auto s = check_compiles(pkg, rec.package); !s) return s;
 
     auto order = registration_order(pkg);
     if (!order) return order.error();

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -147,7 +148,7 @@ TEST_CASE("compile e2e: validate refuses a package with a binding type mismatch"
   CHECK(g.rc == 0);
 }
 
-TEST_CASE("compile e2e: flytecd compile lists the error and exits 1; real archives exit 0",
+TEST_CASE("compile e2e: flytecd compile lists the error and exits 1, real archives exit 0",
           "[compile]") {
   Repo bad(testing::binding_mismatch_package());
   const std::string file = (bad.dir / "packages" / "valid-register.tgz").string();
@@ -224,4 +225,32 @@ TEST_CASE("compile e2e: the pass fails the registration before any Create RPC", 
   for (const char* rpc :
        {"CreateTask", "CreateWorkflow", "CreateLaunchPlan", "CreateUploadLocation"})
     CHECK(admin.emu->calls(rpc) == 0);
+}
+
+TEST_CASE("compile e2e: plan --git shows a head whose package does not compile as invalid",
+          "[compile]") {
+  Repo repo(testing::read_bytes(testing::package_fixtures() / "valid-register.tgz"));
+  const std::string git =
+      "git -c user.name=t -c user.email=t@example.com -c "
+      "init.defaultBranch=main -c commit.gpgsign=false -C " +
+      repo.dir.string() + " ";
+  REQUIRE(std::system((git + "init -q && " + git + "add -A && " + git + "commit -qm base && " +
+                       git + "branch -q base")
+                          .c_str()) == 0);
+  write(repo.dir / "packages" / "valid-register.tgz", testing::binding_mismatch_package());
+  REQUIRE(std::system((git + "commit -qam change && " + git + "branch -q change").c_str()) == 0);
+  const std::string args = "plan --git " + repo.dir.string() + " --base base --head change" +
+                           " --state-dir " + (repo.dir / "state").string();
+  auto r = run_cli(args);
+  INFO(r.output);
+  CHECK(r.rc == 1);
+  CHECK_THAT(r.output, Catch::Contains("head revision is invalid") && Catch::Contains(k_mismatch));
+  auto md = run_cli(args + " -o markdown");
+  CHECK(md.rc == 1);
+  CHECK_THAT(md.output, Catch::Contains(k_mismatch));
+  // The base against itself compiles.
+  auto same = run_cli("plan --git " + repo.dir.string() + " --base base --head base --state-dir " +
+                      (repo.dir / "state").string());
+  INFO(same.output);
+  CHECK(same.rc == 0);
 }

@@ -93,7 +93,7 @@ TEST_CASE("compiler: NONE casts only to NONE, optionals and structured datasets"
   CHECK(casts(k_none, "structured_dataset_type { format: \"parquet\" }"));
 }
 
-TEST_CASE("compiler: unions pick exactly one variant; union to union needs every variant",
+TEST_CASE("compiler: unions pick exactly one variant, union to union needs every variant",
           "[compile]") {
   const std::string opt_int =
       "union_type { variants { simple: INTEGER } variants { simple: NONE } }";
@@ -114,7 +114,7 @@ TEST_CASE("compiler: unions pick exactly one variant; union to union needs every
   CHECK_FALSE(casts(opt_int, k_int));
 }
 
-TEST_CASE("compiler: collections and maps cast element-wise; empty ones fit any", "[compile]") {
+TEST_CASE("compiler: collections and maps cast element-wise, empty ones fit any", "[compile]") {
   CHECK(casts("collection_type { simple: INTEGER }", "collection_type { simple: INTEGER }"));
   CHECK_FALSE(casts("collection_type { simple: INTEGER }", "collection_type { simple: STRING }"));
   CHECK(casts("collection_type { simple: NONE }", "collection_type { simple: STRING }"));
@@ -136,7 +136,7 @@ TEST_CASE("compiler: blobs cast when formats match or either is generic", "[comp
   CHECK_FALSE(casts(k_str, "blob { }"));
 }
 
-TEST_CASE("compiler: enums and strings cast both ways; enums compare their values", "[compile]") {
+TEST_CASE("compiler: enums and strings cast both ways, enums compare their values", "[compile]") {
   const std::string e = "enum_type { values: \"a\" values: \"b\" }";
   CHECK(casts(e, k_str));
   CHECK(casts(k_str, e));
@@ -171,7 +171,7 @@ TEST_CASE("compiler: schemas and structured datasets cast on a subset of columns
   CHECK_FALSE(casts(k_str, schema_a));
 }
 
-TEST_CASE("compiler: a type tag must match; structs cast to structs", "[compile]") {
+TEST_CASE("compiler: a type tag must match, structs cast to structs", "[compile]") {
   CHECK_FALSE(
       casts("simple: STRUCT structure { tag: \"A\" }", "simple: STRUCT structure { tag: \"B\" }"));
   CHECK(
@@ -313,7 +313,7 @@ TEST_CASE("compiler: literals, lists and maps bound to inputs are typed", "[comp
   CHECK(errs[0].text == "output out: STRING is not castable from INTEGER (n0.o)");
 }
 
-TEST_CASE("compiler: missing task and sub-workflow references; incomplete references warn",
+TEST_CASE("compiler: missing task and sub-workflow references, incomplete references warn",
           "[compile]") {
   auto spec = workflow(task_node("n0", "gone", promise("a", "", "a")),
                        R"(outputs { var: "out" binding { promise { node_id: "n0" var: "c" } } })");
@@ -374,7 +374,7 @@ TEST_CASE("compiler: launch plan nodes expose required inputs and the workflow's
   CHECK(errs[0].text == "node l input x: not bound (STRING)");
 }
 
-TEST_CASE("compiler: branch nodes need a case and an else; their nodes are checked", "[compile]") {
+TEST_CASE("compiler: branch nodes need a case and an else, their nodes are checked", "[compile]") {
   const std::string then_ok = task_node("t", "t2", promise("a", "n0", "c"));
   const std::string then_bad = task_node("e", "t2", promise("a", "n0", "o"));
   auto strip = [](std::string s) { return s.substr(std::string("nodes ").size()); };
@@ -404,7 +404,7 @@ TEST_CASE("compiler: branch nodes need a case and an else; their nodes are check
   CHECK(errs[1].text == "output out: not bound (STRING)");
 }
 
-TEST_CASE("compiler: the failure node is checked; no nodes, no target, duplicate ids",
+TEST_CASE("compiler: the failure node is checked, no nodes, no target, duplicate ids",
           "[compile]") {
   auto spec = workflow(task_node("n0", "t1", promise("a", "", "a")),
                        R"(outputs { var: "out" binding { promise { node_id: "n0" var: "c" } } })");
