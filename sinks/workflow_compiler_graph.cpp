@@ -89,7 +89,7 @@ class Checker {
     Iface start;
     start.known = true;
     start.outputs = vars_of(wf.interface().inputs());
-    m_nodes[k_start] = {nullptr, start};
+    m_nodes[k_start] = {nullptr, start, true, false};
     for (const auto& n : wf.nodes()) {
       if (n.id().empty()) {
         error("<node>", "ValueRequired", "a node has no id", "Value required [Id].");
@@ -100,11 +100,10 @@ class Checker {
               "Trying to insert two nodes with the same id [" + n.id() + "].");
         continue;
       }
-      m_nodes[n.id()] = {&n, Iface{}};
+      m_nodes[n.id()] = {&n, Iface{}, false, false};
     }
     // Interfaces first: a binding may name a node declared after it.
-    for (auto& [id, entry] : m_nodes)
-      if (entry.node) entry.iface = interface_of(*entry.node, "node " + id);
+    for (auto& [id, entry] : m_nodes) upstream_iface(id, entry);
     for (const auto& n : wf.nodes())
       if (!n.id().empty()) check_node(n, "node " + n.id(), n.id());
     if (wf.has_failure_node()) {
@@ -123,7 +122,20 @@ class Checker {
   struct Entry {
     const fc::Node* node = nullptr;
     Iface iface;
+    bool done = false, computing = false;
   };
+
+  // A top-level node's interface, computed on first use (an approve gate reads its upstream's);
+  // a node that needs itself is unknown.
+  const Iface& upstream_iface(const std::string& id, Entry& entry) {
+    if (!entry.done && entry.node && !entry.computing) {
+      entry.computing = true;
+      entry.iface = interface_of(*entry.node, "node " + id);
+      entry.computing = false;
+      entry.done = true;
+    }
+    return entry.iface;
+  }
 
   void add(bool warning, const std::string& node, const std::string& code, const std::string& text,
            const std::string& description) {
@@ -343,16 +355,19 @@ class Checker {
 
   // The type of upstream output `p` names, without reporting anything (nullopt: unknown).
   std::optional<fc::LiteralType> peek_promise(const fc::OutputReference& p) {
-    std::vector<Issue> silent;
-    std::swap(silent, m_out);
-    auto t = resolve(p, "", "", nullptr);
-    std::swap(silent, m_out);
-    return t;
+    return resolve(p, "", "", nullptr, /*quiet=*/true);
   }
 
   // The type of upstream output `p`; errors (no such node or output) are reported.
   std::optional<fc::LiteralType> resolve(const fc::OutputReference& p, const std::string& ctx,
-                                         const std::string& node_id, std::string* shown) {
+                                         const std::string& node_id, std::string* shown,
+                                         bool quiet = false) {
+    // Quiet: only this promise's own findings are kept back, never those of the interfaces
+    // it computes on the way (they are reported once, where they are found).
+    auto error = [&](const std::string& node, const std::string& code, const std::string& text,
+                     const std::string& description) {
+      if (!quiet) this->error(node, code, text, description);
+    };
     const std::string up_id = p.node_id().empty() ? k_start : p.node_id();
     std::string var = p.var(), index;
     if (auto open = var.find('['); open != std::string::npos && var.back() == ']') {
@@ -367,7 +382,7 @@ class Checker {
             "Referenced node [" + up_id + "] not found.");
       return std::nullopt;
     }
-    const Iface& up = it->second.iface;
+    const Iface& up = upstream_iface(it->first, it->second);
     if (!up.known) return std::nullopt;
     auto out = up.outputs.find(var);
     if (out == up.outputs.end()) {

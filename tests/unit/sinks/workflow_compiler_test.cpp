@@ -444,3 +444,47 @@ TEST_CASE("compiler: a literal bound to an enum must be one of its values", "[co
   CHECK(errs[0].code == "IllegalEnumValue");
   CHECK(errs[0].text == "node n input e: 'green' is not one of Enum[red, blue]");
 }
+
+TEST_CASE("compiler: gate nodes expose a signal's type and pass approved inputs through",
+          "[compile]") {
+  auto spec = workflow(R"(nodes { id: "g" gate_node { signal { signal_id: "s"
+                          type { simple: INTEGER } output_variable_name: "o" } } })" +
+                           task_node("n1", "t2", promise("a", "g", "o")),
+                       k_out_from_n1);
+  auto errs = errors_of(spec);
+  REQUIRE(errs.size() == 1);
+  CHECK(errs[0].text == "node n1 input a: STRING is not castable from INTEGER (g.o)");
+
+  spec = workflow(task_node("n0", "t1", promise("a", "", "a")) +
+                      R"(nodes { id: "g" inputs { var: "x" binding { promise { node_id: "n0"
+                          var: "o" } } } gate_node { approve { signal_id: "ok" } } })" +
+                      task_node("n1", "t2", promise("a", "g", "x")),
+                  k_out_from_n1);
+  errs = errors_of(spec);
+  REQUIRE(errs.size() == 1);
+  CHECK(errs[0].text == "node n1 input a: STRING is not castable from INTEGER (g.x)");
+
+  errs = errors_of(workflow(R"(nodes { id: "g" gate_node { } })", ""));
+  REQUIRE(errs.size() == 2);
+  CHECK(errs[0].code == "NoConditionFound");
+}
+
+TEST_CASE("compiler: array nodes check their inner node's references, not its typing",
+          "[compile]") {
+  auto spec = workflow(R"(nodes { id: "m" inputs { var: "a" binding { promise { var: "a" } } }
+                          array_node { node { id: "inner" task_node { reference_id {
+                          resource_type: TASK project: "p" domain: "d" name: "t2"
+                          version: "v" } } } } })",
+                       R"(outputs { var: "out" binding { promise { node_id: "m" var: "o0" } } })");
+  CHECK(errors_of(spec).empty());
+  spec.mutable_template_()
+      ->mutable_nodes(0)
+      ->mutable_array_node()
+      ->mutable_node()
+      ->mutable_task_node()
+      ->mutable_reference_id()
+      ->set_name("gone");
+  auto errs = errors_of(spec);
+  REQUIRE(errs.size() == 1);
+  CHECK(errs[0].code == "TaskReferenceNotFound");
+}
