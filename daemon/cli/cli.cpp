@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "daemon/cli/commands.hpp"
+#include "daemon/cli/compile_command.hpp"
 #include "daemon/cli/completion.hpp"
 #include "daemon/cli/daemon_commands.hpp"
 #include "daemon/common/log.hpp"
@@ -40,6 +41,7 @@ int run(int argc, char** argv) {
       "Examples:\n"
       "  flytecd validate repo-layout-example/\n"
       "  flytecd validate -o json . | jq '.diagnostics[] | .kind'\n");
+  auto compile_cmd = add_compile_command(app);
 
   GetOverridesOptions gopt;
   auto* get = app.add_subcommand("get", "Show objects as flytecd resolves them");
@@ -318,6 +320,7 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (validate->parsed()) return run_validate(vopt, std::cout, std::cerr);
+  if (auto rc = compile_cmd()) return *rc;
   if (history->parsed())
     return run_history(hopt, hquery, history_server, history_format, std::cout, std::cerr);
   if (apply->parsed()) return run_apply(aopt, apply_format, std::cout, std::cerr);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "daemon/cli/compile_command.hpp"
 #include "daemon/cli/suggest.hpp"
 #include "daemon/common/scan.hpp"
 
@@ -44,7 +45,10 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
     err << "flytecd validate: " << loaded.error().message << "\n";
     return 1;
   }
-  const auto& r = *loaded;
+  auto& r = *loaded;
+  // Packages in the repository are compiled as FlyteAdmin would compile them.
+  for (auto& d : compile_repository_packages(opt.dir, r.documents.registrations))
+    r.diagnostics.push_back(std::move(d));
   size_t errors = 0, warnings = 0;
   for (const auto& d : r.diagnostics) (d.severity == model::Severity::error ? errors : warnings)++;
   if (opt.output == "json") {

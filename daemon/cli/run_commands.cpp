@@ -1,6 +1,7 @@
 #include <filesystem>
 
 #include "daemon/cli/commands.hpp"
+#include "daemon/cli/compile_command.hpp"
 #include "daemon/model/loader.hpp"
 #include "daemon/reconcile/review.hpp"
 #include "daemon/run/daemon.hpp"
@@ -28,9 +29,11 @@ int run_plan_review(const TargetOptions& opt, const ReviewOptions& r, std::ostre
     return 1;
   }
   model::Limits limits;
+  std::string head_commit;
   auto load = [&](const std::string& rev, const char* which) -> Result<model::LoadResult> {
     auto snap = (*git)->snapshot(rev);
     if (!snap) return snap.error().wrap(std::string(which) + " revision '" + rev + "'");
+    if (rev == r.head) head_commit = snap->revision;
     auto loaded = model::load_documents(snap->files, limits, c.documents);
     return loaded;
   };
@@ -44,6 +47,13 @@ int run_plan_review(const TargetOptions& opt, const ReviewOptions& r, std::ostre
     err << "flytecd plan: " << head.error().message << "\n";
     return 1;
   }
+  // The head's packages kept in the repository must compile as FlyteAdmin compiles them.
+  for (auto& d : compile_repository_packages(
+           [&](const std::string& path) {
+             return (*git)->read_file(head_commit, path, sources::k_max_repo_package_bytes);
+           },
+           head->documents.registrations))
+    head->diagnostics.push_back(std::move(d));
   if (!head->ok()) {
     // The change itself is invalid: that is the review's answer.
     out << (r.format == "markdown" ? "### flytecd plan\n\n:x: **The head revision is invalid**; "

@@ -8,6 +8,7 @@
 #include "daemon/common/log.hpp"
 #include "daemon/common/worker_pool.hpp"
 #include "daemon/model/package_ref.hpp"
+#include "daemon/registration/compile.hpp"
 #include "daemon/registration/hydrate.hpp"
 #include "daemon/registration/package.hpp"
 #include "daemon/registration/upload.hpp"
@@ -187,6 +188,18 @@ model::Registration pinned(const model::Registration& r, const PackageFacts& f) 
   return out;
 }
 
+HydrateParams hydrate_params(const model::Registration& r) {
+  HydrateParams params;
+  params.project = r.project;
+  params.domain = r.domain;
+  params.version = r.version;
+  params.service_account = r.service_account;
+  params.iam_role = r.iam_role;
+  params.raw_output_prefix = r.raw_output_prefix;
+  params.destination_dir = r.destination_dir;
+  return params;
+}
+
 // A package loaded for execution and decoded; its digest must be the one planned.
 Result<Package> load_planned(Context& ctx, const model::Registration& r, const PackageFacts& f) {
   auto loaded = ctx.packages.load(pinned(r, f));
@@ -243,15 +256,19 @@ Observation observe(Context& ctx, const std::vector<model::Registration>& desire
           prev->second.fingerprint == registration_fingerprint(r, loaded->digest))
         return f;  // registered before: its digest is all the plan needs
       if (ctx.opt.dry_run) {
-        // Nothing executes after a dry run: read the package in full, so the plan reports
-        // every problem the executor would meet (an undecodable task, a corrupt fast source).
+        // Nothing executes after a dry run: read the package in full and compile it as
+        // FlyteAdmin would, so the plan reports every problem the executor would meet (an
+        // undecodable task, a corrupt fast source, a workflow FlyteAdmin would refuse).
         auto pkg = read_package(loaded->bytes, loaded->reference, ctx.limits());
         if (!pkg) return pkg.error();
+        if (auto s = hydrate_and_compile(*pkg, hydrate_params(r), loaded->reference); !s)
+          return s.error();
         add_facts(*pkg, f);
         return f;  // the decoded package (and its memory lease) is dropped here
       }
       // What the plan needs (counts, launch plans): a summary, not the decoded package; the
-      // executor reads the package in full, and fails the registration if that read fails.
+      // executor reads the package in full (and compiles it), and fails the registration if
+      // that fails.
       auto sum = summarize_package(loaded->bytes, loaded->reference, ctx.limits());
       if (!sum) return sum.error();
       add_facts(*sum, f);
@@ -412,14 +429,7 @@ class Executor {
 
   Status register_package(const model::Registration& r, Package& pkg, RegistrationOutcome& o,
                           ledger::RegistrationRecord& rec) {
-    HydrateParams params;
-    params.project = r.project;
-    params.domain = r.domain;
-    params.version = r.version;
-    params.service_account = r.service_account;
-    params.iam_role = r.iam_role;
-    params.raw_output_prefix = r.raw_output_prefix;
-    params.destination_dir = r.destination_dir;
+    HydrateParams params = hydrate_params(r);
     if (pkg.has_fast_source()) {
       // flytectl uploads the source once, before any entity (reference §1.6).
       auto where = m_ctx.admin.create_upload_location(
@@ -437,6 +447,8 @@ class Executor {
       params.remote_package_path = where->native_url;
     }
     if (auto s = hydrate(pkg, params); !s) return s;
+    // FlyteAdmin compiles every workflow: a package it would refuse fails before any Create.
+    if (auto s = check_compiles(pkg, rec.package); !s) return s;
 
     auto order = registration_order(pkg);
     if (!order) return order.error();

@@ -13,6 +13,7 @@
 
 #include "daemon/common/quantity.hpp"
 #include "sinks/emulator/admin_common.hpp"
+#include "sinks/workflow_compiler.hpp"
 
 namespace flytecd::sinks::emulator {
 namespace {
@@ -395,11 +396,27 @@ Status Admin::create_workflow(const fa::WorkflowCreateRequest& req, fa::Workflow
       if (!parse_blob(&task, (*row)->blob)) return internal("emulator: corrupt task row");
       *closure.add_tasks() = task.closure().compiled_task();
     }
+    compiler::References refs;  // every reference is in the database, or the workflow fails
+    for (size_t i = 0; i < needs.tasks.size(); ++i)
+      refs.tasks[compiler::id_key(needs.tasks[i])] =
+          closure.tasks(static_cast<int>(i)).template_().interface();
     for (const auto& lp_id : needs.launch_plans) {
       const EntityKey lk = key_of(EntityKind::launch_plan, lp_id);
       auto row = tx.get_entity(lk);
       if (!row) return row.error();
       if (!row->has_value()) return invalid(compile_err + missing_entity(lk).message);
+      fa::LaunchPlan lp;
+      if (!parse_blob(&lp, (*row)->blob)) return internal("emulator: corrupt launch plan row");
+      refs.launch_plans[compiler::id_key(lp_id)] = compiler::LaunchPlanInterface{
+          lp.closure().expected_inputs(), lp.closure().expected_outputs()};
+    }
+    // workflow_manager.go getCompiledWorkflow: the propeller compiler's errors, InvalidArgument.
+    {
+      fa::WorkflowSpec spec = req.spec();
+      *spec.mutable_template_()->mutable_id() = req.id();
+      auto issues = compiler::compile_workflow(spec, refs);
+      if (std::any_of(issues.begin(), issues.end(), [](const auto& i) { return !i.warning; }))
+        return invalid(compile_err + compiler::admin_text(issues));
     }
     const int nodes = primary.nodes_size();
     if (nodes > m_config.max_workflow_nodes) {

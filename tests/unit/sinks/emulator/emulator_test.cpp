@@ -172,6 +172,11 @@ fa::WorkflowCreateRequest workflow(const std::string& name, const std::string& v
   *t->mutable_id() = req.id();
   int i = 0;
   for (const auto& tid : tasks) *t->add_nodes() = task_node("n" + std::to_string(i++), tid);
+  if (tasks.empty()) {  // FlyteAdmin's compiler refuses a workflow without nodes
+    auto* wait = t->add_nodes();
+    wait->set_id("wait");
+    wait->mutable_gate_node()->mutable_sleep()->mutable_duration()->set_seconds(1);
+  }
   return req;
 }
 
@@ -649,7 +654,10 @@ TEST_CASE("emulator: CreateWorkflow needs every referenced task, also inside bra
   auto req = workflow("wf", "v1", {t1});
   auto* branch = req.mutable_spec()->mutable_template_()->add_nodes();
   branch->set_id("b");
-  *branch->mutable_branch_node()->mutable_if_else()->mutable_else_node() = task_node("inner", t2);
+  // A case and an else (FlyteAdmin's compiler refuses a branch without either).
+  auto* if_else = branch->mutable_branch_node()->mutable_if_else();
+  *if_else->mutable_case_()->mutable_then_node() = task_node("inner", t2);
+  *if_else->mutable_else_node() = task_node("other", t2);
 
   auto st = peer.rpc(&S::CreateWorkflow, req);
   CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);

@@ -1,0 +1,129 @@
+#include "daemon/registration/compile.hpp"
+
+#include <map>
+
+#include "sinks/workflow_compiler.hpp"
+
+namespace flytecd::registration {
+namespace fa = ::flyteidl::admin;
+namespace fc = ::flyteidl::core;
+namespace comp = ::flytecd::sinks::compiler;
+
+namespace {
+
+// A protobuf map in key order (its own order is unspecified): messages come out stable.
+template <typename V>
+std::map<std::string, const V*> sorted(const google::protobuf::Map<std::string, V>& m) {
+  std::map<std::string, const V*> out;
+  for (const auto& [k, v] : m) out[k] = &v;
+  return out;
+}
+
+std::string names_of(const google::protobuf::Map<std::string, fc::Variable>& vars) {
+  std::string s;
+  for (const auto& [k, v] : sorted(vars)) s += (s.empty() ? "" : ", ") + k;
+  return s.empty() ? "none" : s;
+}
+
+// The launch plan's inputs against the interface of the workflow it launches; fills `expected`
+// with what the launch plan then expects (FlyteAdmin's closure.expected_inputs).
+void check_launch_plan(const fa::LaunchPlanSpec& spec, const fc::TypedInterface& wf,
+                       const std::string& prefix, CompileReport& report,
+                       fc::ParameterMap& expected) {
+  const auto& inputs = wf.inputs().variables();
+  for (const auto& [name, pp] : sorted(spec.default_inputs().parameters())) {
+    const fc::Parameter& p = *pp;
+    auto it = inputs.find(name);
+    if (it == inputs.end())
+      report.errors.push_back(prefix + "default input " + name +
+                              ": the workflow has no such input (inputs: " + names_of(inputs) +
+                              ")");
+    else if (!comp::castable(p.var().type(), it->second.type()))
+      report.errors.push_back(prefix + "default input " + name + ": " +
+                              comp::type_text(it->second.type()) + " is not castable from " +
+                              comp::type_text(p.var().type()));
+  }
+  for (const auto& [name, lit] : sorted(spec.fixed_inputs().literals())) {
+    const fc::Literal& literal = *lit;
+    auto it = inputs.find(name);
+    auto t = comp::type_of(literal);
+    if (it == inputs.end())
+      report.errors.push_back(prefix + "fixed input " + name +
+                              ": the workflow has no such input (inputs: " + names_of(inputs) +
+                              ")");
+    else if (!t)
+      report.errors.push_back(prefix + "fixed input " + name + ": the value has no known type");
+    else if (!comp::castable(*t, it->second.type()))
+      report.errors.push_back(prefix + "fixed input " + name + ": " +
+                              comp::type_text(it->second.type()) + " is not castable from " +
+                              comp::type_text(*t));
+  }
+  for (const auto& [name, v] : inputs) {
+    auto d = spec.default_inputs().parameters().find(name);
+    if (d != spec.default_inputs().parameters().end()) {
+      (*expected.mutable_parameters())[name] = d->second;
+    } else if (!spec.fixed_inputs().literals().count(name)) {
+      fc::Parameter p;
+      *p.mutable_var()->mutable_type() = v.type();
+      p.set_required(true);
+      (*expected.mutable_parameters())[name] = p;
+    }
+  }
+}
+
+}  // namespace
+
+CompileReport compile_package(const Package& pkg, const std::string& name) {
+  CompileReport report;
+  comp::References refs;
+  refs.complete = false;
+  std::map<std::string, const Entity*> workflows;
+  for (const auto& e : pkg.entities) {
+    if (e.kind == EntityKind::task)
+      refs.tasks[comp::id_key(e.id())] = e.task.template_().interface();
+    else if (e.kind == EntityKind::workflow)
+      workflows[comp::id_key(e.id())] = &e;
+  }
+  for (const auto& e : pkg.entities) {
+    if (e.kind != EntityKind::launch_plan) continue;
+    const std::string prefix = name + ": launch plan " + e.id().name() + ": ";
+    const auto& spec = e.launch_plan.spec();
+    auto wf = workflows.find(comp::id_key(spec.workflow_id()));
+    if (wf == workflows.end()) {
+      report.warnings.push_back(prefix + "workflow " + spec.workflow_id().name() + "@" +
+                                spec.workflow_id().version() +
+                                " is not in the package; inputs not checked (it must be "
+                                "registered already)");
+      continue;
+    }
+    const auto& iface = wf->second->workflow.template_().interface();
+    comp::LaunchPlanInterface lp;
+    check_launch_plan(spec, iface, prefix, report, lp.inputs);
+    *lp.outputs.mutable_variables() = iface.outputs().variables();
+    refs.launch_plans[comp::id_key(e.id())] = std::move(lp);
+  }
+  for (const auto& e : pkg.entities) {
+    if (e.kind != EntityKind::workflow) continue;
+    const std::string prefix = name + ": workflow " + e.id().name() + ": ";
+    for (const auto& issue : comp::compile_workflow(e.workflow, refs))
+      (issue.warning ? report.warnings : report.errors).push_back(prefix + issue.text);
+  }
+  return report;
+}
+
+Status hydrate_and_compile(Package& pkg, HydrateParams params, const std::string& name) {
+  if (pkg.has_fast_source() && params.remote_package_path.empty())
+    params.remote_package_path = "fast-source://" + pkg.fast_source_name;  // not uploaded yet
+  if (auto s = hydrate(pkg, params); !s) return s;
+  return check_compiles(pkg, name);
+}
+
+Status check_compiles(const Package& pkg, const std::string& name) {
+  CompileReport report = compile_package(pkg, name);
+  if (report.ok()) return ok_status();
+  std::string msg = "the package does not compile (FlyteAdmin would refuse it):";
+  for (const auto& e : report.errors) msg += "\n  " + e;
+  return make_error(ErrorCode::invalid_input, msg);
+}
+
+}  // namespace flytecd::registration

@@ -1,0 +1,256 @@
+// A package with a binding type mismatch (valid-register.tgz with n1's STRING input bound to n0's
+// INTEGER output) is refused everywhere FlyteAdmin's compiler would refuse it: `flytecd
+// validate` and `flytecd compile` (exit 1, naming package, workflow, node and types), the
+// registration pass (a failed item before any Create RPC), and the emulator's CreateWorkflow
+// over gRPC (INVALID_ARGUMENT, workflow_manager.go getCompiledWorkflow's message).
+#include <grpcpp/grpcpp.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "daemon/ledger/ledger.hpp"
+#include "daemon/registration/hydrate.hpp"
+#include "daemon/registration/package.hpp"
+#include "daemon/registration/registrar.hpp"
+#include "flytecd_service.grpc.pb.h"
+#include "sinks/emulator/emulator.hpp"
+#include "sinks/flyteadmin/admin_sink.hpp"
+#include "tests/unit/daemon/registration/mismatch_package.hpp"
+
+using namespace flytecd;
+namespace fs = std::filesystem;
+namespace fa = flyteidl::admin;
+namespace fc = flyteidl::core;
+
+namespace {
+
+const char* k_mismatch =
+    "packages/valid-register.tgz: workflow recipes.core.basic.basic_workflow.my_wf: node n1 "
+    "input a: STRING is not castable from INTEGER (n0.t1_int_output)";
+
+struct Ran {
+  int rc = -1;
+  std::string output;
+};
+
+Ran run_cli(const std::string& args) {
+  Ran r;
+  const std::string cmd = std::string(FLYTECD_BINARY) + " " + args + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[4096];
+  size_t n = 0;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+  int status = ::pclose(p);
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+void write(const fs::path& p, const std::string& bytes) {
+  fs::create_directories(p.parent_path());
+  std::ofstream out(p, std::ios::binary);
+  out << bytes;
+  REQUIRE(out.good());
+}
+
+// A repository with one project and one registration of packages/valid-register.tgz.
+struct Repo {
+  fs::path dir;
+  explicit Repo(const std::string& package_bytes) {
+    static int n = 0;
+    dir = fs::temp_directory_path() /
+          ("flytecd-compile-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
+    fs::remove_all(dir);
+    write(dir / "packages" / "valid-register.tgz", package_bytes);
+    write(dir / "projects" / "flytesnacks" / "project.yaml",
+          "apiVersion: flytecd/v1\nkind: Project\nid: flytesnacks\nname: flytesnacks\n");
+    write(dir / "registrations" / "flytesnacks.yaml",
+          "apiVersion: flytecd/v1\nkind: WorkflowRegistration\nmetadata:\n  name: basic\n"
+          "project: flytesnacks\ndomain: development\nversion: v1\n"
+          "package: packages/valid-register.tgz\n");
+  }
+  ~Repo() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+};
+
+registration::Package hydrated(const std::string& bytes) {
+  auto pkg = registration::read_package(bytes, "valid-register.tgz");
+  REQUIRE(pkg.ok());
+  registration::HydrateParams p;
+  p.project = "flytesnacks";
+  p.domain = "development";
+  p.version = "v1";
+  REQUIRE(registration::hydrate(*pkg, p).ok());
+  return std::move(*pkg);
+}
+
+struct Admin {
+  std::unique_ptr<sinks::emulator::Emulator> emu;
+  std::unique_ptr<flyteidl::service::AdminService::Stub> raw;
+  Admin() {
+    auto e = sinks::emulator::Emulator::start({});
+    REQUIRE(e.ok());
+    emu = std::move(*e);
+    raw = flyteidl::service::AdminService::NewStub(
+        grpc::CreateChannel(emu->address(), grpc::InsecureChannelCredentials()));
+    grpc::ClientContext ctx;
+    fa::ProjectRegisterRequest req;
+    req.mutable_project()->set_id("flytesnacks");
+    req.mutable_project()->set_name("flytesnacks");
+    fa::ProjectRegisterResponse resp;
+    REQUIRE(raw->RegisterProject(&ctx, req, &resp).ok());
+  }
+  // Creates the package's tasks, then its workflow: the workflow's status.
+  grpc::Status create(const registration::Package& pkg) {
+    for (const auto& e : pkg.entities) {
+      if (e.kind != registration::EntityKind::task) continue;
+      grpc::ClientContext ctx;
+      fa::TaskCreateRequest req;
+      *req.mutable_id() = e.id();
+      *req.mutable_spec() = e.task;
+      fa::TaskCreateResponse resp;
+      auto st = raw->CreateTask(&ctx, req, &resp);
+      REQUIRE((st.ok() || st.error_code() == grpc::StatusCode::ALREADY_EXISTS));
+    }
+    for (const auto& e : pkg.entities) {
+      if (e.kind != registration::EntityKind::workflow) continue;
+      grpc::ClientContext ctx;
+      fa::WorkflowCreateRequest req;
+      *req.mutable_id() = e.id();
+      *req.mutable_spec() = e.workflow;
+      fa::WorkflowCreateResponse resp;
+      return raw->CreateWorkflow(&ctx, req, &resp);
+    }
+    FAIL("no workflow in the package");
+    return grpc::Status::CANCELLED;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("compile e2e: validate refuses a package with a binding type mismatch", "[compile]") {
+  Repo bad(testing::binding_mismatch_package());
+  auto r = run_cli("validate " + bad.dir.string());
+  INFO(r.output);
+  CHECK(r.rc == 1);
+  CHECK_THAT(r.output, Catch::Contains(k_mismatch));
+  CHECK_THAT(r.output, Catch::Contains("registrations/flytesnacks.yaml"));
+
+  Repo good(testing::read_bytes(testing::package_fixtures() / "valid-register.tgz"));
+  auto g = run_cli("validate " + good.dir.string());
+  INFO(g.output);
+  CHECK(g.rc == 0);
+}
+
+TEST_CASE("compile e2e: flytecd compile lists the error and exits 1, real archives exit 0",
+          "[compile]") {
+  Repo bad(testing::binding_mismatch_package());
+  const std::string file = (bad.dir / "packages" / "valid-register.tgz").string();
+  auto r = run_cli("compile " + file);
+  INFO(r.output);
+  CHECK(r.rc == 1);
+  CHECK_THAT(r.output,
+             Catch::Contains("error: valid-register.tgz: workflow "
+                             "recipes.core.basic.basic_workflow.my_wf: node n1 input a: STRING is "
+                             "not castable from INTEGER (n0.t1_int_output)"));
+  auto h = run_cli("compile " + file + " -p flytesnacks -d development --version v1");
+  CHECK(h.rc == 1);
+  for (const char* f : {"valid-register.tgz", "flyte-package.tgz", "flytesnacks-core.tgz",
+                        "valid-fast-register.tgz"}) {
+    auto ok = run_cli("compile " + (testing::package_fixtures() / f).string());
+    INFO(ok.output);
+    CHECK(ok.rc == 0);
+    CHECK_THAT(ok.output, Catch::Contains("compiles"));
+  }
+  auto fast = run_cli("compile " + (testing::package_fixtures() / "invalid-fast.tgz").string());
+  CHECK(fast.rc == 1);
+}
+
+TEST_CASE("compile e2e: the emulator's CreateWorkflow answers INVALID_ARGUMENT as FlyteAdmin",
+          "[compile]") {
+  Admin admin;
+  auto st = admin.create(hydrated(testing::binding_mismatch_package()));
+  INFO(st.error_message());
+  CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  CHECK_THAT(st.error_message(),
+             Catch::StartsWith("failed to compile workflow for [") &&
+                 Catch::Contains("with err: Collected Errors: 1\n\tError 0: Code: "
+                                 "MismatchingTypes, Node Id: n1, Description: The output variable "
+                                 "'n0.t1_int_output' has type [simple:INTEGER], but it's assigned "
+                                 "to the input variable 'n1.a' which has type type "
+                                 "[simple:STRING]."));
+  // The same workflow with its original binding is created.
+  auto ok = admin.create(
+      hydrated(testing::read_bytes(testing::package_fixtures() / "valid-register.tgz")));
+  INFO(ok.error_message());
+  CHECK(ok.ok());
+}
+
+TEST_CASE("compile e2e: the pass fails the registration before any Create RPC", "[compile]") {
+  Admin admin;
+  Repo bad(testing::binding_mismatch_package());
+  sinks::flyteadmin::AdminConfig cfg;
+  cfg.endpoint = admin.emu->address();
+  cfg.insecure = true;
+  auto sink = sinks::flyteadmin::AdminSink::connect(cfg, "test");
+  REQUIRE(sink.ok());
+  auto ledger = ledger::Ledger::open((bad.dir / "ledger.db").string());
+  REQUIRE(ledger.ok());
+  sources::oci::FetchOptions fo;
+  fo.cache_dir = bad.dir / "cache";
+  registration::DefaultPackageSource packages(fo, "",
+                                              registration::directory_reader(bad.dir.string()));
+  model::Registration r;
+  r.name = "basic";
+  r.project = "flytesnacks";
+  r.domain = "development";
+  r.version = "v1";
+  r.package = "packages/valid-register.tgz";
+  r.source_kind = "WorkflowRegistration";
+  for (bool dry_run : {true, false}) {
+    registration::RegistrarOptions o;
+    o.revision = "test";
+    o.dry_run = dry_run;
+    auto report = registration::reconcile_registrations({r}, **sink, packages, **ledger, o);
+    REQUIRE(report.items.size() == 1);
+    CHECK(report.items[0].state == "failed");
+    CHECK_THAT(report.items[0].message, Catch::Contains(k_mismatch));
+  }
+  for (const char* rpc :
+       {"CreateTask", "CreateWorkflow", "CreateLaunchPlan", "CreateUploadLocation"})
+    CHECK(admin.emu->calls(rpc) == 0);
+}
+
+TEST_CASE("compile e2e: plan --git shows a head whose package does not compile as invalid",
+          "[compile]") {
+  Repo repo(testing::read_bytes(testing::package_fixtures() / "valid-register.tgz"));
+  const std::string git =
+      "git -c user.name=t -c user.email=t@example.com -c "
+      "init.defaultBranch=main -c commit.gpgsign=false -C " +
+      repo.dir.string() + " ";
+  REQUIRE(std::system((git + "init -q && " + git + "add -A && " + git + "commit -qm base && " +
+                       git + "branch -q base")
+                          .c_str()) == 0);
+  write(repo.dir / "packages" / "valid-register.tgz", testing::binding_mismatch_package());
+  REQUIRE(std::system((git + "commit -qam change && " + git + "branch -q change").c_str()) == 0);
+  const std::string args = "plan --git " + repo.dir.string() + " --base base --head change" +
+                           " --state-dir " + (repo.dir / "state").string();
+  auto r = run_cli(args);
+  INFO(r.output);
+  CHECK(r.rc == 1);
+  CHECK_THAT(r.output, Catch::Contains("head revision is invalid") && Catch::Contains(k_mismatch));
+  auto md = run_cli(args + " -o markdown");
+  CHECK(md.rc == 1);
+  CHECK_THAT(md.output, Catch::Contains(k_mismatch));
+  // The base against itself compiles.
+  auto same = run_cli("plan --git " + repo.dir.string() + " --base base --head base --state-dir " +
+                      (repo.dir / "state").string());
+  INFO(same.output);
+  CHECK(same.rc == 0);
+}
