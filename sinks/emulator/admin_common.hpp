@@ -29,6 +29,9 @@ Error internal(std::string message);          // INTERNAL
 
 // Go-ish text of a proto ("project:\"p\" domain:\"d\""), as FlyteAdmin's %v prints messages.
 std::string proto_text(const google::protobuf::Message& m);
+// Go's prototext one-line form of any message ("simple:INTEGER",
+// "collection_type:{simple:STRING}").
+std::string go_prototext(const google::protobuf::Message& m);
 std::string kind_name(EntityKind kind);  // "TASK", "WORKFLOW", "LAUNCH_PLAN"
 EntityKey key_of(EntityKind kind, const fc::Identifier& id);
 fc::Identifier identifier_of(const EntityKey& key);  // with resource_type set
@@ -43,6 +46,14 @@ Status validate_project_and_domain(Tx& tx, const AdminConfig& config, const std:
 // validation.ValidateProjectForUpdate (exists and ACTIVE) / ValidateProjectExists.
 Status validate_project_for_update(Tx& tx, const std::string& project);
 Status validate_project_exists(Tx& tx, const std::string& project);
+// validation.validateLabels: at most 16 entries, keys k8s IsQualifiedName, values
+// IsValidLabelValue, with Kubernetes' messages. nullptr = unset.
+Status validate_labels(const fa::Labels* labels);
+// Kubernetes' apimachinery messages (pkg/util/validation), formatted as Go's %v of []string.
+std::vector<std::string> k8s_qualified_name_errors(const std::string& value);
+std::vector<std::string> k8s_label_value_errors(const std::string& value);
+std::vector<std::string> k8s_dns1123_label_errors(const std::string& value);
+std::string go_list(const std::vector<std::string>& items);  // "[a b]"
 
 bool parse_blob(google::protobuf::Message* m, const std::string& blob);
 std::string serialize(const google::protobuf::Message& m);  // deterministic (sorted maps)
@@ -94,7 +105,7 @@ Result<std::string> apply_list(std::vector<Row>& rows, const std::string& filter
   }
   if (sort != nullptr && !sort->key().empty()) {
     if (!kept.empty() && !get_field(kept.front(), sort->key())) {
-      return invalid("invalid sort key: " + sort->key());
+      return invalid("invalid sort key '" + sort->key() + "'");
     }
     const bool asc = sort->direction() == fa::Sort::ASCENDING;
     std::stable_sort(kept.begin(), kept.end(), [&](const Row& a, const Row& b) {

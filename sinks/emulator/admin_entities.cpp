@@ -500,9 +500,22 @@ Status Admin::list_tasks(const fa::ResourceListRequest& req, fa::TaskList* out) 
 Status Admin::list_workflows(const fa::ResourceListRequest& req, fa::WorkflowList* out) {
   auto rows = list_entity_rows(EntityKind::workflow, req, out->mutable_token());
   if (!rows) return rows.error();
+  // transformers.FromWorkflowModels: the spec is offloaded, so a listed workflow holds only its
+  // id, created_at, the interface (in closure.compiled_workflow.primary.template) and the short
+  // description. GetWorkflow returns the whole closure.
   for (const auto& r : *rows) {
-    if (!parse_blob(out->add_workflows(), r.blob))
-      return internal("emulator: corrupt workflow row");
+    fa::Workflow stored;
+    if (!parse_blob(&stored, r.blob)) return internal("emulator: corrupt workflow row");
+    auto* wf = out->add_workflows();
+    *wf->mutable_id() = stored.id();
+    *wf->mutable_closure()->mutable_created_at() = stored.closure().created_at();
+    *wf->mutable_closure()
+         ->mutable_compiled_workflow()
+         ->mutable_primary()
+         ->mutable_template_()
+         ->mutable_interface() =
+        stored.closure().compiled_workflow().primary().template_().interface();
+    wf->set_short_description(stored.short_description());
   }
   return ok_status();
 }
