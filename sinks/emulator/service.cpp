@@ -85,7 +85,7 @@ class CallGate {
     take_error_detail();  // nothing left over from an earlier call on this thread
     const Status st = body();
     const auto recorded = take_error_detail();
-    if (detail == nullptr && recorded) detail = &*recorded;
+    if ((detail == nullptr || detail->type_url().empty()) && recorded) detail = &*recorded;
     if (fault.fail_code) return injected(method, fault);  // executed, but the reply is "lost"
     if (st) {
       log()->debug("{} -> OK", method);

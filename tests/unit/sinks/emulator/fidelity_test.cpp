@@ -446,6 +446,18 @@ TEST_CASE("emulator fidelity: an inactive project's error carries admin.Inactive
   REQUIRE(any.UnpackTo(&detail));
   CHECK(detail.id() == "old");
 
+  // Creates validate the project the same way (CreateWorkflow has its own detail otherwise).
+  fa::WorkflowCreateRequest wf;
+  wf.mutable_id()->set_resource_type(fc::WORKFLOW);
+  wf.mutable_id()->set_project("old");
+  wf.mutable_id()->set_domain("development");
+  wf.mutable_id()->set_name("wf");
+  wf.mutable_id()->set_version("v1");
+  *wf.mutable_spec()->mutable_template_()->mutable_id() = wf.id();
+  auto wst = peer.rpc(&S::CreateWorkflow, wf);
+  CHECK(wst.error_message() == "project [old] is not active");
+  CHECK_FALSE(wst.error_details().empty());
+
   // A later error on the same connection carries no stale detail.
   upd.mutable_attributes()->set_project("ghost");
   st = peer.rpc(&S::UpdateProjectDomainAttributes, upd);
