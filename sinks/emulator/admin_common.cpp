@@ -398,6 +398,11 @@ Result<uint64_t> parse_token(const std::string& token) {
   return v;
 }
 
+Status validate_token(const std::string& token, const std::string& method) {
+  if (parse_token(token)) return ok_status();
+  return invalid("invalid pagination token " + token + (method.empty() ? "" : " for " + method));
+}
+
 std::string pad_number(int64_t v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%020lld", static_cast<long long>(v));

@@ -86,6 +86,9 @@ Result<std::vector<Filter>> parse_filters(const std::string& expr);
 using FieldFn = std::function<std::optional<std::string>(const std::string& field)>;
 Result<bool> filters_match(const std::vector<Filter>& filters, const FieldFn& field);
 Result<uint64_t> parse_token(const std::string& token);
+// The managers' token check: INVALID_ARGUMENT "invalid pagination token T for METHOD" (no
+// " for ..." when `method` is empty, as ListLaunchPlanIds).
+Status validate_token(const std::string& token, const std::string& method);
 std::string pad_number(int64_t v);  // sortable decimal string
 
 // Filters, sorts (stable; no sort = insertion order) and pages `rows` in place.

@@ -473,6 +473,11 @@ Result<std::vector<EntityRow>> Admin::list_entity_rows(EntityKind kind,
   if (req.id().project().empty()) return missing("project");
   if (req.id().domain().empty()) return missing("domain");
   if (req.limit() == 0) return invalid_value("limit");
+  if (auto st = validate_token(req.token(), kind == EntityKind::task       ? "ListTasks"
+                                            : kind == EntityKind::workflow ? "ListWorkflows"
+                                                                           : "ListLaunchPlans");
+      !st)
+    return st.error();
   std::vector<EntityRow> rows;
   auto st = in_tx(m_store, false, [&](Tx& tx) -> Status {
     auto all = tx.list_entities(kind, req.id().project(), req.id().domain(), req.id().name());
@@ -526,6 +531,12 @@ Status Admin::list_entity_ids(EntityKind kind, const fa::NamedEntityIdentifierLi
   if (req.project().empty()) return missing("project");
   if (req.domain().empty()) return missing("domain");
   if (req.limit() == 0) return invalid_value("limit");
+  if (auto st =
+          validate_token(req.token(), kind == EntityKind::task       ? "ListUniqueTaskIdentifiers"
+                                      : kind == EntityKind::workflow ? "ListWorkflowIdentifiers"
+                                                                     : "");
+      !st)
+    return st;
   std::vector<EntityRow> rows;
   auto st = in_tx(m_store, false, [&](Tx& tx) -> Status {
     auto all = tx.list_entities(kind, req.project(), req.domain(), "");

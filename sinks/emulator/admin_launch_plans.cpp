@@ -384,6 +384,7 @@ Status Admin::list_active_launch_plans(const fa::ActiveLaunchPlanListRequest& re
   if (req.project().empty()) return missing("project");
   if (req.domain().empty()) return missing("domain");
   if (req.limit() == 0) return invalid_value("limit");
+  if (auto st = validate_token(req.token(), "ListActiveLaunchPlans"); !st) return st;
   return in_tx(m_store, false, [&](Tx& tx) -> Status {
     auto rows = tx.entities_with_state(EntityKind::launch_plan, req.project(), req.domain(), "",
                                        fa::ACTIVE);

@@ -112,6 +112,7 @@ Status Admin::get_project(const fa::ProjectGetRequest& req, fa::Project* out) {
 }
 
 Status Admin::list_projects(const fa::ProjectListRequest& req, fa::Projects* out) {
+  if (auto st = validate_token(req.token(), "ListProjects"); !st) return st;
   return in_tx(m_store, false, [&](Tx& tx) -> Status {
     auto rows = tx.list_projects();
     if (!rows) return rows.error();

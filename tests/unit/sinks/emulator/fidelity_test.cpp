@@ -365,6 +365,19 @@ TEST_CASE("emulator fidelity: ListWorkflows returns only the interface in the cl
   CHECK(compiled.tasks_size() == 0);
   CHECK_FALSE(compiled.primary().has_connections());
 
+  // workflow_manager.go ListWorkflows / ListWorkflowIds: the token check names the method.
+  list.set_token("-1");
+  CHECK(peer.rpc(&S::ListWorkflows, list).error_message() ==
+        "invalid pagination token -1 for ListWorkflows");
+  fa::NamedEntityIdentifierListRequest ids;
+  ids.set_project("flytesnacks");
+  ids.set_domain("development");
+  ids.set_limit(1);
+  ids.set_token("z");
+  CHECK(peer.rpc(&S::ListWorkflowIds, ids).error_message() ==
+        "invalid pagination token z for ListWorkflowIdentifiers");
+  CHECK(peer.rpc(&S::ListLaunchPlanIds, ids).error_message() == "invalid pagination token z");
+
   fa::ObjectGetRequest get;
   *get.mutable_id() = listed.id();
   fa::Workflow full;
@@ -385,6 +398,11 @@ TEST_CASE("emulator fidelity: projects list by identifier and read back only the
   CHECK(out.projects(0).id() == "alpha");
   CHECK(out.projects(1).id() == "mid");
   CHECK(out.projects(2).id() == "zeta");
+  // project_manager.go ListProjects: validation.ValidateToken's failure, reworded.
+  fa::ProjectListRequest bad_token;
+  bad_token.set_token("x");
+  CHECK(peer.rpc(&S::ListProjects, bad_token).error_message() ==
+        "invalid pagination token x for ListProjects");
   list.mutable_sort_by()->set_key("identifier");
   list.mutable_sort_by()->set_direction(fa::Sort::DESCENDING);
   out.Clear();
