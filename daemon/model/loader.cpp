@@ -7,6 +7,7 @@
 
 #include "daemon/common/quantity.hpp"
 #include "daemon/common/scan.hpp"
+#include "daemon/model/attribute_checks.hpp"
 #include "daemon/model/package_ref.hpp"
 #include "daemon/model/proto_yaml.hpp"
 
@@ -230,6 +231,10 @@ std::vector<SpecEntry> parse_spec(const std::string& file, const YAML::Node& spe
     size_t before = diags.size();
     auto json = yaml_to_proto_json(kv.second, f->message_type(), file, path, diags);
     if (*type == admin::TASK_RESOURCE) check_quantities(file, kv.second, path, diags);
+    if (*type == admin::CLUSTER_RESOURCE)
+      check_cluster_resource_quantities(file, kv.second, path, diags);
+    if (*type == admin::WORKFLOW_EXECUTION_CONFIG)
+      check_max_parallelism(file, kv.second, path, diags);
     if (!json || diags.size() != before) continue;
     nlohmann::json full = nlohmann::json::object();
     full[f->json_name()] = *json;

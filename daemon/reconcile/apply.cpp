@@ -137,16 +137,18 @@ ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desire
       report.results.push_back(std::move(r));
       if (on_step) on_step(report.results.back());
     };
-    // Phases run in order; removals go broad scope first because FlyteAdmin cascades them.
+    // Phases run in order; removals go broad scope first because FlyteAdmin cascades them, and
+    // writes too: a project-domain PLUGIN_OVERRIDE written after a workflow row of its (project,
+    // domain) may be merged into that row (plan.cpp merge_targets).
     for (Phase phase : {Phase::projects, Phase::removals, Phase::writes, Phase::archives}) {
+      const bool ranked = phase == Phase::removals || phase == Phase::writes;
       for (int rank = 0; rank < 3; ++rank) {
         std::vector<const Step*> batch;
         for (const auto& s : p.steps)
-          if (phase_of(s) == phase && (phase != Phase::removals || level_rank(s) == rank))
-            batch.push_back(&s);
+          if (phase_of(s) == phase && (!ranked || level_rank(s) == rank)) batch.push_back(&s);
         if (!batch.empty() && !stopping())
           run_parallel(batch, options.parallelism, stopping, execute);
-        if (phase != Phase::removals) break;
+        if (!ranked) break;
       }
     }
     const size_t ran_this_round = report.results.size() - last_round_begin;

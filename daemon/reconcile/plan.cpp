@@ -45,6 +45,25 @@ void cascade_delete(std::map<std::string, OverrideState>& sim, const model::Scop
   }
 }
 
+// FlyteAdmin merges a project-domain PLUGIN_OVERRIDE update into the row GetRaw finds, a GORM
+// struct query that ignores the empty workflow: the oldest PLUGIN_OVERRIDE row of the (project,
+// domain), which can be a workflow row (the update then lands there and the project-domain row is
+// not written). Row age cannot be observed, so while workflow rows exist the write must go
+// through a project-domain Delete (which removes them too) and they are re-created after it.
+// Returns the workflow rows in `sim` that such a write could be merged into.
+std::vector<std::string> merge_targets(const std::map<std::string, OverrideState>& sim,
+                                       const OverrideState& pd) {
+  std::vector<std::string> out;
+  if (pd.type != admin::PLUGIN_OVERRIDE || pd.scope.level() != model::Level::project_domain)
+    return out;
+  for (const auto& [k, o] : sim) {
+    if (o.type == pd.type && o.scope.level() == model::Level::workflow &&
+        o.scope.project == pd.scope.project && o.scope.domain == pd.scope.domain)
+      out.push_back(k);
+  }
+  return out;
+}
+
 std::string describe(const ProjectState& p) { return p.id; }
 
 // A project's fields as FlyteAdmin's JSON names them (for field-level diffs).
@@ -161,6 +180,30 @@ Plan plan(const State& desired, const State& live, const Managed& managed, const
 
   std::map<std::string, OverrideState> sim = live.overrides;  // live as it will be mid-apply
   std::vector<Step> removals, writes;
+  // A project-domain PLUGIN_OVERRIDE write that FlyteAdmin could merge into a workflow row
+  // (merge_targets) becomes Delete + Update; the workflow rows it deletes are re-created below.
+  // Returns true (and extends `reason`) then. Rows Git neither wants nor prunes are never
+  // deleted: the write stays plain and its reason names the row it may be merged into.
+  auto write_via_delete = [&](const OverrideState& want, std::string& reason) {
+    const auto targets = merge_targets(sim, want);
+    if (targets.empty()) return false;
+    for (const auto& t : targets) {
+      // Deleting is fine for a row Git wants (re-created) or prunes; not for any other.
+      if (!desired.overrides.count(t) && !(managed.count(t) && policy.prune)) {
+        reason += "; FlyteAdmin may merge it into the workflow row " + t +
+                  ", which flytecd does not delete (not managed, or kept with prune off)";
+        return false;
+      }
+    }
+    cascade_delete(sim, want.scope, want.type);
+    reason +=
+        "; FlyteAdmin could merge it into an older workflow-level row, so delete and "
+        "re-create (" +
+        std::to_string(targets.size()) + " workflow row" + (targets.size() == 1 ? "" : "s") +
+        " re-created after it)";
+    return true;
+  };
+
   for (const auto& key : keys) {
     auto d = desired.overrides.find(key);
     auto m = managed.find(key);
@@ -208,6 +251,18 @@ Plan plan(const State& desired, const State& live, const Managed& managed, const
                                       policy.self_heal, diff_messages(nullptr, &want.value)});
         if (!policy.self_heal) continue;
       }
+      if (write_via_delete(want, reason)) {
+        // Nothing to delete at this scope: the live side is an empty row of the same scope.
+        removals.push_back(Step{Action::replace,
+                                ObjectKind::override_attr,
+                                key,
+                                {},
+                                want,
+                                OverrideState{want.scope, want.type, {}},
+                                reason,
+                                drift});
+        continue;
+      }
       writes.push_back(Step{
           Action::create, ObjectKind::override_attr, key, {}, want, std::nullopt, reason, drift});
       continue;
@@ -248,6 +303,11 @@ Plan plan(const State& desired, const State& live, const Managed& managed, const
                reason + "; plugin overrides merge on update, so delete and re-create",
                git_unchanged});
       cascade_delete(sim, have.scope, have.type);
+      continue;
+    }
+    if (write_via_delete(want, reason)) {
+      removals.push_back(Step{
+          Action::replace, ObjectKind::override_attr, key, {}, want, have, reason, git_unchanged});
       continue;
     }
     writes.push_back(Step{

@@ -60,6 +60,12 @@ struct UploadReply {
   std::map<std::string, std::string> headers;
 };
 
+// FlyteAdmin attaches a status detail to some errors (errors.go WithDetails, e.g.
+// admin.InactiveProject). The validator that fails records it here for the call running on this
+// thread; the gRPC layer clears it before and takes it after each call (calls are synchronous).
+void set_error_detail(const google::protobuf::Message& detail);
+std::optional<google::protobuf::Any> take_error_detail();
+
 class Admin {
  public:
   Admin(Store& store, AdminConfig config);

@@ -1,6 +1,7 @@
 // Matchable attributes (FlyteAdmin resource_manager.go, validation/attributes_validator.go,
 // gormimpl/resource_repo.go). One row per (project, domain, workflow, launch_plan, type).
 
+#include <map>
 #include <set>
 
 #include "sinks/emulator/admin_common.hpp"
@@ -51,32 +52,41 @@ Error resource_not_found(const std::string& p, const std::string& d, const std::
                    " LaunchPlan: ResourceType:" + type_name(type) + "}] not found");
 }
 
-// Writes one row. PLUGIN_OVERRIDE merges by task_type with the existing row of this exact
-// scope (new entries win, other task types are kept). FlyteAdmin looks the existing row up
-// with a GORM struct query (ResourceRepo.GetRaw); at project scope that lookup always fails
-// (project_plugin_override_error below, reproduced). Its project-domain quirk (the struct query
-// ignores the empty workflow and may pick a workflow-level row) is NOT reproduced: the emulator
-// merges with the exact-scope row.
+// Writes one row. A PLUGIN_OVERRIDE update is merged by task_type (new entries win, other task
+// types are kept) into the row ResourceRepo.GetRaw finds, and that row is what is written
+// (resource_manager.go createOrMergeUpdate*Attributes -> transformers.MergeUpdatePluginAttributes
+// returns the existing model with merged attributes). GetRaw is a GORM struct query: at
+// project-domain scope the empty workflow is dropped from the WHERE, so the oldest row of the
+// (project, domain, type) wins, which may be a workflow-level row. Then the update lands in that
+// workflow row, and the project-domain row is neither created nor changed. Reproduced.
+// (At project scope GetRaw refuses the empty domain: project_plugin_override_error below.)
 Status upsert(Tx& tx, const ResourceKey& key, int priority, const fa::MatchingAttributes& attrs) {
-  fa::MatchingAttributes merged = attrs;
-  if (attrs.has_plugin_overrides()) {
-    auto existing = tx.get_resource(key);
-    if (!existing) return existing.error();
-    if (existing->has_value()) {
-      fa::MatchingAttributes old;
-      if (!parse_blob(&old, (*existing)->attributes))
-        return internal("emulator: corrupt resource row");
-      std::set<std::string> updated;
-      for (const auto& o : attrs.plugin_overrides().overrides()) updated.insert(o.task_type());
-      fa::PluginOverrides result;
-      for (const auto& o : old.plugin_overrides().overrides()) {
-        if (!updated.count(o.task_type())) *result.add_overrides() = o;
-      }
-      for (const auto& o : attrs.plugin_overrides().overrides()) *result.add_overrides() = o;
-      *merged.mutable_plugin_overrides() = std::move(result);
-    }
+  if (!attrs.has_plugin_overrides()) {
+    return tx.upsert_resource(ResourceRow{key, priority, serialize(attrs)});
   }
-  return tx.upsert_resource(ResourceRow{key, priority, serialize(merged)});
+  auto existing = tx.first_resource_like(key);
+  if (!existing) return existing.error();
+  if (!existing->has_value()) {
+    return tx.upsert_resource(ResourceRow{key, priority, serialize(attrs)});
+  }
+  fa::MatchingAttributes old;
+  if (!parse_blob(&old, (*existing)->attributes)) return internal("emulator: corrupt resource row");
+  std::set<std::string> updated;
+  for (const auto& o : attrs.plugin_overrides().overrides()) updated.insert(o.task_type());
+  fa::MatchingAttributes merged;
+  auto* result = merged.mutable_plugin_overrides();
+  for (const auto& o : old.plugin_overrides().overrides()) {
+    if (!updated.count(o.task_type())) *result->add_overrides() = o;
+  }
+  // A Go map keyed by task type: a repeated task type keeps its last entry.
+  std::map<std::string, const fa::PluginOverride*> last;
+  for (const auto& o : attrs.plugin_overrides().overrides()) last[o.task_type()] = &o;
+  for (const auto& o : attrs.plugin_overrides().overrides()) {
+    if (last.at(o.task_type()) == &o) *result->add_overrides() = o;
+  }
+  // CreateOrUpdate(existing model): its own scope and priority.
+  return tx.upsert_resource(
+      ResourceRow{(*existing)->key, (*existing)->priority, serialize(merged)});
 }
 
 // resource_manager.go createOrMergeUpdateProjectAttributes -> resource_repo.go GetRaw: GetRaw

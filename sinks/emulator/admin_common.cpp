@@ -9,9 +9,11 @@
 #include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "daemon/common/scan.hpp"
 #include "sinks/emulator/encoding.hpp"
 
 namespace flytecd::sinks::emulator::detail {
@@ -32,6 +34,85 @@ std::string go_value(const nlohmann::json& v) {
   if (v.is_string()) return v.get<std::string>();
   return v.dump();
 }
+
+std::string go_scalar(const google::protobuf::Message& m,
+                      const google::protobuf::FieldDescriptor* f, int index) {
+  using FD = google::protobuf::FieldDescriptor;
+  const auto* r = m.GetReflection();
+  const bool rep = f->is_repeated();
+  auto num = [](auto v) { return std::to_string(v); };
+  switch (f->cpp_type()) {
+    case FD::CPPTYPE_INT32:
+      return num(rep ? r->GetRepeatedInt32(m, f, index) : r->GetInt32(m, f));
+    case FD::CPPTYPE_INT64:
+      return num(rep ? r->GetRepeatedInt64(m, f, index) : r->GetInt64(m, f));
+    case FD::CPPTYPE_UINT32:
+      return num(rep ? r->GetRepeatedUInt32(m, f, index) : r->GetUInt32(m, f));
+    case FD::CPPTYPE_UINT64:
+      return num(rep ? r->GetRepeatedUInt64(m, f, index) : r->GetUInt64(m, f));
+    case FD::CPPTYPE_DOUBLE:
+    case FD::CPPTYPE_FLOAT: {
+      const double v = f->cpp_type() == FD::CPPTYPE_DOUBLE
+                           ? (rep ? r->GetRepeatedDouble(m, f, index) : r->GetDouble(m, f))
+                           : (rep ? r->GetRepeatedFloat(m, f, index) : r->GetFloat(m, f));
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.17g", v);
+      for (int precision = 1; precision <= 17; ++precision) {  // shortest round-trip form
+        std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+        if (std::strtod(buf, nullptr) == v) break;
+      }
+      return buf;
+    }
+    case FD::CPPTYPE_BOOL:
+      return (rep ? r->GetRepeatedBool(m, f, index) : r->GetBool(m, f)) ? "true" : "false";
+    case FD::CPPTYPE_ENUM: {
+      const auto* e = rep ? r->GetRepeatedEnum(m, f, index) : r->GetEnum(m, f);
+      return e->name();
+    }
+    case FD::CPPTYPE_STRING:
+      return go_quote(rep ? r->GetRepeatedString(m, f, index) : r->GetString(m, f));
+    case FD::CPPTYPE_MESSAGE:
+      break;
+  }
+  return "";
+}
+
+}  // namespace
+
+// Go's prototext one-line form (what %v of a message prints): set fields in declaration order,
+// "name:value", nested messages "name:{...}", separated by one space.
+std::string go_prototext(const google::protobuf::Message& m) {
+  using FD = google::protobuf::FieldDescriptor;
+  const auto* d = m.GetDescriptor();
+  const auto* r = m.GetReflection();
+  std::string out;
+  auto add = [&](const std::string& part) {
+    if (!out.empty()) out += " ";
+    out += part;
+  };
+  for (int i = 0; i < d->field_count(); ++i) {
+    const FD* f = d->field(i);
+    const int n = f->is_repeated() ? r->FieldSize(m, f) : (r->HasField(m, f) ? 1 : 0);
+    if (f->is_map()) {  // entries sorted by key, as Go prints maps
+      std::vector<std::string> entries;
+      for (int k = 0; k < n; ++k) entries.push_back(go_prototext(r->GetRepeatedMessage(m, f, k)));
+      std::sort(entries.begin(), entries.end());
+      for (const auto& e : entries) add(f->name() + ":{" + e + "}");
+      continue;
+    }
+    for (int k = 0; k < n; ++k) {
+      if (f->cpp_type() == FD::CPPTYPE_MESSAGE) {
+        const auto& sub = f->is_repeated() ? r->GetRepeatedMessage(m, f, k) : r->GetMessage(m, f);
+        add(f->name() + ":{" + go_prototext(sub) + "}");
+      } else {
+        add(f->name() + ":" + go_scalar(m, f, k));
+      }
+    }
+  }
+  return out;
+}
+
+namespace {
 
 std::optional<nlohmann::json> to_json(const google::protobuf::Message& m) {
   google::protobuf::util::JsonPrintOptions opts;
@@ -87,7 +168,7 @@ std::string proto_text(const google::protobuf::Message& m) {
     add("org", id->org().empty() ? "" : go_quote(id->org()));
     return out;
   }
-  return m.ShortDebugString();
+  return go_prototext(m);
 }
 
 std::string kind_name(EntityKind kind) {
@@ -133,6 +214,25 @@ Status validate_identifier(const fc::Identifier* id, fc::ResourceType expected) 
   return ok_status();
 }
 
+Status validate_labels(const fa::Labels* labels) {
+  constexpr int k_max_labels = 16;
+  if (labels == nullptr || labels->values().empty()) return ok_status();
+  if (labels->values().size() > k_max_labels) {
+    return invalid("labels map cannot exceed " + std::to_string(k_max_labels) + " entries");
+  }
+  // A Go map has no order; the emulator checks keys in sorted order to be deterministic.
+  std::map<std::string, std::string> sorted(labels->values().begin(), labels->values().end());
+  for (const auto& [key, value] : sorted) {
+    if (auto errs = k8s_qualified_name_errors(key); !errs.empty()) {
+      return invalid("invalid label key [" + key + "]: " + go_list(errs));
+    }
+    if (auto errs = k8s_label_value_errors(value); !errs.empty()) {
+      return invalid("invalid label value [" + value + "]: " + go_list(errs));
+    }
+  }
+  return ok_status();
+}
+
 Status validate_project_and_domain(Tx& tx, const AdminConfig& config, const std::string& project,
                                    const std::string& domain) {
   auto row = tx.get_project(project);
@@ -142,6 +242,10 @@ Status validate_project_and_domain(Tx& tx, const AdminConfig& config, const std:
                    "] are registered, err: [project [" + project + "] not found]");
   }
   if ((*row)->state != fa::Project::ACTIVE) {
+    // errors.NewInactiveProjectError: the message plus an admin.InactiveProject detail.
+    fa::InactiveProject detail;
+    detail.set_id(project);
+    set_error_detail(detail);
     return invalid("project [" + project + "] is not active");
   }
   if (std::find(config.domains.begin(), config.domains.end(), domain) == config.domains.end()) {
@@ -154,17 +258,19 @@ Status validate_project_exists(Tx& tx, const std::string& project) {
   auto row = tx.get_project(project);
   if (!row) return row.error();
   if (!row->has_value()) {
-    return invalid("failed to validate that project [" + project +
-                   "] is registered, err: [project [" + project + "] not found]");
+    return invalid("failed to validate that project [" + project + "] exists, err: [project [" +
+                   project + "] not found]");
   }
   return ok_status();
 }
 
 Status validate_project_for_update(Tx& tx, const std::string& project) {
-  auto exists = validate_project_exists(tx, project);
-  if (!exists) return exists;
   auto row = tx.get_project(project);
   if (!row) return row.error();
+  if (!row->has_value()) {
+    return invalid("failed to validate that project [" + project +
+                   "] is registered, err: [project [" + project + "] not found]");
+  }
   if ((*row)->state != fa::Project::ACTIVE) {
     return invalid("project [" + project + "] is not active");
   }
@@ -292,10 +398,149 @@ Result<uint64_t> parse_token(const std::string& token) {
   return v;
 }
 
+Status validate_token(const std::string& token, const std::string& method) {
+  if (parse_token(token)) return ok_status();
+  return invalid("invalid pagination token " + token + (method.empty() ? "" : " for " + method));
+}
+
 std::string pad_number(int64_t v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%020lld", static_cast<long long>(v));
   return buf;
 }
 
+namespace {
+// apimachinery validation.RegexError.
+std::string regex_error(const std::string& msg, const std::string& fmt,
+                        const std::vector<std::string>& examples) {
+  if (examples.empty()) return msg + " (regex used for validation is '" + fmt + "')";
+  std::string out = msg + " (e.g. ";
+  for (size_t i = 0; i < examples.size(); ++i) {
+    if (i > 0) out += " or ";
+    out += "'" + examples[i] + "', ";
+  }
+  return out + "regex used for validation is '" + fmt + "')";
+}
+constexpr const char* k_qualified_name_msg =
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+    "alphanumeric character";
+constexpr const char* k_qualified_name_fmt = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
+constexpr const char* k_dns1123_label_fmt = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+std::string max_len_error(int n) {
+  return "must be no more than " + std::to_string(n) + " characters";
+}
+bool ascii_alnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+// ^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$, without a length limit.
+bool name_pattern(const std::string& s) {
+  if (s.empty() || !ascii_alnum(s.front()) || !ascii_alnum(s.back())) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return ascii_alnum(c) || c == '-' || c == '_' || c == '.'; });
+}
+// dns1123 labels joined by '.', without a length limit.
+bool subdomain_pattern(const std::string& s) {
+  size_t start = 0;
+  while (true) {
+    const size_t dot = s.find('.', start);
+    if (!scan::dns1123_label_pattern(std::string_view(s).substr(
+            start, dot == std::string::npos ? std::string::npos : dot - start)))
+      return false;
+    if (dot == std::string::npos) return true;
+    start = dot + 1;
+  }
+}
+}  // namespace
+
+std::string go_list(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? " " : "") + items[i];
+  return out + "]";
+}
+
+std::vector<std::string> k8s_dns1123_label_errors(const std::string& value) {
+  std::vector<std::string> errs;
+  if (value.size() > 63) errs.push_back(max_len_error(63));
+  if (!scan::dns1123_label_pattern(value)) {
+    errs.push_back(regex_error(
+        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+        "and must start and end with an alphanumeric character",
+        k_dns1123_label_fmt, {"my-name", "123-abc"}));
+  }
+  return errs;
+}
+
+std::vector<std::string> k8s_qualified_name_errors(const std::string& value) {
+  std::vector<std::string> errs;
+  std::string name = value;
+  const auto slashes = std::count(value.begin(), value.end(), '/');
+  if (slashes > 1) {
+    errs.push_back(
+        "a qualified name " +
+        regex_error(k_qualified_name_msg, k_qualified_name_fmt, {"MyName", "my.name", "123-abc"}) +
+        " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
+    return errs;
+  }
+  if (slashes == 1) {
+    const auto slash = value.find('/');
+    const std::string prefix = value.substr(0, slash);
+    name = value.substr(slash + 1);
+    if (prefix.empty()) {
+      errs.push_back("prefix part must be non-empty");
+    } else {
+      if (prefix.size() > 253) errs.push_back("prefix part " + max_len_error(253));
+      if (!subdomain_pattern(prefix)) {
+        errs.push_back(
+            "prefix part " +
+            regex_error("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
+                        "characters, '-' or '.', and must start and end with an alphanumeric "
+                        "character",
+                        std::string(k_dns1123_label_fmt) + "(\\." + k_dns1123_label_fmt + ")*",
+                        {"example.com"}));
+      }
+    }
+  }
+  if (name.empty()) {
+    errs.push_back("name part must be non-empty");
+  } else if (name.size() > 63) {
+    errs.push_back("name part " + max_len_error(63));
+  }
+  if (!name_pattern(name)) {
+    errs.push_back("name part " + regex_error(k_qualified_name_msg, k_qualified_name_fmt,
+                                              {"MyName", "my.name", "123-abc"}));
+  }
+  return errs;
+}
+
+std::vector<std::string> k8s_label_value_errors(const std::string& value) {
+  std::vector<std::string> errs;
+  if (value.size() > 63) errs.push_back(max_len_error(63));
+  if (!value.empty() && !name_pattern(value)) {
+    errs.push_back(regex_error(
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
+        "'.', and must start and end with an alphanumeric character",
+        std::string("(") + k_qualified_name_fmt + ")?", {"MyValue", "my_value", "12345"}));
+  }
+  return errs;
+}
+
 }  // namespace flytecd::sinks::emulator::detail
+
+namespace flytecd::sinks::emulator {
+namespace {
+thread_local std::optional<google::protobuf::Any> t_error_detail;
+}  // namespace
+
+void set_error_detail(const google::protobuf::Message& detail) {
+  google::protobuf::Any any;
+  any.PackFrom(detail);
+  t_error_detail = std::move(any);
+}
+
+std::optional<google::protobuf::Any> take_error_detail() {
+  auto out = std::move(t_error_detail);
+  t_error_detail.reset();
+  return out;
+}
+
+}  // namespace flytecd::sinks::emulator

@@ -29,6 +29,9 @@ Error internal(std::string message);          // INTERNAL
 
 // Go-ish text of a proto ("project:\"p\" domain:\"d\""), as FlyteAdmin's %v prints messages.
 std::string proto_text(const google::protobuf::Message& m);
+// Go's prototext one-line form of any message ("simple:INTEGER",
+// "collection_type:{simple:STRING}").
+std::string go_prototext(const google::protobuf::Message& m);
 std::string kind_name(EntityKind kind);  // "TASK", "WORKFLOW", "LAUNCH_PLAN"
 EntityKey key_of(EntityKind kind, const fc::Identifier& id);
 fc::Identifier identifier_of(const EntityKey& key);  // with resource_type set
@@ -43,6 +46,14 @@ Status validate_project_and_domain(Tx& tx, const AdminConfig& config, const std:
 // validation.ValidateProjectForUpdate (exists and ACTIVE) / ValidateProjectExists.
 Status validate_project_for_update(Tx& tx, const std::string& project);
 Status validate_project_exists(Tx& tx, const std::string& project);
+// validation.validateLabels: at most 16 entries, keys k8s IsQualifiedName, values
+// IsValidLabelValue, with Kubernetes' messages. nullptr = unset.
+Status validate_labels(const fa::Labels* labels);
+// Kubernetes' apimachinery messages (pkg/util/validation), formatted as Go's %v of []string.
+std::vector<std::string> k8s_qualified_name_errors(const std::string& value);
+std::vector<std::string> k8s_label_value_errors(const std::string& value);
+std::vector<std::string> k8s_dns1123_label_errors(const std::string& value);
+std::string go_list(const std::vector<std::string>& items);  // "[a b]"
 
 bool parse_blob(google::protobuf::Message* m, const std::string& blob);
 std::string serialize(const google::protobuf::Message& m);  // deterministic (sorted maps)
@@ -75,6 +86,9 @@ Result<std::vector<Filter>> parse_filters(const std::string& expr);
 using FieldFn = std::function<std::optional<std::string>(const std::string& field)>;
 Result<bool> filters_match(const std::vector<Filter>& filters, const FieldFn& field);
 Result<uint64_t> parse_token(const std::string& token);
+// The managers' token check: INVALID_ARGUMENT "invalid pagination token T for METHOD" (no
+// " for ..." when `method` is empty, as ListLaunchPlanIds).
+Status validate_token(const std::string& token, const std::string& method);
 std::string pad_number(int64_t v);  // sortable decimal string
 
 // Filters, sorts (stable; no sort = insertion order) and pages `rows` in place.
@@ -94,7 +108,7 @@ Result<std::string> apply_list(std::vector<Row>& rows, const std::string& filter
   }
   if (sort != nullptr && !sort->key().empty()) {
     if (!kept.empty() && !get_field(kept.front(), sort->key())) {
-      return invalid("invalid sort key: " + sort->key());
+      return invalid("invalid sort key '" + sort->key() + "'");
     }
     const bool asc = sort->direction() == fa::Sort::ASCENDING;
     std::stable_sort(kept.begin(), kept.end(), [&](const Row& a, const Row& b) {

@@ -490,6 +490,11 @@ Result<std::vector<EntityRow>> Admin::list_entity_rows(EntityKind kind,
   if (req.id().project().empty()) return missing("project");
   if (req.id().domain().empty()) return missing("domain");
   if (req.limit() == 0) return invalid_value("limit");
+  if (auto st = validate_token(req.token(), kind == EntityKind::task       ? "ListTasks"
+                                            : kind == EntityKind::workflow ? "ListWorkflows"
+                                                                           : "ListLaunchPlans");
+      !st)
+    return st.error();
   std::vector<EntityRow> rows;
   auto st = in_tx(m_store, false, [&](Tx& tx) -> Status {
     auto all = tx.list_entities(kind, req.id().project(), req.id().domain(), req.id().name());
@@ -517,9 +522,22 @@ Status Admin::list_tasks(const fa::ResourceListRequest& req, fa::TaskList* out) 
 Status Admin::list_workflows(const fa::ResourceListRequest& req, fa::WorkflowList* out) {
   auto rows = list_entity_rows(EntityKind::workflow, req, out->mutable_token());
   if (!rows) return rows.error();
+  // transformers.FromWorkflowModels: the spec is offloaded, so a listed workflow holds only its
+  // id, created_at, the interface (in closure.compiled_workflow.primary.template) and the short
+  // description. GetWorkflow returns the whole closure.
   for (const auto& r : *rows) {
-    if (!parse_blob(out->add_workflows(), r.blob))
-      return internal("emulator: corrupt workflow row");
+    fa::Workflow stored;
+    if (!parse_blob(&stored, r.blob)) return internal("emulator: corrupt workflow row");
+    auto* wf = out->add_workflows();
+    *wf->mutable_id() = stored.id();
+    *wf->mutable_closure()->mutable_created_at() = stored.closure().created_at();
+    *wf->mutable_closure()
+         ->mutable_compiled_workflow()
+         ->mutable_primary()
+         ->mutable_template_()
+         ->mutable_interface() =
+        stored.closure().compiled_workflow().primary().template_().interface();
+    wf->set_short_description(stored.short_description());
   }
   return ok_status();
 }
@@ -530,6 +548,12 @@ Status Admin::list_entity_ids(EntityKind kind, const fa::NamedEntityIdentifierLi
   if (req.project().empty()) return missing("project");
   if (req.domain().empty()) return missing("domain");
   if (req.limit() == 0) return invalid_value("limit");
+  if (auto st =
+          validate_token(req.token(), kind == EntityKind::task       ? "ListUniqueTaskIdentifiers"
+                                      : kind == EntityKind::workflow ? "ListWorkflowIdentifiers"
+                                                                     : "");
+      !st)
+    return st;
   std::vector<EntityRow> rows;
   auto st = in_tx(m_store, false, [&](Tx& tx) -> Status {
     auto all = tx.list_entities(kind, req.project(), req.domain(), "");

@@ -1,14 +1,93 @@
 // Launch plans (FlyteAdmin launch_plan_manager.go, validation/launch_plan_validator.go).
 
+#include <map>
+
 #include "sinks/emulator/admin_common.hpp"
+#include "sinks/emulator/cron.hpp"
+#include "sinks/emulator/literal_types.hpp"
 
 namespace flytecd::sinks::emulator {
 namespace {
 
 using namespace detail;
 
-// checkAndFetchExpectedInputForLaunchPlan (without type-castability checks): the full map of
-// inputs a launch plan expects, which FlyteAdmin also writes back into spec.default_inputs.
+// Go ranges over maps in random order; the emulator checks entries sorted by name, so which
+// of several bad entries is reported is deterministic (FlyteAdmin may name another).
+template <typename Map>
+std::map<std::string, const typename Map::mapped_type*> sorted(const Map& m) {
+  std::map<std::string, const typename Map::mapped_type*> out;
+  for (const auto& [k, v] : m) out[k] = &v;
+  return out;
+}
+
+// validation.go ValidateDatetime (timestamppb CheckValid's messages).
+Status validate_datetime(const fc::Literal& literal) {
+  const auto& p = literal.scalar().primitive();
+  if (!p.has_datetime()) return invalid("invalid nil Timestamp");
+  const auto& ts = p.datetime();
+  const std::string text = "timestamp (" + go_prototext(ts) + ")";
+  if (ts.seconds() < -62135596800LL) return invalid(text + " before 0001-01-01");
+  if (ts.seconds() > 253402300799LL) return invalid(text + " after 9999-12-31");
+  if (ts.nanos() < 0 || ts.nanos() >= 1'000'000'000)
+    return invalid(text + " has out-of-range nanos");
+  return ok_status();
+}
+
+bool is_datetime(const fc::Literal& l) {
+  return l.has_scalar() && l.scalar().has_primitive() && l.scalar().primitive().has_datetime();
+}
+
+Error invalid_literal_type(const std::string& name, const std::string& err) {
+  return invalid("Failed to validate literal type for [" + name + "] with err: " + err);
+}
+
+// validation.go validateLiteralMap. As upstream, the first datetime literal ends the check.
+Status validate_literal_map(const fc::LiteralMap& m, const std::string& field) {
+  for (const auto& [name, literal] : sorted(m.literals())) {
+    if (name.empty()) return invalid("missing key in " + field);
+    if (literal->value_case() == fc::Literal::VALUE_NOT_SET) {
+      return invalid("missing valid literal in " + field + " " + name);
+    }
+    if (is_datetime(*literal)) return validate_datetime(*literal);
+  }
+  return ok_status();
+}
+
+// validation.go validateParameterMapDisableArtifacts + validateParameterMap (artifacts are off
+// in FlyteAdmin's default configuration). As upstream, a DATETIME default ends the check.
+Status validate_parameter_map(const fc::ParameterMap& m, const std::string& field) {
+  for (const auto& [name, param] : sorted(m.parameters())) {
+    if (param->has_artifact_query()) {
+      return invalid("artifact mode not enabled but query found " + field + " " + name);
+    }
+  }
+  for (const auto& [name, param] : sorted(m.parameters())) {
+    if (name.empty()) return invalid("missing key in " + field);
+    if (!param->has_var() || !param->var().has_type()) {
+      return invalid("The Variable component of the Parameter " + name + " in " + field +
+                     " either is missing, or has a missing Type");
+    }
+    if (!param->has_default_() && !param->has_artifact_query() && !param->required()) {
+      return invalid("Invalid variable " + name + " in " + field +
+                     " - variable has neither default, nor is required. One must be specified");
+    }
+    if (!param->has_default_()) continue;
+    const auto type = literal_type_for(param->default_());
+    if (auto err = literal_type_error(type); !err.empty()) return invalid_literal_type(name, err);
+    if (!types_castable(*type, param->var().type())) {
+      return invalid("Type mismatch for Parameter " + name + " in " + field + " has type " +
+                     go_prototext(param->var().type()) + ", expected " + go_prototext(*type));
+    }
+    if (param->var().type().simple() == fc::DATETIME &&
+        param->var().type().type_case() == fc::LiteralType::kSimple) {
+      return validate_datetime(param->default_());
+    }
+  }
+  return ok_status();
+}
+
+// launch_plan_validator.go checkAndFetchExpectedInputForLaunchPlan: the full map of inputs a
+// launch plan expects, which FlyteAdmin also writes back into spec.default_inputs.
 Result<fc::ParameterMap> expected_inputs(const fc::VariableMap& workflow_inputs,
                                          const fc::LiteralMap& fixed,
                                          const fc::ParameterMap& defaults) {
@@ -25,11 +104,26 @@ Result<fc::ParameterMap> expected_inputs(const fc::VariableMap& workflow_inputs,
     }
     return expected;
   }
-  for (const auto& [name, param] : defaults.parameters()) {
-    if (!vars.count(name)) return invalid("unexpected default_input " + name);
+  for (const auto& [name, param] : sorted(defaults.parameters())) {
+    auto var = vars.find(name);
+    if (var == vars.end()) return invalid("unexpected default_input " + name);
+    if (!types_castable(param->var().type(), var->second.type())) {
+      // Upstream prints the launch plan's type as "expected" and the workflow's as "got".
+      return invalid("invalid default_input wrong type " + name + ", expected " +
+                     go_prototext(param->var().type()) + ", got " +
+                     go_prototext(var->second.type()) + " instead");
+    }
   }
-  for (const auto& [name, literal] : fixed.literals()) {
-    if (!vars.count(name)) return invalid("unexpected fixed_input " + name);
+  for (const auto& [name, literal] : sorted(fixed.literals())) {
+    auto var = vars.find(name);
+    if (var == vars.end()) return invalid("unexpected fixed_input " + name);
+    const auto type = literal_type_for(*literal);
+    if (auto err = literal_type_error(type); !err.empty()) return invalid_literal_type(name, err);
+    if (!types_castable(*type, var->second.type())) {
+      return invalid("invalid fixed_input wrong type " + name + ", expected " +
+                     go_prototext(var->second.type()) + ", got " + go_prototext(*type) +
+                     " instead");
+    }
   }
   for (const auto& [name, var] : vars) {
     auto def = defaults.parameters().find(name);
@@ -46,12 +140,23 @@ Result<fc::ParameterMap> expected_inputs(const fc::VariableMap& workflow_inputs,
   return expected;
 }
 
-// validateSchedule: every required input except the kickoff argument must be bound.
+// The deprecated cron_expression is still read by FlyteAdmin.
+const std::string& cron_expression(const fa::Schedule& schedule) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  return schedule.cron_expression();
+#pragma GCC diagnostic pop
+}
+
+// launch_plan_validator.go validateSchedule: only when a cron expression, a rate or a cron
+// schedule is set; every required input except the kickoff argument must be bound, and the cron
+// text must parse (robfig/cron ParseStandard).
 Status validate_schedule(const fa::LaunchPlanSpec& spec, const fc::ParameterMap& expected) {
-  if (!spec.entity_metadata().has_schedule()) return ok_status();
   const auto& schedule = spec.entity_metadata().schedule();
-  for (const auto& [name, param] : expected.parameters()) {
-    if (param.required() && name != schedule.kickoff_time_input_arg()) {
+  if (cron_expression(schedule).empty() && !schedule.has_rate() && !schedule.has_cron_schedule())
+    return ok_status();
+  for (const auto& [name, param] : sorted(expected.parameters())) {
+    if (param->required() && name != schedule.kickoff_time_input_arg()) {
       return invalid(
           "Cannot create a launch plan with a schedule if there is an unbound required "
           "input. [" +
@@ -69,10 +174,83 @@ Status validate_schedule(const fa::LaunchPlanSpec& spec, const fc::ParameterMap&
     }
     if (it->second.var().type().simple() != fc::DATETIME) {
       return invalid("KickoffTimeInputArg must reference a datetime input. [" + kickoff +
-                     "] is a [" + it->second.var().type().ShortDebugString() + "]");
+                     "] is a [" + go_prototext(it->second.var().type()) + "]");
+    }
+  }
+  const std::string cron = !cron_expression(schedule).empty() ? cron_expression(schedule)
+                           : schedule.has_cron_schedule()     ? schedule.cron_schedule().schedule()
+                                                              : std::string();
+  if (!cron.empty()) {
+    if (auto err = cron_parse_error(cron); !err.empty()) {
+      return invalid("Invalid cron expression: " + err);
     }
   }
   return ok_status();
+}
+
+// notifications_validator.go validateNotifications.
+Status validate_notifications(const google::protobuf::RepeatedPtrField<fa::Notification>& all) {
+  for (const auto& n : all) {
+    const google::protobuf::RepeatedPtrField<std::string>* recipients = nullptr;
+    switch (n.type_case()) {
+      case fa::Notification::kEmail:
+        recipients = &n.email().recipients_email();
+        break;
+      case fa::Notification::kSlack:
+        recipients = &n.slack().recipients_email();
+        break;
+      case fa::Notification::kPagerDuty:
+        recipients = &n.pager_duty().recipients_email();
+        break;
+      default:
+        return invalid_value("notification type");
+    }
+    if (recipients->empty()) return missing("recipients");
+    for (const auto& r : *recipients) {
+      if (r.empty()) return missing("recipient");
+    }
+    for (int phase : n.phases()) {
+      if (phase != fc::WorkflowExecution::SUCCEEDED && phase != fc::WorkflowExecution::FAILED &&
+          phase != fc::WorkflowExecution::TIMED_OUT && phase != fc::WorkflowExecution::ABORTED) {
+        return invalid_value("phase");
+      }
+    }
+  }
+  return ok_status();
+}
+
+// launch_plan_validator.go ValidateLaunchPlan, after the workflow was found; returns the
+// expected inputs.
+Result<fc::ParameterMap> validate_launch_plan(Tx& tx, const AdminConfig& config,
+                                              const fa::LaunchPlanCreateRequest& req,
+                                              const fc::TypedInterface& iface) {
+  const auto& spec = req.spec();
+  if (auto st = validate_identifier(req.has_id() ? &req.id() : nullptr, fc::LAUNCH_PLAN); !st)
+    return st.error();
+  if (auto st = validate_project_and_domain(tx, config, req.id().project(), req.id().domain()); !st)
+    return st.error();
+  if (!req.has_spec()) return missing("spec");
+  if (auto st =
+          validate_identifier(spec.has_workflow_id() ? &spec.workflow_id() : nullptr, fc::WORKFLOW);
+      !st)
+    return st.error();
+  if (auto st = validate_labels(spec.has_labels() ? &spec.labels() : nullptr); !st)
+    return st.error();
+  if (auto st = validate_literal_map(spec.fixed_inputs(), "fixed_inputs"); !st) return st.error();
+  if (auto st = validate_parameter_map(spec.default_inputs(), "default_inputs"); !st)
+    return st.error();
+  auto expected = expected_inputs(iface.inputs(), spec.fixed_inputs(), spec.default_inputs());
+  if (!expected) return expected.error();
+  if (auto st = validate_schedule(spec, *expected); !st) return st.error();
+  if (spec.has_entity_metadata()) {
+    if (auto st = validate_notifications(spec.entity_metadata().notifications()); !st)
+      return st.error();
+    if (spec.entity_metadata().has_launch_conditions()) {
+      return invalid("Launch condition must be empty, found " +
+                     go_prototext(spec.entity_metadata().launch_conditions()));
+    }
+  }
+  return expected;
 }
 
 Result<fa::LaunchPlan> decode(const EntityRow& row) {
@@ -89,6 +267,8 @@ Result<fa::LaunchPlan> decode(const EntityRow& row) {
 Status Admin::create_launch_plan(const fa::LaunchPlanCreateRequest& req,
                                  fa::LaunchPlanCreateResponse*) {
   const auto& spec = req.spec();
+  // launch_plan_manager.go CreateLaunchPlan: the workflow id, then the workflow, then
+  // ValidateLaunchPlan against the workflow's interface.
   if (auto st =
           validate_identifier(spec.has_workflow_id() ? &spec.workflow_id() : nullptr, fc::WORKFLOW);
       !st) {
@@ -99,24 +279,12 @@ Status Admin::create_launch_plan(const fa::LaunchPlanCreateRequest& req,
     auto wf_row = tx.get_entity(wf_key);
     if (!wf_row) return wf_row.error();
     if (!wf_row->has_value()) return missing_entity(wf_key);
-    if (auto st = validate_identifier(req.has_id() ? &req.id() : nullptr, fc::LAUNCH_PLAN); !st) {
-      return st;
-    }
-    const EntityKey key = key_of(EntityKind::launch_plan, req.id());
-    if (auto st = validate_project_and_domain(tx, m_config, key.project, key.domain); !st)
-      return st;
-    if (!req.has_spec()) return missing("spec");
-    if (spec.entity_metadata().has_launch_conditions()) {
-      return invalid("launch condition must be empty, found " +
-                     spec.entity_metadata().launch_conditions().ShortDebugString());
-    }
-
     fa::Workflow wf;
     if (!parse_blob(&wf, (*wf_row)->blob)) return internal("emulator: corrupt workflow row");
     const auto& iface = wf.closure().compiled_workflow().primary().template_().interface();
-    auto expected = expected_inputs(iface.inputs(), spec.fixed_inputs(), spec.default_inputs());
+    auto expected = validate_launch_plan(tx, m_config, req, iface);
     if (!expected) return expected.error();
-    if (auto st = validate_schedule(spec, *expected); !st) return st;
+    const EntityKey key = key_of(EntityKind::launch_plan, req.id());
 
     fa::LaunchPlan lp;
     *lp.mutable_id() = identifier_of(key);
@@ -216,6 +384,7 @@ Status Admin::list_active_launch_plans(const fa::ActiveLaunchPlanListRequest& re
   if (req.project().empty()) return missing("project");
   if (req.domain().empty()) return missing("domain");
   if (req.limit() == 0) return invalid_value("limit");
+  if (auto st = validate_token(req.token(), "ListActiveLaunchPlans"); !st) return st;
   return in_tx(m_store, false, [&](Tx& tx) -> Status {
     auto rows = tx.entities_with_state(EntityKind::launch_plan, req.project(), req.domain(), "",
                                        fa::ACTIVE);

@@ -1,6 +1,5 @@
 // Projects and GetVersion (FlyteAdmin project_manager.go, validation/project_validator.go).
 
-#include "daemon/common/scan.hpp"
 #include "sinks/emulator/admin_common.hpp"
 
 #ifndef FLYTECD_VERSION
@@ -14,55 +13,11 @@ using namespace detail;
 
 constexpr size_t k_max_name_length = 64;
 constexpr size_t k_max_description_length = 300;
-constexpr size_t k_max_labels = 16;
-
-// k8s.io/apimachinery validation.IsDNS1123Label, with its messages.
-std::vector<std::string> dns1123_label_errors(const std::string& value) {
-  std::vector<std::string> errs;
-  if (value.size() > 63) errs.push_back("must be no more than 63 characters");
-  if (!scan::dns1123_label_pattern(value)) {
-    errs.push_back(
-        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
-        "and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', "
-        "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')");
-  }
-  return errs;
-}
-
-std::string go_list(const std::vector<std::string>& items) {
-  std::string out = "[";
-  for (size_t i = 0; i < items.size(); ++i) out += (i ? " " : "") + items[i];
-  return out + "]";
-}
-
-// validation.validateLabels: at most 16, keys are qualified names, values label values.
-Status validate_labels(const fa::Project& p) {
-  if (!p.has_labels()) return ok_status();
-  const auto& values = p.labels().values();
-  if (values.size() > k_max_labels) {
-    return invalid("labels map cannot exceed " + std::to_string(k_max_labels) + " entries");
-  }
-  for (const auto& [key, value] : values) {
-    if (!scan::is_k8s_qualified_name(key)) {
-      return invalid("invalid label key [" + key +
-                     "]: [name part must consist of alphanumeric characters, '-', '_' or '.', and "
-                     "must start and end with an alphanumeric character]");
-    }
-    if (!scan::is_k8s_label_value(value)) {
-      return invalid("invalid label value [" + value +
-                     "]: [a valid label must be an empty string or consist of alphanumeric "
-                     "characters, '-', '_' or '.', and must start and end with an alphanumeric "
-                     "character]");
-    }
-  }
-  return ok_status();
-}
-
 // validation.ValidateProject.
 Status validate_project(const fa::Project& p) {
   if (p.id().empty()) return missing("project_id");
-  if (auto st = validate_labels(p); !st) return st;
-  if (auto errs = dns1123_label_errors(p.id()); !errs.empty()) {
+  if (auto st = validate_labels(p.has_labels() ? &p.labels() : nullptr); !st) return st;
+  if (auto errs = k8s_dns1123_label_errors(p.id()); !errs.empty()) {
     return invalid("invalid project id [" + p.id() + "]: " + go_list(errs));
   }
   if (p.name().size() > k_max_name_length) {
@@ -83,6 +38,26 @@ Status validate_project(const fa::Project& p) {
 
 Error project_not_found(const std::string& id) {
   return not_found("project [" + id + "] not found");
+}
+
+// transformers.FromProjectModel: the read-back holds the model's columns (id, name,
+// description, state) and the labels of the stored proto, plus the configured domains. Any other
+// field of the registered project (e.g. org) is not returned.
+Status project_from_row(const ProjectRow& row, const std::vector<std::string>& domains,
+                        fa::Project* out) {
+  fa::Project stored;
+  if (!parse_blob(&stored, row.blob)) return internal("emulator: corrupt project row");
+  out->set_id(stored.id());
+  out->set_name(stored.name());
+  out->set_description(stored.description());
+  if (stored.has_labels()) *out->mutable_labels() = stored.labels();
+  out->set_state(static_cast<fa::Project::ProjectState>(row.state));
+  for (const auto& d : domains) {
+    auto* domain = out->add_domains();
+    domain->set_id(d);
+    domain->set_name(d);
+  }
+  return ok_status();
 }
 
 }  // namespace
@@ -132,26 +107,25 @@ Status Admin::get_project(const fa::ProjectGetRequest& req, fa::Project* out) {
     auto row = tx.get_project(req.id());
     if (!row) return row.error();
     if (!row->has_value()) return project_not_found(req.id());
-    if (!parse_blob(out, (*row)->blob)) return internal("emulator: corrupt project row");
-    for (const auto& d : m_config.domains) {
-      auto* domain = out->add_domains();
-      domain->set_id(d);
-      domain->set_name(d);
-    }
-    return ok_status();
+    return project_from_row(**row, m_config.domains, out);
   });
 }
 
 Status Admin::list_projects(const fa::ProjectListRequest& req, fa::Projects* out) {
+  if (auto st = validate_token(req.token(), "ListProjects"); !st) return st;
   return in_tx(m_store, false, [&](Tx& tx) -> Status {
     auto rows = tx.list_projects();
     if (!rows) return rows.error();
     std::string filters = req.filters();
     // FlyteAdmin hides archived projects unless the caller filters explicitly.
     if (filters.empty()) filters = "neq(state," + std::to_string(fa::Project::ARCHIVED) + ")";
+    // project_manager.go ListProjects: without sort_by, alphabetically by identifier.
+    fa::Sort by_identifier;
+    by_identifier.set_key("identifier");
+    by_identifier.set_direction(fa::Sort::ASCENDING);
     auto token = apply_list(
-        *rows, filters, req.has_sort_by() ? &req.sort_by() : nullptr, req.limit(), req.token(),
-        [](const ProjectRow& r, const std::string& f) -> std::optional<std::string> {
+        *rows, filters, req.has_sort_by() ? &req.sort_by() : &by_identifier, req.limit(),
+        req.token(), [](const ProjectRow& r, const std::string& f) -> std::optional<std::string> {
           if (f == "state") return std::to_string(r.state);
           if (f == "identifier" || f == "id") return r.id;
           if (f == "created_at") return pad_number(r.seq);
@@ -164,13 +138,7 @@ Status Admin::list_projects(const fa::ProjectListRequest& req, fa::Projects* out
         });
     if (!token) return token.error();
     for (const auto& r : *rows) {
-      auto* p = out->add_projects();
-      if (!parse_blob(p, r.blob)) return internal("emulator: corrupt project row");
-      for (const auto& d : m_config.domains) {
-        auto* domain = p->add_domains();
-        domain->set_id(d);
-        domain->set_name(d);
-      }
+      if (auto st = project_from_row(r, m_config.domains, out->add_projects()); !st) return st;
     }
     out->set_token(*token);
     return ok_status();

@@ -82,7 +82,10 @@ class CallGate {
     const FaultDecision fault = m_faults.decide(method);
     if (fault.latency_ms > 0) delay(ctx, fault.latency_ms);
     if (fault.fail_code && !fault.drop_response) return injected(method, fault);
+    take_error_detail();  // nothing left over from an earlier call on this thread
     const Status st = body();
+    const auto recorded = take_error_detail();
+    if ((detail == nullptr || detail->type_url().empty()) && recorded) detail = &*recorded;
     if (fault.fail_code) return injected(method, fault);  // executed, but the reply is "lost"
     if (st) {
       log()->debug("{} -> OK", method);

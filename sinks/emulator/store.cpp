@@ -190,6 +190,18 @@ Result<std::optional<ResourceRow>> Tx::get_resource(const ResourceKey& k) {
   return first<ResourceRow>(*st, read_resource);
 }
 
+Result<std::optional<ResourceRow>> Tx::first_resource_like(const ResourceKey& k) {
+  const auto q = sql("SELECT ", k_resource_cols,
+                     " FROM resources WHERE resource_type = ? AND (? = '' OR project = ?) AND "
+                     "(? = '' OR domain = ?) AND (? = '' OR workflow = ?) AND "
+                     "(? = '' OR launch_plan = ?) ORDER BY seq LIMIT 1");
+  auto st = m_store->m_db->prepare(q.c_str(), "get raw resource");
+  if (!st) return st.error();
+  st->bind(k.resource_type).bind(k.project).bind(k.project).bind(k.domain).bind(k.domain);
+  st->bind(k.workflow).bind(k.workflow).bind(k.launch_plan).bind(k.launch_plan);
+  return first<ResourceRow>(*st, read_resource);
+}
+
 Result<std::optional<ResourceRow>> Tx::most_specific_resource(int type, const std::string& project,
                                                               const std::string& domain,
                                                               const std::string& workflow) {

@@ -86,6 +86,9 @@ class Tx {
   Result<std::vector<ProjectRow>> list_projects();
 
   Result<std::optional<ResourceRow>> get_resource(const ResourceKey& key);
+  // FlyteAdmin's ResourceRepo.GetRaw: a GORM struct query, so empty project/domain/workflow/
+  // launch_plan are dropped from the WHERE clause, and First() takes the lowest primary key.
+  Result<std::optional<ResourceRow>> first_resource_like(const ResourceKey& key);
   // Most specific row for (type, project, domain, workflow) with FlyteAdmin's IN ('', x)
   // matching and ORDER BY priority DESC.
   Result<std::optional<ResourceRow>> most_specific_resource(int type, const std::string& project,

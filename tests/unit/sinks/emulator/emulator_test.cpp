@@ -429,9 +429,9 @@ TEST_CASE("emulator: GetProjectAttributes is exact, with server defaults for exe
   REQUIRE(raw.configurations_size() == 1);
   CHECK(raw.configurations(0).attributes().workflow_execution_config().max_parallelism() == 0);
 
-  req.set_project("ghost");
-  CHECK_THAT(peer.rpc(&S::GetProjectAttributes, req, &out).error_message(),
-             Catch::StartsWith("failed to validate that project [ghost] is registered"));
+  req.set_project("ghost");  // validation/project_validator.go ValidateProjectExists
+  CHECK(peer.rpc(&S::GetProjectAttributes, req, &out).error_message() ==
+        "failed to validate that project [ghost] exists, err: [project [ghost] not found]");
 }
 
 TEST_CASE("emulator: Update replaces the whole attributes of one scope and type", "[emulator]") {
