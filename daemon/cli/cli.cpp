@@ -178,7 +178,11 @@ int run(int argc, char** argv) {
   auto* import =
       app.add_subcommand("import", "Write the live projects and overrides as a flytecd repository");
   add_target_options(import, iopt);
-  import->add_option("--out", import_dir, "Directory to create (must be empty)")->required();
+  import
+      ->add_option("--out", import_dir,
+                   "Directory to create (must be empty; with --from-flytectl, files already "
+                   "there are never overwritten)")
+      ->required();
   ImportFlytectlOptions fopt;
   auto* from_flytectl = import->add_option(
       "--from-flytectl", fopt.files,

@@ -345,6 +345,7 @@ struct Parsed {
   AttrFile file;
   Origins origins;  // keyed by "project"/"domain"/"workflow" or a JSON path in the message
   Location top;
+  Origin first_attr;  // the first attribute key: where the whole value is reported
 };
 
 std::string all_type_keys() {
@@ -446,6 +447,14 @@ std::optional<Parsed> parse_one(const SourceFile& file, std::optional<AttributeT
       for (const auto& t : k_types)
         if (t.type != *type && go_field(message_of(t.type), key))
           expected += "; '" + key + "' is a " + t.name + " key";
+    for (const auto& t : k_types) {
+      const auto* d = message_of(t.type);
+      for (int i = 0; i < d->field_count(); ++i)
+        if (d->field(i)->json_name() == key && d->field(i)->name() != key &&
+            (!type || *type == t.type))
+          expected = "flytectl's key '" + d->field(i)->name() + "' (" + t.name +
+                     "; it reads the snake_case name)";
+    }
     add(DiagKind::unknown_field, location_of(file.path, node), key,
         "unknown key '" + scan::printable(key) + "'", expected);
   }
@@ -477,6 +486,10 @@ std::optional<Parsed> parse_one(const SourceFile& file, std::optional<AttributeT
   GoReader reader(file.path, diags, out.origins);
   const auto* d = message_of(*type);
   json value = json::object();
+  if (!attrs.empty())
+    out.first_attr = Origin{attrs[0].first.Scalar(), location_of(file.path, attrs[0].first)};
+  else
+    out.first_attr = Origin{"", out.top};
   for (const auto& [k, v] : attrs) {
     const auto* f = go_field(d, k.Scalar());
     auto j = reader.field(v, f, k.Scalar(), f->json_name());
@@ -541,8 +554,12 @@ Diagnostic to_source(Diagnostic d, const Parsed& p) {
   d.related = {};
   std::string path = d.path;
   const std::string spec = "spec." + attribute_json_key(p.file.type);
-  if (path.rfind(spec, 0) == 0)
-    path = path.size() > spec.size() ? path.substr(spec.size() + 1) : "";
+  if (path == spec) {  // the whole value (e.g. a type FlyteAdmin cannot store at this scope)
+    d.where = p.first_attr.where;
+    d.path = p.first_attr.path;
+    return d;
+  }
+  if (path.rfind(spec + ".", 0) == 0) path = path.substr(spec.size() + 1);
   for (std::string probe = path;; probe = probe.substr(0, probe.find_last_of(".["))) {
     if (auto it = p.origins.find(probe); it != p.origins.end() && !probe.empty()) {
       d.where = it->second.where;

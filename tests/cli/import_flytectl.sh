@@ -149,20 +149,20 @@ ENUMS = {"missingPluginBehavior": {0: "FAIL", 1: "USE_DEFAULT"}}
 def camel(k):
     k = k.lower()
     return re.sub(r"_([a-z0-9])", lambda m: m.group(1).upper(), k)
-def norm(v, maps=False):
+def norm(v, maps=False, flytectl=True):
     # Protobuf JSON as flytecd prints it: camelCase keys (not in maps), wrappers bare, zero
     # values left out, scalars as strings.
     if isinstance(v, dict):
         out = {}
         for k, x in v.items():
-            ck = k if maps else camel(k)
+            ck = k if maps or not flytectl else camel(k)
             if ck in ENUMS: x = ENUMS[ck].get(x, x)
             if isinstance(x, dict) and list(map(str.lower, x)) == ["value"] and ck == "interruptible":
                 x = list(x.values())[0]
-            x = norm(x, maps=(ck in ("attributes",) or (ck == "values" and isinstance(x, dict))))
+            x = norm(x, (ck == "attributes" or (ck == "values" and isinstance(x, dict))), flytectl)
             if x not in ("", "0", "false", "FAIL", [], {}, None): out[ck] = x
         return out
-    if isinstance(v, list): return [norm(x) for x in v]
+    if isinstance(v, list): return [norm(x, False, flytectl) for x in v]
     if isinstance(v, bool): return "true" if v else "false"
     return str(v)
 want = {}
@@ -178,7 +178,7 @@ for path in glob.glob(os.path.join(live, "**", "*.yaml"), recursive=True):
         if not doc or doc.get("kind") != "Overrides": continue
         scope = (doc["project"], doc.get("domain", ""), doc.get("workflow", ""))
         for key, value in doc["spec"].items():
-            got[(scope, key)] = norm(value)
+            got[(scope, key)] = norm(value, flytectl=False)
 ok = True
 skipped = (("flytesnacks", "", ""), "pluginOverrides")
 for k, (name, value) in sorted(want.items()):

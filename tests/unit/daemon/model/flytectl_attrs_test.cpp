@@ -236,7 +236,14 @@ memory: 150Mi)");
   CHECK(d->where.line == 4);
   CHECK(d->expected.find("defaults, limits") != std::string::npos);
 
-  // Nested: protobuf's camelCase JSON name is not a key flytectl reads.
+  // protobuf's camelCase JSON name is not a key flytectl reads.
+  auto top = parse("project: p\ndomain: development\nmaxParallelism: 3\n");
+  CHECK_FALSE(top.attr);
+  d = first_error(top.diags, DiagKind::unknown_field);
+  REQUIRE(d);
+  CHECK(d->where.line == 3);
+  CHECK(d->expected.find("'max_parallelism' (workflow-execution-config") != std::string::npos);
+
   auto camel = parse("project: p\ndefaults:\n  ephemeralStorage: 1Gi\n");
   CHECK_FALSE(camel.attr);
   d = first_error(camel.diags, DiagKind::unknown_field);
@@ -382,6 +389,8 @@ overrides:
   const auto* d = first_error(r.files[0].diagnostics, DiagKind::unsupported_attribute);
   REQUIRE(d);
   CHECK(d->where.file == "po.yaml");
+  CHECK(d->where.line == 2);
+  CHECK(d->path == "overrides");
 
   // The same text as `flytecd validate` on the equivalent Overrides document.
   auto v = test::load_one(R"(apiVersion: flytecd/v1
