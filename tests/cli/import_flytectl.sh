@@ -112,7 +112,13 @@ out="$("$bin" import --from-flytectl "$tmp/bad.yaml" "$in/eq-project.yaml" --ski
 "$bin" import --from-flytectl "${files[@]}" --out "$tmp/repo" > "$tmp/import.out" 2> "$tmp/import.err"; rc=$?
 [[ $rc -eq 0 ]] && ok "import of ${#files[@]} files (exit 0)" ||
   { bad "import: exit $rc"; cat "$tmp/import.out" "$tmp/import.err"; }
-grep -q "po-project.yaml:[0-9]*:[0-9]*: error\[unsupported_attribute\]: overrides: PLUGIN_OVERRIDE at project scope cannot be stored by FlyteAdmin" "$tmp/import.err" &&
+# validate's own message for the same thing, written as a flytecd document.
+mkdir -p "$tmp/po-doc"
+printf 'apiVersion: flytecd/v1\nkind: Overrides\nproject: %s\nspec:\n  pluginOverrides:\n    overrides: [{taskType: python_task}]\n' \
+  "$P" > "$tmp/po-doc/po.yaml"
+msg="$("$bin" validate "$tmp/po-doc" 2>&1 | sed -n 's/.*error\[unsupported_attribute\]: spec\.pluginOverrides: //p')"
+[[ -n "$msg" ]] || bad "validate does not refuse a project-scope plugin override"
+grep -qF "po-project.yaml:2:1: error[unsupported_attribute]: overrides: $msg" "$tmp/import.err" &&
   grep -q "skipped .*po-project.yaml" "$tmp/import.err" &&
   ok "the project-scope plugin override is skipped with validate's message" ||
   { bad "project-scope plugin override not reported"; cat "$tmp/import.err"; }

@@ -36,7 +36,7 @@ std::string read(const fs::path& p) {
 
 }  // namespace
 
-TEST_CASE("import --from-flytectl: writes the layout; an invalid file writes nothing",
+TEST_CASE("import --from-flytectl: writes the layout, an invalid file writes nothing",
           "[flytectl][cli]") {
   TempDir tmp("import-flytectl");
   ImportFlytectlOptions opt;
@@ -65,7 +65,7 @@ TEST_CASE("import --from-flytectl: writes the layout; an invalid file writes not
   CHECK(read(written) == "# reviewed by hand\n");
 }
 
-TEST_CASE("import --from-flytectl: --type forces the type; an unknown --type is refused",
+TEST_CASE("import --from-flytectl: --type forces the type, an unknown --type is refused",
           "[flytectl][cli]") {
   TempDir tmp("import-flytectl-type");
   ImportFlytectlOptions opt;

@@ -44,7 +44,7 @@ fc::ImportResult import(std::vector<SourceFile> files, Policy policy = {}) {
 // The files below are those of flytectl's own tests and docs (flytectl/cmd/update/testdata and
 // the `flytectl update … --help` examples), read as flytectl's ReadConfigFromFile reads them.
 
-TEST_CASE("flytectl import: a task-resource file (defaults, limits; unquoted numbers)",
+TEST_CASE("flytectl import: a task-resource file (defaults, limits, unquoted numbers)",
           "[flytectl]") {
   auto p = parse(R"(domain: development
 project: flytesnacks
@@ -286,7 +286,7 @@ TEST_CASE("flytectl import: the type is inferred from the keys, or forced with -
   CHECK(fc::type_names().size() == 6);
 }
 
-TEST_CASE("flytectl import: project is required; keys count once whatever their case",
+TEST_CASE("flytectl import: project is required, and keys count once whatever their case",
           "[flytectl]") {
   auto p = parse("domain: development\ntags: [a]\n");
   CHECK_FALSE(p.attr);

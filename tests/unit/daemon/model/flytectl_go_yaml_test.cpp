@@ -19,7 +19,7 @@ std::optional<nlohmann::json> read(const std::string& yaml, const google::protob
 
 }  // namespace
 
-TEST_CASE("flytectl yaml: keys are protobuf names in any case; oneof members are no keys",
+TEST_CASE("flytectl yaml: keys are protobuf names in any case, oneof members are no keys",
           "[flytectl]") {
   CHECK(fold_equal("MAX_Parallelism", "max_parallelism"));
   CHECK_FALSE(fold_equal("maxParallelism", "max_parallelism"));
