@@ -187,6 +187,8 @@ int run(int argc, char** argv) {
   auto* from_flytectl = import->add_option(
       "--from-flytectl", fopt.files,
       "Convert these flytectl attribute files (--attrFile YAML) instead of reading FlyteAdmin");
+  for (const char* target : {"--config", "--repo", "--state-dir", "--admin-endpoint"})
+    from_flytectl->excludes(target);  // it reads files only: a target would be silently ignored
   import->add_option("--type", fopt.type, "With --from-flytectl: the attribute type of every file")
       ->check(CLI::IsMember(model::flytectl::type_names()))
       ->needs(from_flytectl);

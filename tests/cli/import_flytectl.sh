@@ -101,6 +101,11 @@ out="$("$bin" import --from-flytectl "${files[@]}" --out "$tmp/none" 2>&1)"; rc=
   { bad "--type"; cat "$tmp/typed.log"; }
 rm "$in/eq-staging-empty.yaml"; files=("$in"/*.yaml)
 
+# It reads files only: a FlyteAdmin target next to it is refused, not silently ignored.
+out="$("$bin" import --from-flytectl "$in/eq-project.yaml" --state-dir "$tmp/s" --out "$tmp/none" 2>&1)"
+[[ $? -ne 0 && ! -e "$tmp/none" ]] && grep -q "excludes" <<<"$out" &&
+  ok "--from-flytectl with a target option is refused" || bad "target option accepted: $out"
+
 # 3. --skip-invalid writes the valid files.
 out="$("$bin" import --from-flytectl "$tmp/bad.yaml" "$in/eq-project.yaml" --skip-invalid \
   --out "$tmp/skip" 2>&1)"; rc=$?
