@@ -11,7 +11,9 @@
 #include "daemon/cli/compile_command.hpp"
 #include "daemon/cli/completion.hpp"
 #include "daemon/cli/daemon_commands.hpp"
+#include "daemon/cli/import_flytectl.hpp"
 #include "daemon/common/log.hpp"
+#include "daemon/model/flytectl_attrs.hpp"
 #include "sinks/emulator/emulator.hpp"
 
 namespace flytecd::cli {
@@ -193,9 +195,32 @@ int run(int argc, char** argv) {
   auto* import =
       app.add_subcommand("import", "Write the live projects and overrides as a flytecd repository");
   add_target_options(import, iopt);
-  import->add_option("--out", import_dir, "Directory to create (must be empty)")->required();
+  import
+      ->add_option("--out", import_dir,
+                   "Directory to create (must be empty; with --from-flytectl, files already "
+                   "there are never overwritten)")
+      ->required();
+  ImportFlytectlOptions fopt;
+  auto* from_flytectl = import->add_option(
+      "--from-flytectl", fopt.files,
+      "Convert these flytectl attribute files (--attrFile YAML) instead of reading FlyteAdmin");
+  for (const char* target : {"--config", "--repo", "--state-dir", "--admin-endpoint"})
+    from_flytectl->excludes(target);  // it reads files only: a target would be silently ignored
+  import->add_option("--type", fopt.type, "With --from-flytectl: the attribute type of every file")
+      ->check(CLI::IsMember(model::flytectl::type_names()))
+      ->needs(from_flytectl);
+  import
+      ->add_flag("--skip-invalid", fopt.skip_invalid,
+                 "With --from-flytectl: write the valid files even if others are invalid")
+      ->needs(from_flytectl);
+  import
+      ->add_option("--domains", fopt.policy.domains,
+                   "With --from-flytectl: FlyteAdmin's configured domains")
+      ->delimiter(',')
+      ->needs(from_flytectl);
   import->footer(
-      "Example:\n  flytecd import --admin-endpoint dns:///flyte.example.com:443 --out adopted/\n");
+      "Example:\n  flytecd import --admin-endpoint dns:///flyte.example.com:443 --out adopted/\n"
+      "  flytecd import --from-flytectl tra.yaml wec.yaml --out repo/   # flytectl's files\n");
 
   // Commands for a running daemon, over its HTTP API.
   RemoteFlags remote;
@@ -346,6 +371,10 @@ int run(int argc, char** argv) {
     return run_plan_live(popt, plan_format, std::cout, std::cerr);
   }
   if (run_cmd->parsed()) return run_daemon(ropt_daemon);
+  if (import->parsed() && !fopt.files.empty()) {
+    fopt.out_dir = import_dir;
+    return run_import_flytectl(fopt, std::cout, std::cerr);
+  }
   if (import->parsed()) return run_import(iopt, import_dir, std::cout, std::cerr);
   if (status_cmd->parsed()) return run_remote_status(remote, status_format, std::cout, std::cerr);
   if (sync_cmd->parsed()) return run_remote_sync(remote, std::cout, std::cerr);
