@@ -198,6 +198,7 @@ namespace {
 
 constexpr size_t k_queue_max = 32;
 constexpr int k_post_timeout_ms = 5000;
+constexpr int k_shutdown_flush_ms = 2000;
 
 // Posts from its own thread so a slow API server never delays the reconcile loop.
 class ClientEventRecorder final : public EventRecorder {
@@ -211,7 +212,9 @@ class ClientEventRecorder final : public EventRecorder {
     m_thread = std::thread([this] { loop(); });
   }
   ~ClientEventRecorder() override {
-    flush(std::chrono::milliseconds(2 * k_post_timeout_ms));
+    // Shutdown waits a little for queued events (a SIGTERM right after a pass), never for a slow
+    // API server: what is left after that is dropped.
+    flush(std::chrono::milliseconds(k_shutdown_flush_ms));
     {
       std::lock_guard<std::mutex> lock(m_qmu);
       m_stop = true;
@@ -245,7 +248,7 @@ class ClientEventRecorder final : public EventRecorder {
       {
         std::unique_lock<std::mutex> lock(m_qmu);
         m_cv.wait(lock, [&] { return m_stop || !m_queue.empty(); });
-        if (m_queue.empty()) return;  // stopping, nothing left
+        if (m_stop) return;
         e = std::move(m_queue.front());
         m_queue.pop_front();
         m_busy = true;

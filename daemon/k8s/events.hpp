@@ -114,7 +114,8 @@ class EventRecorder {
 // An EventRecorder posting to the API server (POST /api/v1/namespaces/<ns>/events) from its own
 // thread: a queue of at most 32 events (more are dropped and logged), 5 s per request, failures
 // logged as warnings. The involved object's uid is looked up once (GET) so `kubectl describe`
-// lists the events. The destructor sends what is queued (bounded) and joins the thread.
+// lists the events. The destructor waits up to 2 s for what is queued, then drops the rest and
+// joins the thread.
 std::unique_ptr<EventRecorder> make_event_recorder(std::shared_ptr<Client> client,
                                                    InvolvedObject about, std::string instance,
                                                    std::chrono::milliseconds interval);
