@@ -68,7 +68,7 @@ flytecd::pass::AppliedRecord record(const std::string& converged, const std::str
 
 }  // namespace
 
-TEST_CASE("record store: ConfigMap create, read, update; a stale writer gets conflict",
+TEST_CASE("record store: ConfigMap create, read, update, and a stale writer gets conflict",
           "[integration][k8s][record]") {
   const fs::path dir = fresh_dir("flytecd-record");
   flytecd::testing::KubeStandIn kube(dir);

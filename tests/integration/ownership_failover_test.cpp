@@ -146,7 +146,7 @@ TEST_CASE(
   }
   a.start();
   b.start();
-  INFO("replica-a log:\n" << a.log() << "\nreplica-b log:\n" << b.log());
+  auto logs = [&] { return "replica-a log:\n" + a.log() + "\nreplica-b log:\n" + b.log(); };
 
   auto raw = flyteidl::service::AdminService::NewStub(
       grpc::CreateChannel((*emu)->address(), grpc::InsecureChannelCredentials()));
@@ -159,9 +159,9 @@ TEST_CASE(
     admin::ProjectDomainAttributesGetResponse resp;
     return raw->GetProjectDomainAttributes(&ctx, req, &resp).ok();
   };
-  auto record = [&] {
-    return kube.configmap("flytecd", "flytecd-applied-revision")
-        .value("data", nlohmann::json::object());
+  auto record = [&]() -> nlohmann::json {
+    auto cm = kube.configmap("flytecd", "flytecd-applied-revision");
+    return cm.is_object() && cm.contains("data") ? cm["data"] : nlohmann::json::object();
   };
 
   // The leader converges the first revision, creates data-eng/staging's overrides and records
@@ -171,7 +171,8 @@ TEST_CASE(
   Replica& survivor = &leader == &a ? b : a;
   REQUIRE(eventually([&] { return leader.status()["lastSync"]["outcome"] == "success"; }, 60));
   CHECK(staging_quota_exists());
-  REQUIRE(eventually([&] { return record().value("converged", "") == first_rev; }, 20));
+  if (!eventually([&] { return record().value("converged", "") == first_rev; }, 20))
+    FAIL("the leader did not record " << first_rev << ": " << record().dump() << "\n" << logs());
   CHECK(record()["writer"] == leader.name);
   const std::string old_token =
       kube.configmap("flytecd", "flytecd-applied-revision")["metadata"]["resourceVersion"];
@@ -185,12 +186,13 @@ TEST_CASE(
   // The survivor takes the lease, rebuilds ownership from the record (its ledger is empty) and
   // prunes the two overrides of the deleted file: they were flytecd's, not unmanaged.
   REQUIRE(eventually([&] { return survivor.leads(); }, 15));
-  REQUIRE(eventually(
-      [&] {
-        auto s = survivor.status();
-        return s["revision"] == second_rev && s["lastSync"]["outcome"] == "success";
-      },
-      60));
+  if (!eventually(
+          [&] {
+            auto s = survivor.status();
+            return s["revision"] == second_rev && s["lastSync"]["outcome"] == "success";
+          },
+          60))
+    FAIL("the survivor did not converge " << second_rev << "\n" << logs());
   CHECK_FALSE(staging_quota_exists());
   size_t unmanaged = 0;
   const nlohmann::json objects = survivor.status()["objects"];

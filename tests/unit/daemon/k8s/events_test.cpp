@@ -199,7 +199,7 @@ TEST_CASE("events: the same reason and message are posted once per interval, rep
   CHECK(posted.back()["count"] == 2);
 }
 
-TEST_CASE("events: on_pass maps and rate-limits; a no-op pass posts nothing", "[k8s][events]") {
+TEST_CASE("events: on_pass maps and rate-limits, and a no-op pass posts nothing", "[k8s][events]") {
   auto now = std::chrono::system_clock::time_point(1764600000s);
   size_t posts = 0;
   flytecd::k8s::EventRecorder rec([&](nlohmann::json) { ++posts; },

@@ -40,7 +40,7 @@ TEST_CASE("record store: one ConfigMap data key per field, round-tripped", "[k8s
   CHECK(back->updated_at == r.updated_at);
 }
 
-TEST_CASE("record store: missing keys are empty; a bad updatedAt names the ConfigMap",
+TEST_CASE("record store: missing keys are empty, and a bad updatedAt names the ConfigMap",
           "[k8s][record]") {
   auto partial = flytecd::k8s::record_from_data({{"converged", "abc"}}, "ConfigMap ns/rec");
   REQUIRE(partial);
