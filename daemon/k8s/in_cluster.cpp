@@ -1,13 +1,15 @@
 #include "daemon/k8s/in_cluster.hpp"
 
 #include "daemon/common/log.hpp"
+#include "daemon/k8s/record_store.hpp"
+#include "daemon/pass/applied_record.hpp"
 
 namespace flytecd::k8s {
 
 Result<std::unique_ptr<InCluster>> InCluster::start(const Settings& settings,
                                                     ElectorCallbacks callbacks) {
-  if (!settings.leader_election.enabled && !settings.config_map.enabled)
-    return std::unique_ptr<InCluster>();
+  const bool api_used = settings.leader_election.enabled || settings.config_map.enabled;
+  if (!api_used && !settings.applied_record.on(false)) return std::unique_ptr<InCluster>();
   auto resolved = resolve_in_cluster(settings);
   if (!resolved) return resolved.error();
   auto client = Client::create(*resolved);
@@ -23,6 +25,20 @@ Result<std::unique_ptr<InCluster>> InCluster::start(const Settings& settings,
               resolved->config_map.restart_deployment.empty()
                   ? ""
                   : ", restarting deployment " + resolved->config_map.restart_deployment);
+  }
+  const auto& ar = resolved->applied_record;
+  if (ar.on(true))
+    log->info("applied-revision record: ConfigMap {}/{}", ar.record_namespace, ar.name);
+  if (resolved->events.enabled) {
+    // About the record's ConfigMap, so `kubectl describe cm NAME` lists them beside the record.
+    // With the record off the name is still the involved object (an Event may name an object
+    // that does not exist; `kubectl get events` lists it).
+    InvolvedObject about{"v1", "ConfigMap", ar.name, ar.record_namespace, ""};
+    ic->m_events = make_event_recorder(ic->m_client, std::move(about),
+                                       resolve_identity(resolved->leader_election),
+                                       std::chrono::milliseconds(resolved->events.interval_ms));
+    log->info("kubernetes events: about ConfigMap {}/{}, the same event at most every {} s",
+              ar.record_namespace, ar.name, resolved->events.interval_ms / 1000);
   }
   if (resolved->leader_election.enabled) {
     const auto& le = resolved->leader_election;
@@ -60,6 +76,21 @@ Result<ConfigMapSink::Outcome> InCluster::apply_overrides(const std::string& doc
                                                           const std::string& revision) {
   if (!m_configmap) return make_error(ErrorCode::internal, "ConfigMap mode is off");
   return m_configmap->apply(document, revision);
+}
+
+std::unique_ptr<pass::RecordStore> InCluster::record_store() const {
+  const auto& ar = m_settings.applied_record;
+  if (!ar.on(true)) return nullptr;
+  return make_config_map_record_store(m_client, ar.record_namespace, ar.name);
+}
+
+std::string InCluster::describe_record() const {
+  const auto& ar = m_settings.applied_record;
+  return ar.on(true) ? "ConfigMap " + ar.record_namespace + "/" + ar.name : std::string();
+}
+
+void InCluster::on_pass(const pass::Report& report) {
+  if (m_events) (void)m_events->on_pass(report);
 }
 
 std::string InCluster::describe_configmap() const {

@@ -6,18 +6,25 @@
 
 #include "daemon/common/result.hpp"
 #include "daemon/k8s/configmap_sink.hpp"
+#include "daemon/k8s/events.hpp"
 #include "daemon/k8s/lease.hpp"
 #include "daemon/k8s/settings.hpp"
 
+namespace flytecd::pass {
+class RecordStore;
+struct Report;
+}  // namespace flytecd::pass
+
 namespace flytecd::k8s {
 
-// What the daemon uses when it runs in Kubernetes: the API client, the leader elector and the
-// ConfigMap-mode sink, built from the `kubernetes:` configuration. Thread-safe where the parts
-// are (leading(), healthy() and status() from any thread; apply_overrides() from one).
+// What the daemon uses when it runs in Kubernetes: the API client, the leader elector, the
+// ConfigMap-mode sink, the applied-revision record's ConfigMap and the event recorder, built from
+// the `kubernetes:` configuration. Thread-safe where the parts are (leading(), healthy(),
+// status() and on_pass() from any thread; apply_overrides() from one).
 class InCluster {
  public:
-  // nullptr when neither leader election nor ConfigMap mode is enabled. Errors: no API server,
-  // unreadable CA file.
+  // nullptr when neither leader election, ConfigMap mode nor kubernetes.appliedRecord.enabled is
+  // on. Errors: no API server, unreadable CA file.
   static Result<std::unique_ptr<InCluster>> start(const Settings& settings,
                                                   ElectorCallbacks callbacks);
   ~InCluster();
@@ -37,6 +44,16 @@ class InCluster {
   sinks::configmap::ConfigMapSink* configmap_sink() const {
     return m_configmap ? m_configmap->sink().get() : nullptr;
   }
+  // The applied-revision record in its ConfigMap (kubernetes.appliedRecord; default
+  // flytecd-applied-revision in flytecd's namespace), or null when appliedRecord is off. Each call
+  // makes a new store over the shared client.
+  std::unique_ptr<pass::RecordStore> record_store() const;
+  std::string describe_record() const;  // "ConfigMap ns/name", or "" when off
+  // After every pass (the daemon's publish step): a Kubernetes Event for a pass that changed
+  // something, was refused, failed or found drift, rate-limited (kubernetes.events). Never
+  // blocks on the API server and never fails: errors are logged. A no-op when events are off.
+  void on_pass(const pass::Report& report);
+  EventRecorder* events() const { return m_events.get(); }
   // Stops the elector (releasing a held lease). Idempotent.
   void stop();
 
@@ -46,6 +63,7 @@ class InCluster {
   std::shared_ptr<Client> m_client;
   std::unique_ptr<LeaderElector> m_elector;
   std::unique_ptr<ConfigMapSink> m_configmap;
+  std::unique_ptr<EventRecorder> m_events;
 };
 
 }  // namespace flytecd::k8s

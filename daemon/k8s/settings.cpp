@@ -115,9 +115,44 @@ Status parse_settings(const YAML::Node& node, const std::string& where, Settings
             return unknown(where, "configMap." + fk,
                            "enabled, namespace, name, key, restartDeployment");
         }
+      } else if (k == "appliedRecord") {
+        if (!v.IsMap())
+          return make_error(ErrorCode::invalid_input,
+                            where + ": kubernetes.appliedRecord: expected a mapping");
+        auto& ar = out.applied_record;
+        for (const auto& f : v) {
+          const std::string fk = f.first.Scalar();
+          if (fk == "enabled")
+            ar.enabled = f.second.as<bool>();
+          else if (fk == "name")
+            ar.name = f.second.as<std::string>();
+          else if (fk == "namespace")
+            ar.record_namespace = f.second.as<std::string>();
+          else
+            return unknown(where, "appliedRecord." + fk, "enabled, name, namespace");
+        }
+        if (ar.name.empty())
+          return make_error(ErrorCode::invalid_input,
+                            where + ": kubernetes.appliedRecord.name: must not be empty");
+      } else if (k == "events") {
+        if (!v.IsMap())
+          return make_error(ErrorCode::invalid_input,
+                            where + ": kubernetes.events: expected a mapping");
+        for (const auto& f : v) {
+          const std::string fk = f.first.Scalar();
+          if (fk == "enabled") {
+            out.events.enabled = f.second.as<bool>();
+          } else if (fk == "interval") {
+            if (auto s = duration(f.second, "events.interval", out.events.interval_ms); !s)
+              return s;
+          } else {
+            return unknown(where, "events." + fk, "enabled, interval");
+          }
+        }
       } else {
         return unknown(where, k,
-                       "apiServer, tokenFile, caFile, namespace, leaderElection, configMap");
+                       "apiServer, tokenFile, caFile, namespace, leaderElection, configMap, "
+                       "appliedRecord, events");
       }
     }
   } catch (const YAML::Exception& e) {
@@ -163,6 +198,8 @@ Result<Settings> resolve_in_cluster(Settings s) {
   if (s.leader_election.lease_namespace.empty())
     s.leader_election.lease_namespace = s.api_namespace;
   if (s.config_map.cm_namespace.empty()) s.config_map.cm_namespace = s.api_namespace;
+  if (s.applied_record.record_namespace.empty())
+    s.applied_record.record_namespace = s.api_namespace;
   return s;
 }
 

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <optional>
 #include <string>
 
 #include "daemon/common/result.hpp"
@@ -28,6 +29,23 @@ struct ConfigMapSettings {
   std::string restart_deployment;  // FlyteAdmin's Deployment (same namespace); empty = no restart
 };
 
+// The applied-revision record (daemon/pass/applied_record.hpp) as a ConfigMap in flytecd's
+// namespace, written with resourceVersion (daemon/k8s/record_store.hpp).
+struct AppliedRecordSettings {
+  // Unset = on when leader election or ConfigMap mode is (flytecd talks to the API anyway);
+  // true alone also starts the Kubernetes client (a single replica without either).
+  std::optional<bool> enabled;
+  std::string name = "flytecd-applied-revision";
+  std::string record_namespace;  // empty = the API settings' namespace
+  bool on(bool in_cluster) const { return enabled.value_or(in_cluster); }
+};
+
+// Kubernetes Events about passes (daemon/k8s/events.hpp), posted while flytecd uses the API.
+struct EventSettings {
+  bool enabled = true;
+  int interval_ms = 300000;  // the same reason and message are not posted again within this
+};
+
 // The `kubernetes:` section of flytecd's configuration. API access defaults to in-cluster:
 // https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT, the service account token and CA
 // under /var/run/secrets/kubernetes.io/serviceaccount (files, re-read so rotation works).
@@ -40,6 +58,8 @@ struct ConfigMapSettings {
 //                      renewDeadline: 10s, retryPeriod: 2s, identity: …}
 //     configMap: {enabled: true, namespace: flyte, name: flyte-admin-overrides,
 //                 key: overrides.yaml, restartDeployment: flyteadmin}
+//     appliedRecord: {enabled: true, name: flytecd-applied-revision, namespace: flytecd}
+//     events: {enabled: true, interval: 5m}
 struct Settings {
   std::string api_server;
   std::string token_file;
@@ -47,6 +67,8 @@ struct Settings {
   std::string api_namespace;
   LeaderElectionSettings leader_election;
   ConfigMapSettings config_map;
+  AppliedRecordSettings applied_record;
+  EventSettings events;
 };
 
 inline constexpr const char* k_service_account_dir =

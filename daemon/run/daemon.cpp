@@ -554,6 +554,7 @@ struct Daemon::Impl {
     log->info("reconcile ({}) of {}{}: {}; {:.2f}s", reason, revision,
               suspended ? " SUSPENDED, planned only (nothing written)" : "", pass::summary(report),
               report.seconds);
+    if (cluster) cluster->on_pass(report);  // Kubernetes Event (rate-limited, best-effort)
   }
 
   int loop() {

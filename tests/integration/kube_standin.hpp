@@ -1,11 +1,14 @@
 #pragma once
 // A local HTTPS stand-in for the parts of the Kubernetes API flytecd uses, for integration tests:
 // coordination.k8s.io/v1 Leases (GET, POST, PUT with resourceVersion: a stale one gets 409
-// Conflict, as the API server's optimistic concurrency does), ConfigMap GET and server-side apply
-// (PATCH application/apply-patch+yaml; the request is recorded), and Deployment strategic-merge
-// PATCH (recorded). Bearer tokens are checked (401 otherwise); requests carrying a "blocked"
-// token get 503, to simulate one replica losing the API server. TLS uses a self-signed
-// certificate for 127.0.0.1 made with the openssl CLI at test time.
+// Conflict, as the API server's optimistic concurrency does), ConfigMap GET, create (POST: an
+// existing one gets 409 AlreadyExists), update (PUT with resourceVersion: a stale one gets 409
+// Conflict, a missing one 404; a PUT without resourceVersion is unconditional, as in Kubernetes)
+// and server-side apply (PATCH application/apply-patch+yaml; the request is recorded),
+// Deployment strategic-merge PATCH (recorded) and core/v1 Event create (POST, recorded). Bearer
+// tokens are checked (401 otherwise); requests carrying a "blocked" token get 503, to simulate one
+// replica losing the API server. TLS uses a self-signed certificate for 127.0.0.1 made with the
+// openssl CLI at test time.
 //
 // It is not an API server: no admission, no validation of objects, no field-ownership merge
 // for server-side apply (the applied ConfigMap's data simply replaces the stored data), no
@@ -96,6 +99,16 @@ class KubeStandIn {
   std::vector<Applied> applied() {
     std::lock_guard<std::mutex> lock(m_mu);
     return m_applied;
+  }
+  // Events posted so far (core/v1 Event objects as received), oldest first.
+  std::vector<nlohmann::json> events() {
+    std::lock_guard<std::mutex> lock(m_mu);
+    return m_events;
+  }
+  // Successful ConfigMap creates and updates by POST/PUT (not server-side apply).
+  size_t configmap_writes() {
+    std::lock_guard<std::mutex> lock(m_mu);
+    return m_cm_writes;
   }
   nlohmann::json configmap(const std::string& ns, const std::string& name) {
     std::lock_guard<std::mutex> lock(m_mu);
@@ -192,6 +205,68 @@ class KubeStandIn {
       if (it == m_configmaps.end()) return status(res, 404, "NotFound", "configmaps not found");
       res.set_content(it->second.dump(), "application/json");
     });
+    const std::string cms_re = R"(/api/v1/namespaces/([^/]+)/configmaps)";
+    m_server->Post(cms_re, [this](const httplib::Request& req, httplib::Response& res) {
+      std::lock_guard<std::mutex> lock(m_mu);
+      if (!admit(req, res)) return;
+      auto obj = nlohmann::json::parse(req.body, nullptr, false);
+      if (!obj.is_object() || !obj.contains("metadata") || !obj["metadata"].contains("name"))
+        return status(res, 400, "BadRequest", "not a ConfigMap");
+      const std::string name = obj["metadata"]["name"].get<std::string>();
+      const std::string key = std::string(req.matches[1]) + "/" + name;
+      if (m_configmaps.count(key)) {
+        ++m_conflicts;
+        return status(res, 409, "AlreadyExists", "configmaps \"" + name + "\" already exists");
+      }
+      if (obj["metadata"].contains("resourceVersion"))
+        return status(res, 400, "BadRequest",
+                      "resourceVersion should not be set on objects to be created");
+      obj["metadata"]["resourceVersion"] = std::to_string(++m_rv);
+      obj["metadata"]["uid"] = "uid-" + std::to_string(m_rv);
+      m_configmaps[key] = obj;
+      ++m_cm_writes;
+      res.status = 201;
+      res.set_content(obj.dump(), "application/json");
+    });
+    m_server->Put(cm_re, [this](const httplib::Request& req, httplib::Response& res) {
+      std::lock_guard<std::mutex> lock(m_mu);
+      if (!admit(req, res)) return;
+      const std::string name = req.matches[2];
+      auto it = m_configmaps.find(std::string(req.matches[1]) + "/" + name);
+      if (it == m_configmaps.end())
+        return status(res, 404, "NotFound", "configmaps \"" + name + "\" not found");
+      auto obj = nlohmann::json::parse(req.body, nullptr, false);
+      if (!obj.is_object() || !obj.contains("metadata"))
+        return status(res, 400, "BadRequest", "not a ConfigMap");
+      const std::string rv = obj["metadata"].value("resourceVersion", "");
+      if (!rv.empty() && rv != it->second["metadata"]["resourceVersion"].get<std::string>()) {
+        ++m_conflicts;
+        return status(res, 409, "Conflict",
+                      "Operation cannot be fulfilled on configmaps \"" + name +
+                          "\": the object has been modified; please apply your changes to the "
+                          "latest version and try again");
+      }
+      obj["metadata"]["resourceVersion"] = std::to_string(++m_rv);
+      obj["metadata"]["uid"] = it->second["metadata"].value("uid", "");
+      it->second = obj;
+      ++m_cm_writes;
+      res.set_content(obj.dump(), "application/json");
+    });
+    m_server->Post(R"(/api/v1/namespaces/([^/]+)/events)",
+                   [this](const httplib::Request& req, httplib::Response& res) {
+                     std::lock_guard<std::mutex> lock(m_mu);
+                     if (!admit(req, res)) return;
+                     auto obj = nlohmann::json::parse(req.body, nullptr, false);
+                     if (!obj.is_object() || obj.value("kind", "") != "Event")
+                       return status(res, 400, "BadRequest", "not an Event");
+                     if (obj["metadata"].value("namespace", "") != std::string(req.matches[1]))
+                       return status(res, 400, "BadRequest",
+                                     "the namespace of the object does not match the request");
+                     obj["metadata"]["resourceVersion"] = std::to_string(++m_rv);
+                     m_events.push_back(obj);
+                     res.status = 201;
+                     res.set_content(obj.dump(), "application/json");
+                   });
     m_server->Patch(cm_re, [this](const httplib::Request& req, httplib::Response& res) {
       std::lock_guard<std::mutex> lock(m_mu);
       if (!admit(req, res)) return;
@@ -207,6 +282,8 @@ class KubeStandIn {
       auto& stored = m_configmaps[key];
       const bool created = stored.is_null();
       obj["metadata"]["resourceVersion"] = std::to_string(++m_rv);
+      obj["metadata"]["uid"] =
+          created ? "uid-" + std::to_string(m_rv) : stored["metadata"].value("uid", std::string());
       stored = obj;
       res.status = created ? 201 : 200;
       res.set_content(stored.dump(), "application/json");
@@ -244,7 +321,8 @@ class KubeStandIn {
   std::map<std::string, nlohmann::json> m_leases, m_configmaps, m_deployments;
   std::vector<LeaseWrite> m_lease_writes;
   std::vector<Applied> m_applied;
-  size_t m_conflicts = 0;
+  std::vector<nlohmann::json> m_events;
+  size_t m_conflicts = 0, m_cm_writes = 0;
   long m_rv = 100;
 };
 

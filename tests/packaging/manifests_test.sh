@@ -119,9 +119,14 @@ same("volume mounts (path -> volume, subPath, readOnly)", mounts(hpod), mounts(p
 def role_rules(objs, suffix):
     return one(objs, "Role", suffix)["rules"]
 same("leader-election Role rules (RBAC verbs)", role_rules(helm, "-leader-election"), role_rules(base, "-leader-election"))
-rb, brb = one(helm, "RoleBinding", "-leader-election"), one(base, "RoleBinding", "-leader-election")
-same("RoleBinding roleRef kind", rb["roleRef"]["kind"], brb["roleRef"]["kind"])
-same("RoleBinding subject", [(s["kind"], s["name"]) for s in rb["subjects"]], [(s["kind"], s["name"]) for s in brb["subjects"]])
+same("applied-record Role rules (RBAC verbs)", role_rules(helm, "-applied-record"), role_rules(base, "-applied-record"))
+# create cannot be limited by resourceNames; get/update are, to the record; events: create only.
+same("applied-record RBAC", {(tuple(r["resources"]), tuple(r.get("resourceNames", []))): r["verbs"] for r in role_rules(base, "-applied-record")},
+     {(("configmaps",), ()): ["create"], (("configmaps",), ("flytecd-applied-revision",)): ["get", "update"], (("events",), ()): ["create"]})
+for suffix in ("-leader-election", "-applied-record"):
+    rb, brb = one(helm, "RoleBinding", suffix), one(base, "RoleBinding", suffix)
+    same("RoleBinding roleRef " + suffix, (rb["roleRef"]["kind"], rb["roleRef"]["name"]), (brb["roleRef"]["kind"], brb["roleRef"]["name"]))
+    same("RoleBinding subject " + suffix, [(s["kind"], s["name"]) for s in rb["subjects"]], [(s["kind"], s["name"]) for s in brb["subjects"]])
 same("ServiceAccount automount", one(helm, "ServiceAccount").get("automountServiceAccountToken", True),
      one(base, "ServiceAccount").get("automountServiceAccountToken", True))
 hcfg = config_of(helm, hdep)
@@ -174,7 +179,12 @@ ns = load("nosecrets")
 nm = mounts(one(ns, "Deployment")["spec"]["template"]["spec"])
 check(not any(p.startswith("/etc/flytecd/secrets") for p in nm), f"no Secrets: still mounted {sorted(nm)}")
 single = load("single")
-check(not any(k in ("Role", "RoleBinding") for k, _ in single), "single replica: leader-election RBAC rendered without leader election")
+check(not any(k in ("Role", "RoleBinding") and n.endswith("-leader-election") for k, n in single),
+      "single replica: leader-election RBAC rendered without leader election")
+check(("Role", "flytecd-applied-record") in single and ("RoleBinding", "flytecd-applied-record") in single,
+      "single replica: the applied-record RBAC is needed without leader election too")
+check(config_of(single, one(single, "Deployment"))["kubernetes"]["appliedRecord"]["enabled"] is True,
+      "single replica: the applied record is on in config")
 check(config_of(single, one(single, "Deployment"))["kubernetes"]["leaderElection"]["enabled"] is False, "single replica: leader election in config")
 print("chart (no Secrets; one replica without leader election): ok")
 PY

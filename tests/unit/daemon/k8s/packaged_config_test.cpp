@@ -67,6 +67,9 @@ TEST_CASE("packaging: every optional setting in the default config is a real key
   CHECK(cfg.notifications.size() == 2);
   CHECK(cfg.kubernetes.leader_election.enabled);
   CHECK(cfg.kubernetes.config_map.name == "flyte-admin-overrides");
+  CHECK(cfg.kubernetes.applied_record.on(false));
+  CHECK(cfg.kubernetes.applied_record.name == "flytecd-applied-revision");
+  CHECK(cfg.kubernetes.events.interval_ms == 300000);
   CHECK(cfg.packages.registry == "registry.example.com");
   CHECK(cfg.packages.max_package_bytes == 268435456);
   CHECK(cfg.packages.memory_budget_bytes == 268435456);
@@ -98,4 +101,7 @@ TEST_CASE("packaging: the kustomize base's config.yaml parses and enables leader
   CHECK(cfg.kubernetes.leader_election.retry_period_ms == 2000);
   CHECK_FALSE(cfg.kubernetes.config_map.enabled);
   CHECK(cfg.kubernetes.config_map.restart_deployment == "flyteadmin");
+  CHECK(cfg.kubernetes.applied_record.on(false));
+  CHECK(cfg.kubernetes.applied_record.name == "flytecd-applied-revision");
+  CHECK(cfg.kubernetes.events.enabled);
 }
