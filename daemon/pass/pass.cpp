@@ -136,6 +136,9 @@ registration::RegistrarOptions registrar_options(const Revision& rev, const Opti
   ro.max_package_bytes = opt.max_package_bytes;
   ro.memory = opt.memory;
   ro.breaker = breaker;
+  ro.in_scope = [scope = opt.scope](const std::string& p, const std::string& d) {
+    return in_scope(scope, p, d);
+  };
   return ro;
 }
 
@@ -154,7 +157,8 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
     return std::move(r);
   };
   // The parts the sink holds: platform defaults are rows only where a sink holds them (ConfigMap).
-  const reconcile::State desired = wiring::desired_state(*rev.docs, w.sink->capabilities());
+  const reconcile::State desired =
+      narrowed(opt.scope, wiring::desired_state(*rev.docs, w.sink->capabilities()));
   auto fail = [&](const Error& e) {
     r.outcome = Outcome::failed;
     r.error = e;
@@ -165,7 +169,7 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
   if (opt.cancel && opt.cancel->load())
     return fail(Error{ErrorCode::unavailable, "cancelled before the pass started"});
 
-  const auto& declared = rev.docs->registrations;
+  const auto declared = narrowed(opt.scope, rev.docs->registrations);
   const bool registrations = w.entities && w.packages;
 
   // Observe.
@@ -174,6 +178,7 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
   r.observed = true;
   auto managed = w.ledger->managed();
   if (!managed) return fail(managed.error().wrap("ledger"));
+  narrow(opt.scope, *live, *managed);
 
   // Plan: projects and overrides, then registrations (plan mode: the registration plan; execute
   // mode: counted from the ledger, the registrations are planned again as they execute).
@@ -200,6 +205,7 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
     auto read = w.ledger->registrations();
     if (!read) return fail(read.error().wrap("ledger"));
     records = std::move(*read);
+    narrow(opt.scope, records);
   }
   r.guard_input = guard_input(r.plan, desired, r.documents, *managed, records, declared,
                               reg_plan ? &*reg_plan : nullptr, opt.policy.prune);
@@ -237,6 +243,7 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
   ao.cancel = opt.cancel;
   ao.breaker = &breaker;
   ao.first_plan = &r.plan;
+  ao.narrow = [&](reconcile::State& l, reconcile::Managed& m) { narrow(opt.scope, l, m); };
   r.applied = reconcile::apply(*w.sink, *w.ledger, desired, ao, opt.on_step);
   if (reg_plan && !(opt.cancel && opt.cancel->load()))
     r.registrations = registration::execute_registrations(

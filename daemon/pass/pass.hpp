@@ -8,6 +8,7 @@
 #include "daemon/common/result.hpp"
 #include "daemon/ledger/ledger.hpp"
 #include "daemon/model/documents.hpp"
+#include "daemon/pass/scope.hpp"
 #include "daemon/reconcile/apply.hpp"
 #include "daemon/reconcile/guard.hpp"
 #include "daemon/reconcile/plan.hpp"
@@ -70,6 +71,8 @@ struct Options {
   // with nothing to do is only counted. Plan mode records nothing.
   std::string trigger = "apply";
   ledger::Retention retention;
+  // --project/--domain: the pass plans, writes and guards only these scopes (pass/scope.hpp).
+  PassScope scope;
 };
 
 // How a pass ended.
