@@ -320,8 +320,8 @@ int run_import(const TargetOptions& opt, const std::string& out_dir, std::ostrea
     err << "flytecd import: " << live.error().message << "\n";
     return 1;
   }
-  const pass::PassScope scope{opt.project, opt.domain};
-  pass::narrow(scope, *live);  // --project/--domain: only those scopes are imported
+  const pass::PassScope only{opt.project, opt.domain};
+  pass::narrow(only, *live);  // --project/--domain: only those scopes are imported
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::exists(out_dir, ec) && !fs::is_empty(out_dir, ec)) {
@@ -406,7 +406,7 @@ int run_import(const TargetOptions& opt, const std::string& out_dir, std::ostrea
     return 1;
   }
   auto check_options = pass_options(imported, pass::Mode::plan);
-  check_options.scope = scope;
+  check_options.scope = only;
   const auto check = run_pass(imported, *target, *rev, check_options);
   if (!check.observed || check.outcome == pass::Outcome::failed) {
     err << "flytecd import: check: " << (check.error ? check.error->message : "failed") << "\n";
