@@ -57,7 +57,7 @@ def check(cond, what):
     global ok
     print(("ok " if cond else "FAIL ") + what)
     ok = ok and cond
-check(any(a == "remove" and k.startswith("override/data-eng/staging/") for a, k in steps),
+check(any(a == "delete" and k.startswith("override/data-eng/staging/") for a, k in steps),
       "data-eng's staging delete was left for a pass over data-eng")
 check(any(k.startswith("override/flytesnacks/development/") for k in drift),
       "flytesnacks' drift was left alone (still drifted)")
@@ -66,15 +66,15 @@ check(not any(k.startswith("override/ml-training/") for a, k in steps),
 sys.exit(0 if ok else 1)
 PY
 
-# Plan scoped to a project-domain: only that domain's rows.
-"$bin" plan --live --repo "$tmp/work" --state-dir "$tmp/s" --project data-eng --domain staging "${target[@]}" -o json > "$tmp/plan-de.json" 2>"$tmp/plan-de.err"; rc=$?
-[[ $rc -eq 2 ]] || bad "plan --live --project data-eng --domain staging: exit $rc: $(cat "$tmp/plan-de.err")"
-python3 - "$tmp/plan-de.json" <<'PY' || fail=1
+# Plan scoped to a project-domain: only that domain's rows (flytesnacks' drift in development).
+"$bin" plan --live --repo "$tmp/work" --state-dir "$tmp/s" --project flytesnacks --domain development "${target[@]}" -o json > "$tmp/plan-fd.json" 2>"$tmp/plan-fd.err"; rc=$?
+[[ $rc -eq 2 ]] || bad "plan --live --project flytesnacks --domain development: exit $rc: $(cat "$tmp/plan-fd.err")"
+python3 - "$tmp/plan-fd.json" <<'PY' || fail=1
 import json, sys
 p = json.load(open(sys.argv[1]))
 keys = [s["key"] for s in p["steps"]] + [d["key"] for d in p["drift"]]
-good = keys and all(k.startswith("override/data-eng/staging/") for k in keys)
-print(("ok " if good else "FAIL ") + "--domain staging plans only data-eng/staging rows: %s" % keys)
+good = keys and all(k.startswith("override/flytesnacks/development/") for k in keys)
+print(("ok " if good else "FAIL ") + "--domain development plans only flytesnacks/development rows: %s" % keys)
 sys.exit(0 if good else 1)
 PY
 
@@ -103,7 +103,7 @@ python3 -c '
 import json, sys
 h = json.load(sys.stdin)
 keys = [s["key"] for e in h for s in e["steps"]]
-good = all("/ml-training/production/" in k for k in keys)
+good = len(keys) >= 1 and all("/ml-training/production/" in k for k in keys)
 print(("ok " if good else "FAIL ") + "history --domain production: only that domain (%d steps)" % len(keys))
 sys.exit(0 if good else 1)' <<<"$out" || fail=1
 exit $fail
