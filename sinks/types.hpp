@@ -1,6 +1,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -57,10 +58,20 @@ struct ProjectState {
   bool operator==(const ProjectState&) const = default;
 };
 
+// Where Git declares an override's value: the file, the line of its spec key, and the line of each
+// field by its protobuf JSON path ("clusterResourceAttributes.attributes.projectQuotaCpu").
+struct SourceLines {
+  std::string file;
+  int line = 0;
+  std::map<std::string, int> fields;
+};
+
 struct OverrideState {
   Scope scope;
   AttributeType type{};
   flyteidl::admin::MatchingAttributes value;
+  // Desired state only (null for what a sink observes); shared, as states are copied freely.
+  std::shared_ptr<const SourceLines> source = nullptr;
 };
 
 // A set of projects and override rows: what Git wants, or what a sink holds.

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
 #include <iostream>
 
 #include "daemon/cli/commands.hpp"
@@ -19,6 +20,10 @@
 namespace flytecd::cli {
 
 int run(int argc, char** argv) {
+  // Line-buffered stdout and stderr: with `2>&1` a log or error line never lands inside a stdout
+  // line (a fully buffered stdout is cut every 4 KiB, wherever the line is).
+  std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
+  std::setvbuf(stderr, nullptr, _IOLBF, BUFSIZ);
   CLI::App app{"flytecd — GitOps for Flyte: keeps a Flyte deployment equal to a Git repository.",
                "flytecd"};
   app.set_version_flag("--version", std::string("flytecd ") + FLYTECD_VERSION);
@@ -104,10 +109,22 @@ int run(int argc, char** argv) {
       "the ledger; writes nothing. Example:\n"
       "  flytecd get registrations --repo repo-layout-example\n");
 
+  // --project P [--domain D]: one pass over those scopes only (what is outside is left alone and
+  // not counted by the guard).
+  auto add_scope_options = [](CLI::App* cmd, std::string& scope_project,
+                              std::string& scope_domain) {
+    auto* project_opt =
+        cmd->add_option("-p,--project", scope_project,
+                        "Only this project's scopes (others are neither changed nor counted)");
+    cmd->add_option("-d,--domain", scope_domain,
+                    "Only this domain of --project (and its workflows)")
+        ->needs(project_opt);
+  };
   TargetOptions aopt;
   auto* apply = app.add_subcommand(
       "apply", "Reconcile once: make FlyteAdmin equal to the repository, then exit");
   add_target_options(apply, aopt);
+  add_scope_options(apply, aopt.project, aopt.domain);
   std::string apply_format = "text";
   apply->add_option("-o,--output", apply_format, "text or json (the pass's plan and results)")
       ->check(CLI::IsMember({"text", "json"}));
@@ -138,6 +155,7 @@ int run(int argc, char** argv) {
 
   auto* plan = app.add_subcommand("plan", "What applying the repository would change");
   add_target_options(plan, popt);
+  add_scope_options(plan, popt.project, popt.domain);
   plan->add_flag("--live", live, "Compare the repository with live state (and the ledger)");
   ReviewOptions ropt;
   plan->add_option("--git", ropt.git,
@@ -178,7 +196,8 @@ int run(int argc, char** argv) {
   history->add_option("--state-dir", hopt.state_dir, "The state directory whose ledger to read");
   history->add_option("--object", hquery.object,
                       "Only passes touching this object key (or a key prefix ending in /)");
-  history->add_option("--project", hquery.project, "Only passes touching this project");
+  std::string history_domain;
+  add_scope_options(history, hquery.project, history_domain);
   history->add_option("--limit", hquery.limit, "At most this many passes (default 20)")
       ->check(CLI::Range(1, 1000));
   std::string history_server;
@@ -195,6 +214,7 @@ int run(int argc, char** argv) {
   auto* import =
       app.add_subcommand("import", "Write the live projects and overrides as a flytecd repository");
   add_target_options(import, iopt);
+  add_scope_options(import, iopt.project, iopt.domain);
   import
       ->add_option("--out", import_dir,
                    "Directory to create (must be empty; with --from-flytectl, files already "
@@ -347,7 +367,8 @@ int run(int argc, char** argv) {
   if (validate->parsed()) return run_validate(vopt, std::cout, std::cerr);
   if (auto rc = compile_cmd()) return *rc;
   if (history->parsed())
-    return run_history(hopt, hquery, history_server, history_format, std::cout, std::cerr);
+    return run_history(hopt, hquery, history_domain, history_server, history_format, std::cout,
+                       std::cerr);
   if (apply->parsed()) return run_apply(aopt, apply_format, std::cout, std::cerr);
   if (recover->parsed())
     return run_recover(recover_opt, recover_from, recover_force, std::cout, std::cerr);

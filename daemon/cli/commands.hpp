@@ -51,6 +51,8 @@ struct TargetOptions {
   double max_prune_share = -1;
   int parallelism = 0;
   double lock_wait_seconds = -1;
+  // --project/--domain (plan, apply, import): the pass covers only these scopes.
+  std::string project, domain;
 };
 
 // File, then environment, then flags. An explicit --repo DIR wins over a configured git.url.
@@ -89,9 +91,10 @@ int run_apply(const TargetOptions& opt, const std::string& format, std::ostream&
 // `flytecd history`: what passes changed, were refused or failed, newest first, from the state
 // directory's ledger (read only). 0, or 1 when there is no ledger.
 // With `server`, asks that running daemon (GET /api/v1/history) instead.
+// `domain` (with query.project) keeps only steps in that domain of the project.
 int run_history(const TargetOptions& opt, const ledger::HistoryQuery& query,
-                const std::string& server, const std::string& format, std::ostream& out,
-                std::ostream& err);
+                const std::string& domain, const std::string& server, const std::string& format,
+                std::ostream& out, std::ostream& err);
 
 // The pass options a configuration asks for (policy, parallelism, package bounds).
 pass::Options pass_options(const config::Config& cfg, pass::Mode mode);

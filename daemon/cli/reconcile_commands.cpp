@@ -161,6 +161,8 @@ int run_apply(const TargetOptions& opt, const std::string& format, std::ostream&
   const bool json = format == "json";
   if (!json) out << "target: " << target->description << "\n";
   auto options = pass_options(*cfg, pass::Mode::execute);
+  options.scope = pass::PassScope{opt.project, opt.domain};
+  if (!json && !options.scope.empty()) out << "scope: " << options.scope.describe() << "\n";
   if (!json)
     options.on_step = [&](const reconcile::StepResult& r) {
       if (r.step.action == reconcile::Action::adopt) return;
@@ -201,7 +203,7 @@ int run_apply(const TargetOptions& opt, const std::string& format, std::ostream&
       for (const auto& c : d.changes) out << "    " << reconcile::change_line(c) << "\n";
     }
     for (const auto& u : p.unmanaged) out << "? unmanaged " << u << " (left alone)\n";
-    out << reconcile::summary_line(p) << "\n";
+    out << pass::summary(report) << "\n";  // registrations too: a version bump is a change
     for (const auto& o : report.registrations.items) out << registration::describe(o) << "\n";
     out << "registrations: " << report.registrations.items.size() << " ("
         << report.registrations.failed() << " failed), " << report.registrations.rpcs
@@ -242,7 +244,9 @@ int run_plan_live(const TargetOptions& opt, const std::string& format, std::ostr
     err << "flytecd plan: " << target.error().message << "\n";
     return 1;
   }
-  const auto report = run_pass(*cfg, *target, *rev, pass_options(*cfg, pass::Mode::plan));
+  auto options = pass_options(*cfg, pass::Mode::plan);
+  options.scope = pass::PassScope{opt.project, opt.domain};
+  const auto report = run_pass(*cfg, *target, *rev, options);
   if (!report.observed) {
     err << "flytecd plan: " << (report.error ? report.error->message : "not observed") << "\n";
     return 1;
@@ -336,6 +340,8 @@ int run_import(const TargetOptions& opt, const std::string& out_dir, std::ostrea
     err << "flytecd import: " << live.error().message << "\n";
     return 1;
   }
+  const pass::PassScope only{opt.project, opt.domain};
+  pass::narrow(only, *live);  // --project/--domain: only those scopes are imported
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::exists(out_dir, ec) && !fs::is_empty(out_dir, ec)) {
@@ -419,7 +425,9 @@ int run_import(const TargetOptions& opt, const std::string& out_dir, std::ostrea
     err << "flytecd import: check: " << rev.error().message << "\n";
     return 1;
   }
-  const auto check = run_pass(imported, *target, *rev, pass_options(imported, pass::Mode::plan));
+  auto check_options = pass_options(imported, pass::Mode::plan);
+  check_options.scope = only;
+  const auto check = run_pass(imported, *target, *rev, check_options);
   if (!check.observed || check.outcome == pass::Outcome::failed) {
     err << "flytecd import: check: " << (check.error ? check.error->message : "failed") << "\n";
     return 1;
@@ -475,8 +483,9 @@ std::vector<ledger::HistoryEntry> entries_of(const nlohmann::json& j) {
 }  // namespace
 
 int run_history(const TargetOptions& opt, const ledger::HistoryQuery& query,
-                const std::string& server, const std::string& format, std::ostream& out,
-                std::ostream& err) {
+                const std::string& domain, const std::string& server, const std::string& format,
+                std::ostream& out, std::ostream& err) {
+  const pass::PassScope scope{domain.empty() ? "" : query.project, domain};
   if (!server.empty()) {
     RemoteOptions remote;
     remote.server = server;
@@ -488,10 +497,14 @@ int run_history(const TargetOptions& opt, const ledger::HistoryQuery& query,
       err << "flytecd history: " << j.error().message << "\n";
       return 1;
     }
+    auto entries = entries_of(*j);
+    pass::narrow(scope, entries);
     if (format == "json")
-      out << j->dump(2) << "\n";
+      out << (scope.empty() ? *j : nlohmann::json::parse(pass::history_json(entries).dump()))
+                 .dump(2)
+          << "\n";
     else
-      out << pass::history_text(entries_of(*j));
+      out << pass::history_text(entries);
     return 0;
   }
   auto cfg = resolve_config(opt);
@@ -517,6 +530,7 @@ int run_history(const TargetOptions& opt, const ledger::HistoryQuery& query,
     err << "flytecd history: " << entries.error().message << "\n";
     return 1;
   }
+  pass::narrow(scope, *entries);
   if (format == "json")
     out << pass::history_json(*entries).dump(2) << "\n";
   else

@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -121,6 +122,10 @@ class Ledger {
   Status replace_ownership(const std::vector<OwnedObject>& objects,
                            const std::vector<RegistrationRecord>& registrations,
                            const std::string& converged);
+  // Every version the history shows registered under `key` before: the versions of its
+  // recorded version changes (old and new), e.g. {v1, v2} after v1 -> v2. Bounded by retention.
+  // (ledger/versions.cpp)
+  Result<std::set<std::string>> registered_versions(const std::string& key) const;
 
   // Runs PRAGMA integrity_check; returns "ok" when the file is sound.
   Result<std::string> integrity_check() const;

@@ -31,6 +31,8 @@ struct Override {
   AttributeType type{};
   flyteidl::admin::MatchingAttributes value;
   Location where;  // position of the spec key
+  // Line of each field of the value by protobuf JSON path (file:line beside field changes).
+  std::map<std::string, int> field_lines = {};
 };
 
 // Domain-wide ("domain" set) or global defaults kept in FlyteAdmin's configuration.

@@ -165,7 +165,38 @@ struct SpecEntry {
   AttributeType type;
   admin::MatchingAttributes value;
   Location where;
+  std::map<std::string, int> field_lines;
 };
+
+// The line of every field under `node` by protobuf JSON path (YAML keys may be either name); map
+// entries are fields, a list is one value. Only for documents that already validated.
+void collect_field_lines(const YAML::Node& node, const google::protobuf::Descriptor* desc,
+                         const std::string& prefix, std::map<std::string, int>& out) {
+  if (!node.IsMap() || !desc) return;
+  for (const auto& kv : node) {
+    if (!kv.first.IsScalar()) continue;
+    const std::string& key = kv.first.Scalar();
+    const google::protobuf::FieldDescriptor* f = desc->FindFieldByName(key);
+    for (int i = 0; !f && i < desc->field_count(); ++i)
+      if (desc->field(i)->json_name() == key) f = desc->field(i);
+    if (!f) continue;
+    const std::string path = prefix + "." + f->json_name();
+    out[path] = location_of("", kv.second).line;
+    if (f->is_map()) {
+      const auto* value = f->message_type()->map_value();
+      if (!kv.second.IsMap()) continue;
+      for (const auto& entry : kv.second) {
+        if (!entry.first.IsScalar()) continue;
+        const std::string entry_path = path + "." + entry.first.Scalar();
+        out[entry_path] = location_of("", entry.second).line;
+        if (value->message_type())
+          collect_field_lines(entry.second, value->message_type(), entry_path, out);
+      }
+    } else if (!f->is_repeated() && f->message_type()) {
+      collect_field_lines(kv.second, f->message_type(), path, out);
+    }
+  }
+}
 
 std::vector<SpecEntry> parse_spec(const std::string& file, const YAML::Node& spec, bool platform,
                                   Diagnostics& diags) {
@@ -238,7 +269,9 @@ std::vector<SpecEntry> parse_spec(const std::string& file, const YAML::Node& spe
     if (!json || diags.size() != before) continue;
     nlohmann::json full = nlohmann::json::object();
     full[f->json_name()] = *json;
-    SpecEntry entry{*type, {}, location_of(file, kv.first)};
+    SpecEntry entry{*type, {}, location_of(file, kv.first), {}};
+    entry.field_lines[f->json_name()] = location_of(file, kv.second).line;
+    collect_field_lines(kv.second, f->message_type(), f->json_name(), entry.field_lines);
     if (std::string err = json_to_message(full, &entry.value); !err.empty()) {
       diags.push_back(Diagnostic{Severity::error,
                                  DiagKind::invalid_value,
@@ -359,7 +392,8 @@ void parse_overrides(const std::string& file, const YAML::Node& doc, Fields& f,
       out.platform_defaults.push_back(
           PlatformDefault{scope.domain, entry.type, std::move(entry.value), entry.where});
     else
-      out.overrides.push_back(Override{scope, entry.type, std::move(entry.value), entry.where});
+      out.overrides.push_back(Override{scope, entry.type, std::move(entry.value), entry.where,
+                                       std::move(entry.field_lines)});
   }
 }
 

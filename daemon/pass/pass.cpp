@@ -137,6 +137,9 @@ registration::RegistrarOptions registrar_options(const Revision& rev, const Opti
   ro.max_package_bytes = opt.max_package_bytes;
   ro.memory = opt.memory;
   ro.breaker = breaker;
+  ro.in_scope = [scope = opt.scope](const std::string& p, const std::string& d) {
+    return in_scope(scope, p, d);
+  };
   return ro;
 }
 
@@ -329,7 +332,8 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
     return std::move(r);
   };
   // The parts the sink holds: platform defaults are rows only where a sink holds them (ConfigMap).
-  const reconcile::State desired = wiring::desired_state(*rev.docs, w.sink->capabilities());
+  const reconcile::State desired =
+      narrowed(opt.scope, wiring::desired_state(*rev.docs, w.sink->capabilities()));
   auto fail = [&](const Error& e) {
     r.outcome = Outcome::failed;
     r.error = e;
@@ -340,7 +344,7 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
   if (opt.cancel && opt.cancel->load())
     return fail(Error{ErrorCode::unavailable, "cancelled before the pass started"});
 
-  const auto& declared = rev.docs->registrations;
+  const auto declared = narrowed(opt.scope, rev.docs->registrations);
   const bool registrations = w.entities && w.packages;
 
   // Observe.
@@ -352,6 +356,7 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
   ledger::Ledger& ledger = *own.ledger;
   auto managed = ledger.managed();
   if (!managed) return fail(managed.error().wrap("ledger"));
+  narrow(opt.scope, *live, *managed);
 
   // Plan: projects and overrides, then registrations (plan mode: the registration plan; execute
   // mode: counted from the ledger, the registrations are planned again as they execute).
@@ -378,6 +383,7 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
     auto read = ledger.registrations();
     if (!read) return fail(read.error().wrap("ledger"));
     records = std::move(*read);
+    narrow(opt.scope, records);
   }
   r.guard_input = guard_input(r.plan, desired, r.documents, *managed, records, declared,
                               reg_plan ? &*reg_plan : nullptr, opt.policy.prune);
@@ -407,7 +413,10 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
 
   // The record says a pass is in flight before its first write: a replica that takes over
   // from here knows that live values of this revision are not drift.
-  if (r.has_changes() && (!own.stored || own.stored->record.in_flight != rev.id))
+  // A pass limited to some scopes (--project) neither converges the revision nor marks it in
+  // flight: the record and the ledger's converged revision speak for the whole repository.
+  const bool whole = opt.scope.empty();
+  if (whole && r.has_changes() && (!own.stored || own.stored->record.in_flight != rev.id))
     write_record(w, own, opt, own.stored ? own.stored->record.converged : "", rev.id, r);
 
   // Execute: projects and overrides (phase by phase, re-observed until converged), then
@@ -420,6 +429,7 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
   ao.cancel = opt.cancel;
   ao.breaker = &breaker;
   ao.first_plan = &r.plan;
+  ao.narrow = [&](reconcile::State& l, reconcile::Managed& m) { narrow(opt.scope, l, m); };
   r.applied = reconcile::apply(*w.sink, ledger, desired, ao, opt.on_step);
   if (reg_plan && !(opt.cancel && opt.cancel->load()))
     r.registrations = registration::execute_registrations(
@@ -445,7 +455,7 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
   }
   // Converged: the ledger and the record name this revision (the record is written only when
   // it changes, so a no-op interval writes nothing).
-  if (r.outcome == Outcome::success && !(opt.cancel && opt.cancel->load())) {
+  if (whole && r.outcome == Outcome::success && !(opt.cancel && opt.cancel->load())) {
     auto had = ledger.converged_revision();
     if (!had || *had != rev.id) (void)ledger.set_converged_revision(rev.id);
     if (!own.stored || own.stored->record.converged != rev.id ||

@@ -11,6 +11,7 @@
 #include "daemon/model/documents.hpp"
 #include "daemon/pass/applied_record.hpp"
 #include "daemon/pass/ownership.hpp"
+#include "daemon/pass/scope.hpp"
 #include "daemon/reconcile/apply.hpp"
 #include "daemon/reconcile/guard.hpp"
 #include "daemon/reconcile/plan.hpp"
@@ -88,6 +89,8 @@ struct Options {
   // who writes it (pod or host name).
   std::string config_fingerprint;
   std::string writer;
+  // --project/--domain: the pass plans, writes and guards only these scopes (pass/scope.hpp).
+  PassScope scope;
 };
 
 // How a pass ended.

@@ -15,7 +15,9 @@ struct RegistrationTally {
 RegistrationTally tally(const registration::RegistrationReport& regs) {
   RegistrationTally t;
   for (const auto& o : regs.items) {
-    if (o.state == "register" || o.state == "registered")
+    if ((o.state == "register" || o.state == "registered") && !o.previous_version.empty())
+      ++t.change;  // a new version (or content) of a registration flytecd already applied
+    else if (o.state == "register" || o.state == "registered")
       ++t.add;
     else if (o.state == "activate" || o.state == "activated")
       ++t.change;

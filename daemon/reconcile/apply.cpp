@@ -79,6 +79,7 @@ ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desire
         fail(managed.error().code, managed.error().message);
         break;
       }
+      if (options.narrow) options.narrow(*live, *managed);
       owned_plan.emplace(plan(desired, *live, *managed, options.policy));
       if (round == 1) {
         // Standalone use: the guard's prune rules over this plan (the pass guards before).

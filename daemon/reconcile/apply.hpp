@@ -28,6 +28,8 @@ struct ApplyOptions {
   // executes it instead of observing again. Null: round 1 observes, plans and applies the guard's
   // prune rules (guard_pass) itself.
   const Plan* first_plan = nullptr;
+  // Narrows every re-observation and ledger read to the pass's scope (--project); null: all.
+  std::function<void(State& live, Managed& managed)> narrow;
 };
 
 // What this pass learned about one desired object from FlyteAdmin's answers (never from the plan

@@ -72,11 +72,29 @@ std::vector<FieldChange> diff_messages(const google::protobuf::Message* before,
   return diff_json(a, b, max_value);
 }
 
+void locate(std::vector<FieldChange>& changes, const std::string& file, int line,
+            const std::map<std::string, int>& field_lines) {
+  if (file.empty()) return;
+  for (auto& c : changes) {
+    int at = line;
+    for (std::string path = c.path; !path.empty();) {
+      if (auto it = field_lines.find(path); it != field_lines.end() && it->second > 0) {
+        at = it->second;
+        break;
+      }
+      const auto dot = path.rfind('.');
+      path = dot == std::string::npos ? "" : path.substr(0, dot);
+    }
+    c.source = at > 0 ? file + ":" + std::to_string(at) : file;
+  }
+}
+
 std::string change_line(const FieldChange& c) {
   std::string s = c.before.empty()  ? "+ " + c.path + ": " + c.after
                   : c.after.empty() ? "- " + c.path + ": " + c.before
                                     : "~ " + c.path + ": " + c.before + " → " + c.after;
   if (c.elided) s += " (long values elided)";
+  if (!c.source.empty()) s += " (" + c.source + ")";
   return scan::printable(s, 4096);
 }
 
@@ -86,6 +104,7 @@ nlohmann::ordered_json change_json(const FieldChange& c) {
   j["live"] = c.before.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(c.before);
   j["desired"] = c.after.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(c.after);
   if (c.elided) j["elided"] = true;
+  if (!c.source.empty()) j["source"] = c.source;
   return j;
 }
 

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,9 +16,10 @@ namespace flytecd::reconcile {
 // One changed field between two values of the same message type.
 struct FieldChange {
   std::string path;  // protobuf JSON names: "clusterResourceAttributes.attributes.projectQuotaCpu"
-  std::string before;   // JSON text of the old / live value; "" when unset
-  std::string after;    // JSON text of the new / desired value; "" when unset
-  bool elided = false;  // a value was longer than the bound and was cut (see FieldChange docs)
+  std::string before;       // JSON text of the old / live value; "" when unset
+  std::string after;        // JSON text of the new / desired value; "" when unset
+  bool elided = false;      // a value was longer than the bound and was cut (see FieldChange docs)
+  std::string source = "";  // "file:line" of the desired value in Git; "" when unknown or removed
 };
 
 // The fields that differ between `before` and `after` (either may be null: everything set in
@@ -32,8 +34,13 @@ std::vector<FieldChange> diff_messages(const google::protobuf::Message* before,
 std::vector<FieldChange> diff_json(const nlohmann::json& before, const nlohmann::json& after,
                                    size_t max_value = 200);
 
-// "~ path: before → after" ("+ path: after" when added, "- path: before" when removed); one
-// line, control characters escaped.
+// Sets each change's `source` from where Git declares the desired value: the line of the field,
+// else of its closest declared parent, else the spec key's line. No-op for null. Pure.
+void locate(std::vector<FieldChange>& changes, const std::string& file, int line,
+            const std::map<std::string, int>& field_lines);
+
+// "~ path: before → after (file:line)" ("+ path: after" when added, "- path: before" when
+// removed; the location when known); one line, control characters escaped.
 std::string change_line(const FieldChange& c);
 nlohmann::ordered_json change_json(const FieldChange& c);
 

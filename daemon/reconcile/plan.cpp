@@ -66,6 +66,12 @@ std::vector<std::string> merge_targets(const std::map<std::string, OverrideState
 
 std::string describe(const ProjectState& p) { return p.id; }
 
+// The field changes toward a desired override, each with where Git declares its value.
+std::vector<FieldChange> located(std::vector<FieldChange> changes, const OverrideState& want) {
+  if (want.source) locate(changes, want.source->file, want.source->line, want.source->fields);
+  return changes;
+}
+
 // A project's fields as FlyteAdmin's JSON names them (for field-level diffs).
 nlohmann::json project_json(const ProjectState& p) {
   nlohmann::json j{{"name", p.name}, {"state", p.archived ? "ARCHIVED" : "ACTIVE"}};
@@ -148,9 +154,10 @@ std::vector<FieldChange> step_changes(const Step& s, size_t max_value) {
     return s.action == Action::remove
                ? std::vector<FieldChange>{FieldChange{"state", "\"ACTIVE\"", "\"ARCHIVED\"", false}}
                : std::vector<FieldChange>{};
-  return diff_messages(s.live ? &s.live->value : nullptr,
-                       s.action == Action::remove || !s.desired ? nullptr : &s.desired->value,
-                       max_value);
+  const bool removes = s.action == Action::remove || !s.desired;
+  auto changes = diff_messages(s.live ? &s.live->value : nullptr,
+                               removes ? nullptr : &s.desired->value, max_value);
+  return removes ? changes : located(std::move(changes), *s.desired);
 }
 
 Plan plan(const State& desired, const State& live, const Managed& managed, const Policy& policy) {
@@ -248,7 +255,8 @@ Plan plan(const State& desired, const State& live, const Managed& managed, const
       bool drift = !was_live && m != managed.end() && m->second.hash == want_hash;
       if (drift) {
         out.drift.push_back(DriftItem{ObjectKind::override_attr, key, "deleted outside Git",
-                                      policy.self_heal, diff_messages(nullptr, &want.value)});
+                                      policy.self_heal,
+                                      located(diff_messages(nullptr, &want.value), want)});
         if (!policy.self_heal) continue;
       }
       if (write_via_delete(want, reason)) {
@@ -285,7 +293,8 @@ Plan plan(const State& desired, const State& live, const Managed& managed, const
     const bool git_unchanged = m != managed.end() && m->second.hash == want_hash;
     if (git_unchanged) {
       out.drift.push_back(DriftItem{ObjectKind::override_attr, key, "changed outside Git",
-                                    policy.self_heal, diff_messages(&have.value, &want.value)});
+                                    policy.self_heal,
+                                    located(diff_messages(&have.value, &want.value), want)});
       if (!policy.self_heal) continue;
     }
     std::string reason = git_unchanged        ? "drift: changed outside Git"

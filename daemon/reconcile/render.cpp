@@ -29,9 +29,9 @@ std::string object_name(const Step& s) {
   return "override " + model::to_string(o->scope) + " " + model::attribute_type_name(o->type);
 }
 
-// Text made safe inside a GFM table cell or list item: one line, no cell separator, no code
-// span or HTML of its own (values come from documents and from FlyteAdmin).
-std::string md_cell(std::string_view text) {
+}  // namespace
+
+std::string md_escape(std::string_view text) {
   std::string out;
   for (char c : scan::printable(text, 4096)) {
     switch (c) {
@@ -56,8 +56,6 @@ std::string md_cell(std::string_view text) {
   }
   return out;
 }
-
-}  // namespace
 
 std::string step_line(const Step& s) {
   // One step is one line: a workflow name with a newline or ESC must not forge another.
@@ -121,19 +119,20 @@ std::string render_markdown(const Plan& p, const std::string& target, size_t max
     body += "<details><summary>Steps (" + std::to_string(p.steps.size()) +
             ")</summary>\n\n| | object | why |\n|---|---|---|\n";
     for (const auto& s : p.steps) {
-      std::string why = md_cell(s.reason);
+      std::string why = md_escape(s.reason);
       for (const auto& c : step_changes(s))
-        why += "<br><code>" + md_cell(change_line(c)) + "</code>";
+        why += "<br><code>" + md_escape(change_line(c)) + "</code>";
       body += std::string("| ") + sigil(s.action) + " " + std::string(to_string(s.action)) +
-              " | <code>" + md_cell(object_name(s)) + "</code> | " + why + " |\n";
+              " | <code>" + md_escape(object_name(s)) + "</code> | " + why + " |\n";
     }
     body += "\n</details>\n\n";
   }
   if (!p.drift.empty()) {
     body += "<details><summary>Drift (" + std::to_string(p.drift.size()) + ")</summary>\n\n";
     for (const auto& d : p.drift) {
-      body += "- <code>" + md_cell(d.key) + "</code>: " + md_cell(d.detail) + "\n";
-      for (const auto& c : d.changes) body += "  - <code>" + md_cell(change_line(c)) + "</code>\n";
+      body += "- <code>" + md_escape(d.key) + "</code>: " + md_escape(d.detail) + "\n";
+      for (const auto& c : d.changes)
+        body += "  - <code>" + md_escape(change_line(c)) + "</code>\n";
     }
     body += "\n</details>\n\n";
   }

@@ -12,6 +12,11 @@ std::string render_text(const Plan& plan, const std::string& target);
 std::string render_markdown(const Plan& plan, const std::string& target, size_t max_chars = 65000);
 nlohmann::ordered_json render_json(const Plan& plan, const std::string& target);
 
+// Text made safe inside a GFM table cell or list item: one line (control characters escaped), no
+// cell separator, no code span or HTML of its own ('|', '`', '<', '>', '&' as entities). Values
+// come from documents and from FlyteAdmin.
+std::string md_escape(std::string_view text);
+
 // One line per step: "+ override flytesnacks/development TASK_RESOURCE (new in Git)".
 std::string step_line(const Step& step);
 // "projects: +1 ~0 -0 · overrides: +3 ~1 -0 (replace 0) · adopt 2 · drift 1 · unmanaged 4".

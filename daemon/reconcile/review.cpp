@@ -3,8 +3,10 @@
 #include <map>
 #include <set>
 
+#include "daemon/common/scan.hpp"
 #include "daemon/model/proto_yaml.hpp"
 #include "daemon/model/resolve.hpp"
+#include "daemon/reconcile/render.hpp"
 #include "daemon/reconcile/state.hpp"
 
 namespace flytecd::reconcile {
@@ -41,13 +43,71 @@ bool inherits_from(const model::EffectiveAttribute* a, const model::Scope& scope
   return false;
 }
 
+// The effective value's fields that differ, each with where its after value comes from (the part's
+// origin for field-wise merges, else the attribute's).
+std::vector<FieldChange> field_changes(const nlohmann::json& before, const nlohmann::json& after,
+                                       const model::EffectiveAttribute* now) {
+  auto fields = diff_json(before, after);
+  for (auto& f : fields) {
+    if (!now) {
+      f.source = "none";
+      continue;
+    }
+    auto part = now->parts.find(f.path.substr(0, f.path.find('.')));
+    if (part == now->parts.end()) {
+      f.source = source_of(now);
+      continue;
+    }
+    f.source = std::string(model::to_string(part->second.level));
+    if (!part->second.where.file.empty())
+      f.source += " (" + model::to_string(part->second.where) + ")";
+  }
+  return fields;
+}
+
+// Whether the effective value of `type` at `at` differs between the two revisions.
+bool effective_changes(const model::Hierarchy& before, const model::Hierarchy& after,
+                       const model::Scope& at, model::AttributeType type) {
+  return value_of(effective(before.resolve(at), type)) !=
+         value_of(effective(after.resolve(at), type));
+}
+
+// Every scope a change at `scope` reaches: for a project-level row each configured domain whose
+// effective value changes, the workflow scopes of the repository whose effective value changes,
+// and for each domain reached, the workflows without a row of their own.
+std::vector<std::string> blast_radius(const model::Hierarchy& before, const model::Hierarchy& after,
+                                      const model::Scope& scope, model::AttributeType type,
+                                      const std::vector<std::string>& domains) {
+  std::vector<std::string> out;
+  if (scope.level() == model::Level::workflow) return out;
+  std::vector<std::string> reached;
+  if (scope.level() == model::Level::project) {
+    for (const auto& d : domains)
+      if (effective_changes(before, after, model::Scope{scope.project, d, ""}, type)) {
+        reached.push_back(d);
+        out.push_back(scope.project + "/" + d);
+      }
+  } else if (effective_changes(before, after, scope, type)) {
+    reached.push_back(scope.domain);
+  }
+  std::set<model::Scope> workflows;
+  for (const auto* h : {&before, &after})
+    for (const auto& wf : h->workflow_scopes(scope.project, scope.domain)) workflows.insert(wf);
+  for (const auto& wf : workflows)
+    if (effective_changes(before, after, wf, type)) out.push_back(model::to_string(wf));
+  for (const auto& d : reached)
+    out.push_back("every other workflow of " + scope.project + " in " + d);
+  return out;
+}
+
 std::string registration_line(const model::Registration& r) {
   return r.project + "/" + r.domain + " " + r.version + " from " + r.package;
 }
 
 }  // namespace
 
-Review review(const model::Documents& base, const model::Documents& head) {
+Review review(const model::Documents& base, const model::Documents& head,
+              const std::vector<std::string>& domains) {
   Review out;
   model::Hierarchy hb(base), hh(head);
   State sb = desired_state(base), sh = desired_state(head);
@@ -78,6 +138,8 @@ Review review(const model::Documents& base, const model::Documents& head) {
     c.new_effective = value_of(effective(new_all, any.type));
     c.old_source = source_of(effective(old_all, any.type));
     c.new_source = source_of(effective(new_all, any.type));
+    c.fields = field_changes(c.old_effective, c.new_effective, effective(new_all, any.type));
+    c.reaches = blast_radius(hb, hh, any.scope, any.type, domains);
     if (any.scope.level() != model::Level::workflow) {
       // Workflow scopes declared in the repository that see this scope's value after the change.
       for (const auto& wf : hh.workflow_scopes(any.scope.project, any.scope.domain)) {
@@ -161,19 +223,72 @@ std::string review_summary(const Review& r) {
          " · deactivations: " + std::to_string(r.deactivations);
 }
 
+namespace {
+
+std::string field_line(const FieldChange& f) {
+  FieldChange shown = f;
+  shown.source.clear();
+  return change_line(shown) + "  [" + scan::printable(f.source) + "]";
+}
+
+std::string reaches_text(const ReviewChange& c) {
+  std::string out;
+  for (size_t i = 0; i < c.reaches.size(); ++i) out += (i ? ", " : "") + c.reaches[i];
+  return out;
+}
+
+// One change as Markdown: heading, field table, blast radius; `collapse` wraps it in <details>.
+std::string change_markdown(const ReviewChange& c) {
+  const std::string title =
+      "<code>" + md_escape(std::string(1, c.action) + " " + c.object) + "</code>";
+  std::string body;
+  if (c.kind == "override") {
+    if (c.fields.empty()) {
+      body += "No effective change at this scope (the value is shadowed or equal).\n";
+    } else {
+      body += "| field | before | after | after comes from |\n|---|---|---|---|\n";
+      for (const auto& f : c.fields)
+        body += "| <code>" + md_escape(f.path) + "</code> | " +
+                (f.before.empty() ? "_unset_" : "<code>" + md_escape(f.before) + "</code>") +
+                " | " + (f.after.empty() ? "_unset_" : "<code>" + md_escape(f.after) + "</code>") +
+                " | " + md_escape(f.source) + (f.elided ? " (long values elided)" : "") + " |\n";
+    }
+    if (!c.reaches.empty()) {
+      body += "\n**Reaches:** ";
+      for (size_t i = 0; i < c.reaches.size(); ++i) {
+        const bool named = c.reaches[i].rfind("every other workflow", 0) != 0;
+        body += (i ? ", " : "") +
+                (named ? "<code>" + md_escape(c.reaches[i]) + "</code>" : md_escape(c.reaches[i]));
+      }
+      body += "\n";
+    }
+  } else {
+    body += md_escape(c.detail) + "\n";
+  }
+  // Short items are shown open; only long ones (many fields, a wide radius) are collapsed.
+  constexpr size_t k_open_max_chars = 1500;
+  constexpr size_t k_open_max_rows = 8;
+  if (body.size() <= k_open_max_chars && c.fields.size() <= k_open_max_rows)
+    return "#### " + title + "\n\n" + body + "\n";
+  return "<details><summary>" + title + " — " + std::to_string(c.fields.size()) +
+         " field(s), reaches " + std::to_string(c.reaches.size()) + " scope(s)</summary>\n\n" +
+         body + "\n</details>\n\n";
+}
+
+}  // namespace
+
 std::string render_review_text(const Review& r, const std::string& base_rev,
                                const std::string& head_rev) {
   std::string out = "plan " + base_rev + " -> " + head_rev + "\n";
   for (const auto& c : r.changes) {
-    out += std::string(1, c.action) + " " + c.object + "\n";
+    out += scan::printable(std::string(1, c.action) + " " + c.object, 4096) + "\n";
     if (c.kind == "override") {
-      out += "    before: " + c.old_effective.dump() + "  [" + c.old_source + "]\n";
-      out += "    after:  " + c.new_effective.dump() + "  [" + c.new_source + "]\n";
-      if (c.inheriting_workflows)
-        out += "    inherited by " + std::to_string(c.inheriting_workflows) +
-               " workflow scope(s) in the repository\n";
+      for (const auto& f : c.fields) out += "    " + field_line(f) + "\n";
+      if (c.fields.empty()) out += "    no effective change at this scope\n";
+      if (!c.reaches.empty())
+        out += "    reaches: " + scan::printable(reaches_text(c), 4096) + "\n";
     } else if (!c.detail.empty()) {
-      out += "    " + c.detail + "\n";
+      out += "    " + scan::printable(c.detail, 4096) + "\n";
     }
   }
   out += review_summary(r) + "\n";
@@ -183,48 +298,28 @@ std::string render_review_text(const Review& r, const std::string& base_rev,
 
 std::string render_review_markdown(const Review& r, const std::string& base_rev,
                                    const std::string& head_rev, size_t max_chars) {
-  std::string head = "### flytecd plan\n\n**" + review_summary(r) + "**\n\n`" + base_rev + "` → `" +
-                     head_rev + "`\n\n";
+  std::string head = "### flytecd plan\n\n**" + review_summary(r) + "**\n\n<code>" +
+                     md_escape(base_rev) + "</code> → <code>" + md_escape(head_rev) + "</code>\n\n";
   if (r.empty()) return head + "No changes to Flyte.\n";
-  std::string body;
-  for (const auto& c : r.changes) {
-    std::string block =
-        "<details><summary><code>" + std::string(1, c.action) + " " + c.object + "</code>";
-    if (c.inheriting_workflows)
-      block += " — inherited by " + std::to_string(c.inheriting_workflows) + " workflow scope(s)";
-    block += "</summary>\n\n";
-    if (c.kind == "override") {
-      block += "| | effective value | source |\n|---|---|---|\n";
-      block += "| before | `" + c.old_effective.dump() + "` | " + c.old_source + " |\n";
-      block += "| after | `" + c.new_effective.dump() + "` | " + c.new_source + " |\n";
-      if (!c.inheriting_examples.empty()) {
-        block += "\nInherited by: ";
-        for (size_t i = 0; i < c.inheriting_examples.size(); ++i)
-          block += (i ? ", " : "") + std::string("`") + c.inheriting_examples[i] + "`";
-        if (c.inheriting_workflows > c.inheriting_examples.size())
-          block += " and " + std::to_string(c.inheriting_workflows - c.inheriting_examples.size()) +
-                   " more";
-        block += "\n";
-      }
-    } else {
-      block += c.detail + "\n";
-    }
-    block += "\n</details>\n\n";
-    body += block;
+  std::vector<std::string> items;
+  size_t total = head.size();
+  for (const auto& c : r.changes) total += items.emplace_back(change_markdown(c)).size();
+  std::string out = head;
+  if (total <= max_chars) {
+    for (const auto& i : items) out += i;
+    return out;
   }
-  std::string out = head + body;
-  if (out.size() > max_chars) {
-    const std::string note = "\n\n> :warning: Truncated: the full plan is " +
-                             std::to_string(out.size()) + " characters (" +
-                             std::to_string(r.changes.size()) +
-                             " changes); run `flytecd plan` locally to see all of it.\n";
-    size_t keep = max_chars > note.size() ? max_chars - note.size() : 0;
-    // Cut at the end of a whole block so the Markdown stays well-formed.
-    size_t cut = out.rfind("</details>\n\n", keep);
-    out.resize(cut == std::string::npos ? keep : cut + 12);
-    out += note;
+  const std::string note = "\n> :warning: Truncated: the full plan is " + std::to_string(total) +
+                           " characters (" + std::to_string(r.changes.size()) +
+                           " changes); run `flytecd plan` locally to see all of it.\n";
+  // Whole items only, so the Markdown stays well-formed.
+  const size_t keep = max_chars > note.size() ? max_chars - note.size() : 0;
+  for (const auto& i : items) {
+    if (out.size() + i.size() > keep) break;
+    out += i;
   }
-  return out;
+  if (out.size() > keep) out.resize(keep);
+  return out + note;
 }
 
 nlohmann::ordered_json render_review_json(const Review& r, const std::string& base_rev,
@@ -246,6 +341,16 @@ nlohmann::ordered_json render_review_json(const Review& r, const std::string& ba
       i["beforeSource"] = c.old_source;
       i["afterSource"] = c.new_source;
       i["inheritingWorkflows"] = c.inheriting_workflows;
+      i["fields"] = nlohmann::ordered_json::array();
+      for (const auto& f : c.fields) {
+        auto fj = change_json(f);
+        fj["before"] = fj["live"];
+        fj["after"] = fj["desired"];
+        fj.erase("live");
+        fj.erase("desired");
+        i["fields"].push_back(std::move(fj));
+      }
+      i["reaches"] = c.reaches;
     }
     if (!c.detail.empty()) i["detail"] = c.detail;
     j["items"].push_back(i);

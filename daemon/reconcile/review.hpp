@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "daemon/model/documents.hpp"
+#include "daemon/reconcile/diff.hpp"
 
 namespace flytecd::reconcile {
 
@@ -22,6 +23,13 @@ struct ReviewChange {
       0;  // workflow-level scopes in the repository that inherit the new value
   std::vector<std::string> inheriting_examples;  // up to 5 of them
   std::string detail;                            // registrations: version change etc.
+  // Overrides: the effective value field by field (paths inside the attribute, e.g.
+  // "maxParallelism"); `source` says where the after value comes from.
+  std::vector<FieldChange> fields;
+  // The blast radius: every scope whose effective value changes, named ("p/development",
+  // "p/development/wf.a"), then "every other workflow of p in development" for each domain
+  // reached (workflows without a row of their own inherit it).
+  std::vector<std::string> reaches;
 };
 
 struct Review {
@@ -33,14 +41,18 @@ struct Review {
   bool empty() const { return changes.empty(); }
 };
 
-Review review(const model::Documents& base, const model::Documents& head);
+// `domains`: FlyteAdmin's configured domains (a project-level value reaches each of them).
+Review review(const model::Documents& base, const model::Documents& head,
+              const std::vector<std::string>& domains = {"development", "staging", "production"});
 
 // "overrides: +3 ~1 -0 · projects: +1 · registrations: +1 · deactivations: 0"
 std::string review_summary(const Review& r);
 std::string render_review_text(const Review& r, const std::string& base_rev,
                                const std::string& head_rev);
-// PR comment: summary line, per-scope old/new effective values, inheriting workflow counts,
-// collapsible details; at most `max_chars` with a truncation note.
+// PR comment: summary line, then per changed scope a field table (field, before, after, where the
+// after value comes from) and the scopes it reaches; only long items are collapsed in <details>.
+// Text from documents is escaped for GFM (pipes, backticks, '<', newlines). At most `max_chars`
+// with a truncation note.
 std::string render_review_markdown(const Review& r, const std::string& base_rev,
                                    const std::string& head_rev, size_t max_chars = 65000);
 nlohmann::ordered_json render_review_json(const Review& r, const std::string& base_rev,

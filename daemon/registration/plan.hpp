@@ -105,6 +105,7 @@ struct PlanItem {
   std::vector<std::string> drift;         // activation changed outside Git
   std::string message;                    // failed: the error; orphaned: why nothing happens
   std::optional<Error> error;             // failed: the observation error
+  bool rollback = false;  // the version goes back to one the ledger's history registered before
 
   bool registers() const { return state == ItemState::register_; }
   size_t deactivations() const;  // deactivate steps (removal and no longer wanted)

@@ -559,10 +559,21 @@ namespace {
 Result<RegistrationPlan> plan_with(Context& ctx, const std::vector<model::Registration>& desired) {
   auto records = ctx.ledger.registrations();
   if (!records) return records.error();
+  if (ctx.opt.in_scope)
+    std::erase_if(*records, [&](const auto& kv) {
+      return !ctx.opt.in_scope(kv.second.project, kv.second.domain);
+    });
   Observation obs = observe(ctx, desired, std::move(*records));
   RegistrationPlan plan =
       compute_plan(desired, std::move(obs), PlanPolicy{ctx.opt.self_heal, ctx.opt.prune});
   plan.target_down = ctx.breaker.error();
+  // A version change back to a version the history registered under this key is a rollback.
+  for (auto& it : plan.items)
+    if (it.registration && it.previous && it.previous->version != it.registration->version) {
+      auto versions = ctx.ledger.registered_versions(it.key);
+      if (!versions) return versions.error();
+      it.rollback = versions->count(it.registration->version) > 0;
+    }
   return plan;
 }
 

@@ -35,6 +35,8 @@ struct RegistrarOptions {
   // calls not yet made fail at once (the next reconcile retries). Shared with the overrides
   // apply of the same pass; null: one of its own.
   CircuitBreaker* breaker = nullptr;
+  // The pass's scope (--project/--domain): records outside it are not planned (null: all).
+  std::function<bool(const std::string& project, const std::string& domain)> in_scope;
 };
 
 // What happened (or, in a dry run, would happen) to one registration.
@@ -48,6 +50,8 @@ struct RegistrationOutcome {
   // What the ledger says was registered before, when this registration changes it (a new
   // version, or new content under the same name): shown as "was v1 (sha256:…)".
   std::string previous_version, previous_digest;
+  // The new version is one registered before: a rollback (previous_version -> version).
+  bool rollback = false;
   model::Activate activate = model::Activate::scheduled;
   size_t tasks = 0, workflows = 0, launch_plans = 0;
   size_t created = 0, existed = 0;       // Create* results (ALREADY_EXISTS counts as existed)

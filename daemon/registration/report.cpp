@@ -40,8 +40,9 @@ std::string describe(const RegistrationOutcome& o) {
     return s + "removed from Git; deactivated " +
            (o.deactivated.empty() ? "nothing (no launch plan was ACTIVE at " + o.version + ")"
                                   : names(o.deactivated));
-  const std::string was = o.previous_version.empty()
-                              ? ""
+  const std::string was = o.previous_version.empty() ? ""
+                          : o.rollback
+                              ? " (rollback " + o.previous_version + " → " + o.version + ")"
                               : " (was " + o.previous_version +
                                     (o.previous_digest.empty() || o.previous_digest == o.digest
                                          ? ""
@@ -84,6 +85,8 @@ nlohmann::json to_json(const RegistrationOutcome& o) {
       {"previous", o.previous_version.empty() ? nlohmann::json(nullptr)
                                               : nlohmann::json{{"version", o.previous_version},
                                                                {"digest", o.previous_digest}}},
+      {"rollback", o.rollback ? nlohmann::json{{"from", o.previous_version}, {"to", o.version}}
+                              : nlohmann::json(nullptr)},
       {"activate", std::string(model::to_string(o.activate))},
       {"counts", {{"tasks", o.tasks}, {"workflows", o.workflows}, {"launchPlans", o.launch_plans}}},
       {"created", o.created},
@@ -133,6 +136,7 @@ RegistrationOutcome outcome_of(const PlanItem& it) {
       (it.previous->version != it.registration->version || it.previous->digest != o.digest)) {
     o.previous_version = it.previous->version;
     o.previous_digest = it.previous->digest;
+    o.rollback = it.rollback && it.previous->version != it.registration->version;
   }
   if (it.registers()) {
     o.tasks = it.package.tasks;

@@ -154,7 +154,10 @@ struct Daemon::Impl {
     if (!in_cluster) return in_cluster.error();
     cluster = std::move(*in_cluster);
     leader_gauge.with({}).set(!cluster || cluster->leading() ? 1 : 0);
-    record = wiring::make_file_record_store(cfg);
+    // In a cluster the record is a ConfigMap every replica reads (kubernetes.appliedRecord); on
+    // a VM, a file in the state directory.
+    record = cluster ? cluster->record_store() : nullptr;
+    if (!record) record = wiring::make_file_record_store(cfg);
 
     std::vector<notify::NotifyTarget> targets;
     for (const auto& n : cfg.notifications) {

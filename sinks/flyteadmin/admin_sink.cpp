@@ -11,6 +11,7 @@
 
 #include "daemon/common/log.hpp"
 #include "flytecd_service.grpc.pb.h"
+#include "sinks/flyteadmin/hints.hpp"
 #include "sinks/flyteadmin/oauth.hpp"
 
 namespace flytecd::sinks::flyteadmin {
@@ -171,7 +172,10 @@ struct AdminSink::Impl {
         continue;
       }
       Error err{code, std::string("flyteadmin: ") + method + ": " + code_name(st.error_code()) +
-                          ": " + st.error_message()};
+                          ": " +
+                          (code == ErrorCode::unavailable
+                               ? unavailable_message(cfg.endpoint, cfg.insecure, st.error_message())
+                               : st.error_message())};
       if (!err.retryable() || attempt + 1 >= attempts) return err;
       // Exponential backoff with full jitter: 100ms * 2^attempt, capped at 8 s.
       long long cap = std::min<long long>(8000, 100LL << std::min(attempt, 16));

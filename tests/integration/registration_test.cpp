@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "daemon/ledger/ledger.hpp"
+#include "daemon/pass/pass.hpp"
 #include "daemon/registration/package.hpp"
 #include "daemon/registration/registrar.hpp"
 #include "flytecd_service.grpc.pb.h"
@@ -384,10 +385,26 @@ TEST_CASE("activation: version change, rollback, drift and removal",
   CHECK(item(rep, "core").state == "registered");
   for (const auto& [name, v] : h.active("flytesnacks", "development")) CHECK(v == "v2");
 
+  CHECK_FALSE(item(rep, "core").rollback);  // v2 was never registered before
+  {
+    // The pass keeps that change in the ledger's history (what the rollback is known from).
+    pass::Report report;
+    report.mode = pass::Mode::execute;
+    report.registrations = rep;
+    REQUIRE(h.ledger->record_pass(
+        pass::history_record(report, pass::Revision{"c2", "", nullptr, "", 0}, "test")));
+  }
+
   // Rollback: back to v1 re-activates the older version (creates are ALREADY_EXISTS).
   r.version = "v1";
   rep = h.run({r});
   REQUIRE(rep.ok());
+  // ... and is called a rollback (from -> to) in the log line, the status JSON and the history.
+  CHECK(item(rep, "core").rollback);
+  CHECK(registration::describe(item(rep, "core")).find("registered v1 (rollback v2 → v1)") !=
+        std::string::npos);
+  CHECK(registration::to_json(item(rep, "core"))["rollback"] ==
+        nlohmann::json{{"from", "v2"}, {"to", "v1"}});
   CHECK(item(rep, "core").existed == 84);
   CHECK(item(rep, "core").created == 0);
   auto back = h.active("flytesnacks", "development");

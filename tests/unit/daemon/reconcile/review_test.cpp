@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "daemon/reconcile/review.hpp"
 #include "tests/unit/daemon/model/test_util.hpp"
 
@@ -72,9 +74,155 @@ TEST_CASE(
   CHECK(label->inheriting_workflows == 1);
   REQUIRE(label->inheriting_examples.size() == 1);
   CHECK(label->inheriting_examples[0] == "p/development/wf.a");
+  // The blast radius names the scopes whose effective value changes: the project-domain itself
+  // and wf.a (wf.b has its own label), then every other workflow of p in development.
+  CHECK(label->reaches ==
+        std::vector<std::string>{"p/development/wf.a", "every other workflow of p in development"});
+  REQUIRE(label->fields.size() == 1);
+  CHECK(label->fields[0].path == "value");
+  CHECK(label->fields[0].before == "\"old\"");
+  CHECK(label->fields[0].after == "\"new\"");
+  CHECK(label->fields[0].source == "project-domain (a.yaml:10:3)");
   auto md = reconcile::render_review_markdown(r, "base", "head");
-  CHECK(md.find("inherited by 1 workflow scope") != std::string::npos);
-  CHECK(md.find("<details>") != std::string::npos);
+  // A small item is shown open with a field table, not collapsed, and no JSON blob.
+  CHECK(md.find("<details>") == std::string::npos);
+  CHECK(md.find("#### <code>~ p/development EXECUTION_CLUSTER_LABEL</code>") != std::string::npos);
+  CHECK(md.find("| <code>value</code> | <code>\"old\"</code> | <code>\"new\"</code> | "
+                "project-domain (a.yaml:10:3) |") != std::string::npos);
+  CHECK(md.find("**Reaches:** <code>p/development/wf.a</code>, every other workflow of p in "
+                "development") != std::string::npos);
+  const auto text = reconcile::render_review_text(r, "base", "head");
+  CHECK(text.find("    ~ value: \"old\" → \"new\"  [project-domain (a.yaml:10:3)]") !=
+        std::string::npos);
+}
+
+TEST_CASE("review: effective values are field changes, not JSON blobs", "[review]") {
+  const char* base_yaml = R"(apiVersion: flytecd/v1
+kind: Overrides
+project: p
+domain: development
+spec:
+  workflowExecutionConfig:
+    maxParallelism: 4
+    rawOutputDataConfig: {outputLocationPrefix: "s3://bucket/raw"}
+)";
+  std::string head_yaml = base_yaml;
+  head_yaml.replace(head_yaml.find("maxParallelism: 4"), 17, "maxParallelism: 25");
+  auto base = test::load_one(base_yaml);
+  auto head = test::load_one(head_yaml);
+  REQUIRE(base.ok());
+  REQUIRE(head.ok());
+  auto r = reconcile::review(base.documents, head.documents);
+  REQUIRE(r.changes.size() == 1);
+  REQUIRE(r.changes[0].fields.size() == 1);
+  CHECK(reconcile::change_line(r.changes[0].fields[0]).rfind("~ maxParallelism: 4 → 25", 0) == 0);
+  const auto md = reconcile::render_review_markdown(r, "a", "b");
+  CHECK(md.find("| <code>maxParallelism</code> | <code>4</code> | <code>25</code> |") !=
+        std::string::npos);
+  CHECK(md.find("outputLocationPrefix") == std::string::npos);  // unchanged fields are not shown
+  const auto j = reconcile::render_review_json(r, "a", "b");
+  CHECK(j["items"][0]["fields"][0]["path"] == "maxParallelism");
+  CHECK(j["items"][0]["fields"][0]["before"] == "4");
+  CHECK(j["items"][0]["fields"][0]["after"] == "25");
+}
+
+TEST_CASE("review: a project-level change names each domain and workflow scope it reaches",
+          "[review]") {
+  const char* base_yaml = R"(apiVersion: flytecd/v1
+kind: Overrides
+project: p
+spec:
+  executionClusterLabel: {value: old}
+---
+apiVersion: flytecd/v1
+kind: Overrides
+project: p
+domain: production
+spec:
+  executionClusterLabel: {value: prod-only}
+---
+apiVersion: flytecd/v1
+kind: Overrides
+project: p
+domain: development
+workflow: wf.a
+spec:
+  executionQueueAttributes: {tags: [a]}
+---
+apiVersion: flytecd/v1
+kind: Overrides
+project: p
+domain: staging
+workflow: wf.b
+spec:
+  executionClusterLabel: {value: b-only}
+)";
+  std::string head_yaml = base_yaml;
+  head_yaml.replace(head_yaml.find("value: old"), 10, "value: new");
+  auto base = test::load_one(base_yaml);
+  auto head = test::load_one(head_yaml);
+  REQUIRE(base.ok());
+  REQUIRE(head.ok());
+  auto r = reconcile::review(base.documents, head.documents);
+  REQUIRE(r.changes.size() == 1);
+  // production has its own label (not reached); wf.b has its own (not reached).
+  CHECK(r.changes[0].reaches == std::vector<std::string>{"p/development", "p/staging",
+                                                         "p/development/wf.a",
+                                                         "every other workflow of p in development",
+                                                         "every other workflow of p in staging"});
+  const auto md = reconcile::render_review_markdown(r, "a", "b");
+  CHECK(md.find("<code>p/staging</code>") != std::string::npos);
+  CHECK(md.find("p/production") == std::string::npos);
+}
+
+TEST_CASE("review: pipes, backticks, '<' and newlines in values do not break the table row",
+          "[review]") {
+  const char* base_yaml = R"(apiVersion: flytecd/v1
+kind: Overrides
+project: p
+domain: development
+spec:
+  executionClusterLabel: {value: plain}
+)";
+  std::string head_yaml = base_yaml;
+  head_yaml.replace(head_yaml.find("value: plain"), 12, "value: \"a|b `c` <i>d\\ne|\"");
+  auto base = test::load_one(base_yaml);
+  auto head = test::load_one(head_yaml);
+  REQUIRE(base.ok());
+  INFO((head.diagnostics.empty() ? "" : model::format(head.diagnostics[0])));
+  REQUIRE(head.ok());
+  auto r = reconcile::review(base.documents, head.documents);
+  const auto md = reconcile::render_review_markdown(r, "a", "b");
+  const auto at = md.find("| <code>value</code>");
+  REQUIRE(at != std::string::npos);
+  const std::string row = md.substr(at, md.find('\n', at) - at);
+  // One line with exactly the five cell separators of a four-column row.
+  CHECK(std::count(row.begin(), row.end(), '|') == 5);
+  CHECK(row.find('`') == std::string::npos);
+  CHECK(row.find("<i>") == std::string::npos);
+  CHECK(row.find("a&#124;b &#96;c&#96; &lt;i&gt;d\\ne&#124;") != std::string::npos);
+  // The next line is the blast radius or the end of the item, not the rest of the value.
+  CHECK(md.substr(md.find('\n', at) + 1, 1) == "\n");
+}
+
+TEST_CASE("review: only long items are collapsed", "[review]") {
+  std::string base_yaml =
+      "apiVersion: flytecd/v1\nkind: Overrides\nproject: p\ndomain: development\nspec:\n"
+      "  clusterResourceAttributes:\n    attributes:\n";
+  std::string head_yaml = base_yaml;
+  for (int i = 0; i < 12; ++i) {
+    base_yaml += "      k" + std::to_string(i) + ": \"1\"\n";
+    head_yaml += "      k" + std::to_string(i) + ": \"2\"\n";
+  }
+  auto base = test::load_one(base_yaml);
+  auto head = test::load_one(head_yaml);
+  REQUIRE(head.ok());
+  auto r = reconcile::review(base.documents, head.documents);
+  REQUIRE(r.changes.size() == 1);
+  CHECK(r.changes[0].fields.size() == 12);
+  const auto md = reconcile::render_review_markdown(r, "a", "b");
+  CHECK(md.find("<details><summary><code>~ p/development CLUSTER_RESOURCE</code> — 12 field(s)") !=
+        std::string::npos);
 }
 
 TEST_CASE(

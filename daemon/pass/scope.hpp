@@ -1,0 +1,46 @@
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "daemon/ledger/ledger.hpp"
+#include "daemon/model/documents.hpp"
+#include "daemon/reconcile/plan.hpp"
+
+namespace flytecd::pass {
+
+// `--project P [--domain D]`: the part of the repository and of FlyteAdmin one pass reconciles.
+// Everything outside it is neither planned, written, deleted nor counted by the guard. With a
+// domain, only rows of that domain (and its workflow scopes) are in scope: the project object and
+// project-level overrides are not. Empty: everything.
+struct PassScope {
+  std::string project;
+  std::string domain;
+  bool empty() const { return project.empty(); }
+  // "project data-eng", "project data-eng, domain production".
+  std::string describe() const;
+};
+
+// Whether a (project, domain) pair is in scope (domain "" = project level). Pure.
+bool in_scope(const PassScope& scope, std::string_view project, std::string_view domain);
+// Whether an object key ("project/P", "override/P/D/W/TYPE", "registration/P/D/NAME") is in
+// scope; keys of another form (platform defaults "override//D//TYPE") are out of any project's.
+bool key_in_scope(const PassScope& scope, std::string_view key);
+
+// The narrowing of each input of the pass: applied once to what Git declares and to what
+// FlyteAdmin and the ledger say (pass.cpp), and again to every re-observation. Pure; identity for
+// an empty scope.
+void narrow(const PassScope& scope, reconcile::State& state);
+void narrow(const PassScope& scope, reconcile::Managed& managed);
+void narrow(const PassScope& scope, std::map<std::string, ledger::RegistrationRecord>& records);
+// Live state and the ledger's managed objects together (the pass and each re-observation).
+void narrow(const PassScope& scope, reconcile::State& live, reconcile::Managed& managed);
+std::vector<model::Registration> narrowed(const PassScope& scope,
+                                          const std::vector<model::Registration>& declared);
+reconcile::State narrowed(const PassScope& scope, reconcile::State state);
+// History entries: only steps on keys in scope; an entry left without steps is dropped.
+void narrow(const PassScope& scope, std::vector<ledger::HistoryEntry>& entries);
+
+}  // namespace flytecd::pass
