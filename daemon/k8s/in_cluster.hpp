@@ -34,6 +34,8 @@ class InCluster {
   // Followers are ready while the Lease API answers.
   bool healthy() const { return !m_elector || m_elector->healthy(); }
   bool configmap_mode() const { return m_configmap != nullptr; }
+  // This replica's leader-election identity (pod name by default), "" without leader election.
+  std::string identity() const { return m_elector ? m_elector->identity() : ""; }
   // {"enabled", "identity", "isLeader", "leader", "lease", "error"} for /api/v1/status.
   nlohmann::json status() const;
   Result<ConfigMapSink::Outcome> apply_overrides(const std::string& document,

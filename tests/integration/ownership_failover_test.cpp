@@ -4,9 +4,6 @@
 // the revision it converged; it is killed with SIGKILL; a file is removed from Git; the survivor
 // (empty ledger) rebuilds ownership from the recorded revision and prunes what was removed.
 // Then the old leader's stale resourceVersion loses: 409, and the record keeps the new value.
-//
-// Hidden ([.]) until the daemon writes the record and rebuilds from it (daemon/run/daemon.cpp
-// wiring); run it with `flytecd_unit_tests "[failover]"`.
 #include <fcntl.h>
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
@@ -106,7 +103,7 @@ struct Replica {
 TEST_CASE(
     "ownership failover: a new leader with an empty ledger prunes what the killed leader "
     "created and Git no longer declares; a stale record writer gets 409",
-    "[.][integration][k8s][failover]") {
+    "[integration][k8s][failover]") {
   const fs::path dir =
       fs::temp_directory_path() / ("flytecd-failover-" + std::to_string(::getpid()));
   fs::remove_all(dir);
