@@ -440,8 +440,8 @@ struct Daemon::Impl {
       return wiring::earlier_revision(cfg, *source, id);
     };
     po.config_fingerprint = wiring::ownership_fingerprint(cfg);
-    po.writer = cluster && !cluster->identity().empty() ? cluster->identity()
-                                                        : wiring::host_identity();
+    po.writer =
+        cluster && !cluster->identity().empty() ? cluster->identity() : wiring::host_identity();
     po.trigger = reason;
     auto report =
         pass::run(pass::Revision{revision, subject, &documents, author, committed_at}, w, po);
