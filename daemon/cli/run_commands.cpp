@@ -3,6 +3,7 @@
 #include "daemon/cli/commands.hpp"
 #include "daemon/cli/compile_command.hpp"
 #include "daemon/model/loader.hpp"
+#include "daemon/pass/scope.hpp"
 #include "daemon/reconcile/review.hpp"
 #include "daemon/run/daemon.hpp"
 
@@ -66,7 +67,13 @@ int run_plan_review(const TargetOptions& opt, const ReviewOptions& r, std::ostre
   }
   if (!base->ok())
     err << "flytecd plan: warning: the base revision is itself invalid; comparing anyway\n";
-  auto review = reconcile::review(base->documents, head->documents);
+  // --project/--domain: the review of those scopes only (blast radius included).
+  const pass::PassScope scope{opt.project, opt.domain};
+  if (!scope.empty())
+    err << "flytecd plan: limited to " << scope.describe()
+        << " (changes elsewhere in the revision are not shown)\n";
+  auto review = reconcile::review(pass::narrowed(scope, base->documents),
+                                  pass::narrowed(scope, head->documents));
   if (r.format == "json")
     out << reconcile::render_review_json(review, r.base, r.head).dump(2) << "\n";
   else if (r.format == "markdown")

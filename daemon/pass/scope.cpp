@@ -77,6 +77,19 @@ std::vector<model::Registration> narrowed(const PassScope& s,
   return out;
 }
 
+model::Documents narrowed(const PassScope& s, const model::Documents& docs) {
+  if (s.empty()) return docs;
+  model::Documents out;
+  out.file_count = docs.file_count;
+  for (const auto& p : docs.projects)
+    if (s.domain.empty() && p.id == s.project) out.projects.push_back(p);
+  for (const auto& o : docs.overrides)
+    if (in_scope(s, o.scope.project, o.scope.domain)) out.overrides.push_back(o);
+  out.registrations = narrowed(s, docs.registrations);
+  out.document_count = out.projects.size() + out.overrides.size() + out.registrations.size();
+  return out;
+}
+
 reconcile::State narrowed(const PassScope& s, reconcile::State state) {
   narrow(s, state);
   return state;

@@ -40,6 +40,9 @@ void narrow(const PassScope& scope, reconcile::State& live, reconcile::Managed& 
 std::vector<model::Registration> narrowed(const PassScope& scope,
                                           const std::vector<model::Registration>& declared);
 reconcile::State narrowed(const PassScope& scope, reconcile::State state);
+// A revision's documents in scope (the PR view, `plan --git --project`): projects (not with a
+// domain), overrides and registrations of the scope; platform defaults are in no project's.
+model::Documents narrowed(const PassScope& scope, const model::Documents& docs);
 // History entries: only steps on keys in scope; an entry left without steps is dropped.
 void narrow(const PassScope& scope, std::vector<ledger::HistoryEntry>& entries);
 

@@ -106,4 +106,19 @@ keys = [s["key"] for e in h for s in e["steps"]]
 good = len(keys) >= 1 and all("/ml-training/production/" in k for k in keys)
 print(("ok " if good else "FAIL ") + "history --domain production: only that domain (%d steps)" % len(keys))
 sys.exit(0 if good else 1)' <<<"$out" || fail=1
+# The PR view: plan --git --project shows that project's changes only.
+git_env=(env -i PATH="$PATH" HOME="$tmp" GIT_CONFIG_NOSYSTEM=1 LC_ALL=C)
+g() { "${git_env[@]}" git -C "$tmp/repo" -c user.name=t -c user.email=t@e "$@"; }
+mkdir -p "$tmp/repo"; cp -r "$example/." "$tmp/repo/"
+g init -q -b main && g add -A && g commit -q -m base && g tag base || bad "git base"
+rm -rf "$tmp/repo/projects"; cp -r "$tmp/work/projects" "$tmp/repo/projects"
+g add -A && g commit -q -m change && g tag change || bad "git change"
+all="$("$bin" plan --git "$tmp/repo" --base base --head change -o json --state-dir "$tmp/review" 2>/dev/null)"
+one="$("$bin" plan --git "$tmp/repo" --base base --head change -o json --project ml-training --state-dir "$tmp/review" 2>"$tmp/review.err")"; rc=$?
+grep -q "data-eng" <<<"$all" && grep -q "ml-training" <<<"$all" || bad "plan --git over everything shows both projects' changes"
+[[ $rc -eq 2 ]] && grep -q "ml-training" <<<"$one" && ! grep -q "data-eng" <<<"$one" \
+  && ok "plan --git --project ml-training shows ml-training's change only (exit 2)" \
+  || bad "plan --git --project ml-training: exit $rc: $(head -c 600 <<<"$one")"
+grep -q "limited to project ml-training" "$tmp/review.err" && ok "plan --git --project says it is limited" || bad "no 'limited to' line: $(cat "$tmp/review.err")"
+
 exit $fail
