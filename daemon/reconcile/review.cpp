@@ -100,6 +100,40 @@ std::vector<std::string> blast_radius(const model::Hierarchy& before, const mode
   return out;
 }
 
+// One row per project touched: counts by kind and action, and the scopes reached. Named
+// blast-radius entries are scopes; "every other workflow of …" is not one (it stays in the item's
+// details).
+std::vector<ProjectRollup> rollup_of(const std::vector<ReviewChange>& changes) {
+  std::map<std::string, ProjectRollup> rows;
+  std::map<std::string, std::set<std::string>> scopes;
+  for (const auto& c : changes) {
+    auto& row = rows[c.project];
+    row.project = c.project;
+    auto& reached = scopes[c.project];
+    if (c.kind == "override") {
+      if (c.action == '+') ++row.overrides_created;
+      if (c.action == '~') ++row.overrides_changed;
+      if (c.action == '-') ++row.overrides_deleted;
+      if (!c.scope.empty()) reached.insert(c.scope);
+      for (const auto& s : c.reaches)
+        if (s.rfind("every other workflow", 0) != 0) reached.insert(s);
+    } else if (c.kind == "project") {
+      row.project_added = c.action == '+';
+      row.project_archived = c.action == '-';
+      row.project_changed = c.action == '~';
+    } else {
+      ++row.registrations_changed;
+      reached.insert(c.scope);
+    }
+  }
+  std::vector<ProjectRollup> out;
+  for (auto& [p, row] : rows) {
+    row.scopes.assign(scopes[p].begin(), scopes[p].end());
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
 std::string registration_line(const model::Registration& r) {
   return r.project + "/" + r.domain + " " + r.version + " from " + r.package;
 }
@@ -140,6 +174,11 @@ Review review(const model::Documents& base, const model::Documents& head,
     c.new_source = source_of(effective(new_all, any.type));
     c.fields = field_changes(c.old_effective, c.new_effective, effective(new_all, any.type));
     c.reaches = blast_radius(hb, hh, any.scope, any.type, domains);
+    c.project = any.scope.project;
+    // A domain or workflow row reaches its own scope when the effective value there changes (a
+    // project row reaches its domains, which blast_radius names).
+    if (any.scope.level() != model::Level::project && !c.fields.empty())
+      c.scope = model::to_string(any.scope);
     if (any.scope.level() != model::Level::workflow) {
       // Workflow scopes declared in the repository that see this scope's value after the change.
       for (const auto& wf : hh.workflow_scopes(any.scope.project, any.scope.domain)) {
@@ -164,6 +203,7 @@ Review review(const model::Documents& base, const model::Documents& head,
     ReviewChange c;
     c.kind = "project";
     c.object = "project " + id;
+    c.project = id;
     if (b == sb.projects.end())
       c.action = '+', ++out.projects_added, c.detail = "RegisterProject " + id;
     else if (h == sh.projects.end())
@@ -207,8 +247,12 @@ Review review(const model::Documents& base, const model::Documents& head,
     } else {
       continue;
     }
+    const model::Registration& now = h != rh.end() ? *h->second : *b->second;
+    c.project = now.project;
+    c.scope = now.project + "/" + now.domain;
     out.changes.push_back(std::move(c));
   }
+  out.rollup = rollup_of(out.changes);
   return out;
 }
 
@@ -275,6 +319,38 @@ std::string change_markdown(const ReviewChange& c) {
          body + "\n</details>\n\n";
 }
 
+std::string project_record(const ProjectRollup& p) {
+  if (p.project_added) return "added";
+  if (p.project_archived) return "archived";
+  if (p.project_changed) return "changed";
+  return "—";
+}
+
+// The per-project rollup table; long scope lists and many projects are cut with a count so the
+// head of the comment stays short.
+std::string rollup_markdown(const std::vector<ProjectRollup>& rows) {
+  constexpr size_t k_max_rows = 50;
+  constexpr size_t k_max_scopes = 5;
+  std::string out =
+      "| project | overrides | project record | registrations | scopes reached |\n"
+      "|---|---|---|---|---|\n";
+  for (size_t i = 0; i < rows.size() && i < k_max_rows; ++i) {
+    const auto& p = rows[i];
+    std::string scopes;
+    for (size_t k = 0; k < p.scopes.size() && k < k_max_scopes; ++k)
+      scopes += (k ? ", " : "") + ("<code>" + md_escape(p.scopes[k]) + "</code>");
+    if (p.scopes.size() > k_max_scopes)
+      scopes += " and " + std::to_string(p.scopes.size() - k_max_scopes) + " more";
+    out += "| <code>" + md_escape(p.project) + "</code> | +" + std::to_string(p.overrides_created) +
+           " ~" + std::to_string(p.overrides_changed) + " -" + std::to_string(p.overrides_deleted) +
+           " | " + project_record(p) + " | " + std::to_string(p.registrations_changed) + " | " +
+           (scopes.empty() ? "—" : scopes) + " |\n";
+  }
+  if (rows.size() > k_max_rows)
+    out += "\n…and " + std::to_string(rows.size() - k_max_rows) + " more project(s).\n";
+  return out + "\n";
+}
+
 }  // namespace
 
 std::string render_review_text(const Review& r, const std::string& base_rev,
@@ -301,6 +377,7 @@ std::string render_review_markdown(const Review& r, const std::string& base_rev,
   std::string head = "### flytecd plan\n\n**" + review_summary(r) + "**\n\n<code>" +
                      md_escape(base_rev) + "</code> → <code>" + md_escape(head_rev) + "</code>\n\n";
   if (r.empty()) return head + "No changes to Flyte.\n";
+  head += rollup_markdown(r.rollup);
   std::vector<std::string> items;
   size_t total = head.size();
   for (const auto& c : r.changes) total += items.emplace_back(change_markdown(c)).size();
@@ -329,6 +406,20 @@ nlohmann::ordered_json render_review_json(const Review& r, const std::string& ba
   j["head"] = head_rev;
   j["changes"] = !r.empty();
   j["summary"] = review_summary(r);
+  j["rollup"] = nlohmann::ordered_json::array();
+  for (const auto& p : r.rollup) {
+    nlohmann::ordered_json row;
+    row["project"] = p.project;
+    row["overridesCreated"] = p.overrides_created;
+    row["overridesChanged"] = p.overrides_changed;
+    row["overridesDeleted"] = p.overrides_deleted;
+    row["projectAdded"] = p.project_added;
+    row["projectArchived"] = p.project_archived;
+    row["projectChanged"] = p.project_changed;
+    row["registrationsChanged"] = p.registrations_changed;
+    row["scopes"] = p.scopes;
+    j["rollup"].push_back(std::move(row));
+  }
   j["items"] = nlohmann::ordered_json::array();
   for (const auto& c : r.changes) {
     nlohmann::ordered_json i;

@@ -30,10 +30,25 @@ struct ReviewChange {
   // "p/development/wf.a"), then "every other workflow of p in development" for each domain
   // reached (workflows without a row of their own inherit it).
   std::vector<std::string> reaches;
+  std::string project;  // the Flyte project the change belongs to (for the rollup)
+  // Overrides: their own scope when its effective value changes; registrations: project/domain.
+  std::string scope;
+};
+
+// One row of the per-project rollup at the top of the PR comment.
+struct ProjectRollup {
+  std::string project;
+  size_t overrides_created = 0, overrides_changed = 0, overrides_deleted = 0;
+  bool project_added = false, project_archived = false, project_changed = false;
+  size_t registrations_changed = 0;  // registrations added, changed or removed
+  // Scopes whose effective value changes ("p/development", "p/development/wf.a"), and the
+  // project-domains of changed registrations; sorted, no duplicates.
+  std::vector<std::string> scopes;
 };
 
 struct Review {
   std::vector<ReviewChange> changes;
+  std::vector<ProjectRollup> rollup;  // one row per project touched, by project id
   size_t overrides_added = 0, overrides_changed = 0, overrides_removed = 0;
   size_t projects_added = 0, projects_changed = 0, projects_removed = 0;
   size_t registrations_added = 0, registrations_changed = 0, registrations_removed = 0;
@@ -49,10 +64,11 @@ Review review(const model::Documents& base, const model::Documents& head,
 std::string review_summary(const Review& r);
 std::string render_review_text(const Review& r, const std::string& base_rev,
                                const std::string& head_rev);
-// PR comment: summary line, then per changed scope a field table (field, before, after, where the
-// after value comes from) and the scopes it reaches; only long items are collapsed in <details>.
-// Text from documents is escaped for GFM (pipes, backticks, '<', newlines). At most `max_chars`
-// with a truncation note.
+// PR comment: summary line, a per-project rollup table (overrides +~-, the project record,
+// registrations, scopes reached), then per changed scope a field table (field, before, after, where
+// the after value comes from) and the scopes it reaches; only long items are collapsed in
+// <details>. Text from documents is escaped for GFM (pipes, backticks, '<', newlines). At most
+// `max_chars` with a truncation note.
 std::string render_review_markdown(const Review& r, const std::string& base_rev,
                                    const std::string& head_rev, size_t max_chars = 65000);
 nlohmann::ordered_json render_review_json(const Review& r, const std::string& base_rev,

@@ -259,3 +259,52 @@ TEST_CASE("review: markdown is capped at 65,000 characters with a truncation not
   CHECK(md.find("Truncated") != std::string::npos);
   CHECK(md.find("overrides: +900") != std::string::npos);
 }
+
+TEST_CASE("review: a rollup row per project touched comes before the per-item details",
+          "[review]") {
+  auto base = test::load_one(k_base);
+  REQUIRE(base.ok());
+  std::string head_yaml = k_base;
+  head_yaml.replace(head_yaml.find("value: old"), 10, "value: new");
+  // wf.b loses its own label: it now inherits the project-domain one.
+  const auto wf_b = head_yaml.find(
+      "---\napiVersion: flytecd/v1\nkind: Overrides\nproject: p\n"
+      "domain: development\nworkflow: wf.b");
+  head_yaml.erase(wf_b, head_yaml.find("---", wf_b + 3) - wf_b);
+  head_yaml.replace(head_yaml.find("version: v1"), 11, "version: v2");
+  head_yaml += "---\napiVersion: flytecd/v1\nkind: Project\nid: q\n";
+  auto head = test::load_one(head_yaml);
+  REQUIRE(head.ok());
+  auto r = reconcile::review(base.documents, head.documents);
+  REQUIRE(r.rollup.size() == 2);
+  const auto& p = r.rollup[0];
+  CHECK(p.project == "p");
+  CHECK(p.overrides_created == 0);
+  CHECK(p.overrides_changed == 1);
+  CHECK(p.overrides_deleted == 1);
+  CHECK_FALSE(p.project_added);
+  CHECK(p.registrations_changed == 1);
+  CHECK(p.scopes ==
+        std::vector<std::string>{"p/development", "p/development/wf.a", "p/development/wf.b"});
+  const auto& q = r.rollup[1];
+  CHECK(q.project == "q");
+  CHECK(q.project_added);
+  CHECK(q.overrides_changed == 0);
+  CHECK(q.scopes.empty());
+
+  const auto md = reconcile::render_review_markdown(r, "a", "b");
+  const auto table = md.find("| project | overrides | project record | registrations |");
+  REQUIRE(table != std::string::npos);
+  CHECK(table < md.find("#### "));
+  CHECK(md.find("| <code>p</code> | +0 ~1 -1 | — | 1 | <code>p/development</code>, "
+                "<code>p/development/wf.a</code>, <code>p/development/wf.b</code> |\n") !=
+        std::string::npos);
+  CHECK(md.find("| <code>q</code> | +0 ~0 -0 | added | 0 | — |\n") != std::string::npos);
+
+  const auto j = reconcile::render_review_json(r, "a", "b");
+  REQUIRE(j["rollup"].size() == 2);
+  CHECK(j["rollup"][0]["project"] == "p");
+  CHECK(j["rollup"][0]["overridesDeleted"] == 1);
+  CHECK(j["rollup"][0]["scopes"].size() == 3);
+  CHECK(j["rollup"][1]["projectAdded"] == true);
+}
