@@ -102,7 +102,7 @@ struct Replica {
 
 TEST_CASE(
     "ownership failover: a new leader with an empty ledger prunes what the killed leader "
-    "created and Git no longer declares; a stale record writer gets 409",
+    "created and Git no longer declares, and a stale record writer gets 409",
     "[integration][k8s][failover]") {
   const fs::path dir =
       fs::temp_directory_path() / ("flytecd-failover-" + std::to_string(::getpid()));
