@@ -41,6 +41,11 @@ int run(int argc, char** argv) {
       ->check(CLI::IsMember({"text", "json"}));
   validate->add_flag("--require-digest", vopt.policy.require_digest_pins,
                      "Policy: packages must be pinned by digest");
+  validate->add_flag("--packages", vopt.packages,
+                     "Also fetch OCI and HTTPS packages (the packages: settings of --config) and "
+                     "compile them; without it only packages kept in the repository are");
+  validate->add_option("--config", vopt.config_file,
+                       "flytecd configuration whose packages: settings --packages uses");
   validate->add_option("--domains", vopt.policy.domains, "FlyteAdmin's configured domains")
       ->delimiter(',');
   validate->footer(

@@ -1,6 +1,7 @@
 #include "daemon/cli/commands.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 
 #include "daemon/cli/compile_command.hpp"
@@ -11,6 +12,7 @@
 
 #include "daemon/model/proto_yaml.hpp"
 #include "daemon/model/resolve.hpp"
+#include "daemon/wiring.hpp"
 #include "sources/local/directory_reader.hpp"
 
 namespace flytecd::cli {
@@ -46,9 +48,29 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
     return 1;
   }
   auto& r = *loaded;
-  // Packages in the repository are compiled as FlyteAdmin would compile them.
-  for (auto& d : compile_repository_packages(opt.dir, r.documents.registrations))
-    r.diagnostics.push_back(std::move(d));
+  // Packages are compiled as FlyteAdmin would compile them: those in the repository, and with
+  // --packages those in OCI registries and on HTTPS too (fetched into the package cache).
+  if (opt.packages) {
+    config::Config cfg = config::defaults();
+    if (!opt.config_file.empty())
+      if (auto s = config::load_file(opt.config_file, cfg); !s) {
+        err << "flytecd validate: " << s.error().message << "\n";
+        return 1;
+      }
+    if (auto s = config::apply_env(cfg); !s) {
+      err << "flytecd validate: " << s.error().message << "\n";
+      return 1;
+    }
+    if (cfg.packages.cache_dir.empty() && cfg.state_dir.empty())
+      cfg.packages.cache_dir =
+          (std::filesystem::temp_directory_path() / "flytecd-validate-packages").string();
+    auto packages = wiring::make_package_source(cfg, registration::directory_reader(opt.dir));
+    for (auto& d : compile_packages(*packages, r.documents.registrations))
+      r.diagnostics.push_back(std::move(d));
+  } else {
+    for (auto& d : compile_repository_packages(opt.dir, r.documents.registrations))
+      r.diagnostics.push_back(std::move(d));
+  }
   size_t errors = 0, warnings = 0;
   for (const auto& d : r.diagnostics) (d.severity == model::Severity::error ? errors : warnings)++;
   if (opt.output == "json") {

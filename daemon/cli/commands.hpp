@@ -14,6 +14,10 @@ namespace flytecd::cli {
 struct ValidateOptions {
   std::string dir = ".";
   std::string output = "text";
+  // --packages: also fetch OCI and HTTPS packages (the `packages:` settings of --config) and
+  // compile them; without it only packages kept in the repository are compiled.
+  bool packages = false;
+  std::string config_file;
   model::Policy policy;
   model::Limits limits;
 };

@@ -99,14 +99,15 @@ model::Diagnostics compile_repository_packages(const std::string& dir,
   return compile_repository_packages(reg::directory_reader(dir), regs);
 }
 
-model::Diagnostics compile_repository_packages(
-    const std::function<Result<std::string>(const std::string& path)>& read,
-    const std::vector<model::Registration>& regs) {
+namespace {
+
+// Reads, hydrates and compiles each registration's package that `load` gives (nullopt: skipped).
+model::Diagnostics compile_each(
+    const std::vector<model::Registration>& regs,
+    const std::function<std::optional<Result<std::pair<std::string, std::string>>>(
+        const model::Registration&)>& load) {
   model::Diagnostics out;
   for (const auto& r : regs) {
-    std::string why;
-    auto ref = model::parse_package_ref(r.package, why);
-    if (!ref || r.registry_relative || ref->kind != model::PackageRef::Kind::path) continue;
     auto diag = [&](model::Severity sev, const std::string& message) {
       model::Diagnostic d;
       d.severity = sev;
@@ -116,12 +117,14 @@ model::Diagnostics compile_repository_packages(
       d.message = message;
       out.push_back(std::move(d));
     };
-    auto bytes = read(ref->path);
-    if (!bytes) {
-      diag(model::Severity::error, bytes.error().message);
+    auto loaded = load(r);
+    if (!loaded) continue;
+    if (!*loaded) {
+      diag(model::Severity::error, loaded->error().message);
       continue;
     }
-    auto pkg = reg::read_package(*bytes, ref->path);
+    const auto& [bytes, label] = **loaded;
+    auto pkg = reg::read_package(bytes, label);
     if (!pkg) {
       diag(model::Severity::error, pkg.error().message);
       continue;
@@ -132,11 +135,43 @@ model::Diagnostics compile_repository_packages(
       diag(model::Severity::error, s.error().message);
       continue;
     }
-    auto report = reg::compile_package(*pkg, ref->path);
+    auto report = reg::compile_package(*pkg, label);
     for (const auto& e : report.errors) diag(model::Severity::error, e);
     for (const auto& w : report.warnings) diag(model::Severity::warning, w);
   }
   return out;
+}
+
+}  // namespace
+
+model::Diagnostics compile_repository_packages(
+    const std::function<Result<std::string>(const std::string& path)>& read,
+    const std::vector<model::Registration>& regs) {
+  return compile_each(
+      regs,
+      [&](const model::Registration& r)
+          -> std::optional<Result<std::pair<std::string, std::string>>> {
+        std::string why;
+        auto ref = model::parse_package_ref(r.package, why);
+        if (!ref || r.registry_relative || ref->kind != model::PackageRef::Kind::path)
+          return std::nullopt;
+        auto bytes = read(ref->path);
+        if (!bytes) return Result<std::pair<std::string, std::string>>(bytes.error());
+        return Result<std::pair<std::string, std::string>>(std::pair{std::move(*bytes), ref->path});
+      });
+}
+
+model::Diagnostics compile_packages(registration::PackageSource& packages,
+                                    const std::vector<model::Registration>& regs) {
+  return compile_each(regs,
+                      [&](const model::Registration& r)
+                          -> std::optional<Result<std::pair<std::string, std::string>>> {
+                        auto loaded = packages.load(r);
+                        if (!loaded)
+                          return Result<std::pair<std::string, std::string>>(loaded.error());
+                        return Result<std::pair<std::string, std::string>>(
+                            std::pair{std::move(loaded->bytes), loaded->reference});
+                      });
 }
 
 }  // namespace flytecd::cli

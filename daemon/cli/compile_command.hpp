@@ -9,6 +9,7 @@
 #include "daemon/common/result.hpp"
 #include "daemon/model/diagnostic.hpp"
 #include "daemon/model/documents.hpp"
+#include "daemon/registration/packages.hpp"
 
 namespace CLI {
 class App;
@@ -37,6 +38,11 @@ std::function<std::optional<int>()> add_compile_command(CLI::App& app);
 model::Diagnostics compile_repository_packages(
     const std::function<Result<std::string>(const std::string& path)>& read,
     const std::vector<model::Registration>& regs);
+// `validate --packages`: the package of every registration, through `packages` (OCI and HTTPS
+// fetched into its cache, repository paths read), compiled the same way; a package that cannot
+// be fetched is an error naming it.
+model::Diagnostics compile_packages(registration::PackageSource& packages,
+                                    const std::vector<model::Registration>& regs);
 // The same for a repository kept as a directory.
 model::Diagnostics compile_repository_packages(const std::string& dir,
                                                const std::vector<model::Registration>& regs);

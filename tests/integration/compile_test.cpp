@@ -19,6 +19,7 @@
 #include "flytecd_service.grpc.pb.h"
 #include "sinks/emulator/emulator.hpp"
 #include "sinks/flyteadmin/admin_sink.hpp"
+#include "tests/oci/oci_test_support.hpp"
 #include "tests/unit/daemon/registration/mismatch_package.hpp"
 
 using namespace flytecd;
@@ -253,4 +254,60 @@ TEST_CASE("compile e2e: plan --git shows a head whose package does not compile a
                       (repo.dir / "state").string());
   INFO(same.output);
   CHECK(same.rc == 0);
+}
+
+// `validate --packages`: OCI packages are fetched (Debian's docker-registry on loopback) and
+// compiled too; without the flag only packages kept in the repository are.
+TEST_CASE(
+    "compile e2e: validate --packages fetches OCI packages and refuses one that does not "
+    "compile",
+    "[compile][oci]") {
+  if (oci_test::registry_binary().empty()) {
+    WARN("SKIP: docker-registry is not installed (Debian package docker-registry)");
+    return;
+  }
+  oci_test::Registry reg({});
+  oci_test::Pusher(reg).push_package("flyte/bad", "v1", testing::binding_mismatch_package());
+  oci_test::Pusher(reg).push_package(
+      "flyte/good", "v1", testing::read_bytes(testing::package_fixtures() / "valid-register.tgz"));
+  const fs::path dir =
+      fs::temp_directory_path() / ("flytecd-compile-oci-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  auto repo = [&](const std::string& name, const std::string& repository) {
+    const fs::path r = dir / name;
+    write(r / "projects" / "flytesnacks" / "project.yaml",
+          "apiVersion: flytecd/v1\nkind: Project\nid: flytesnacks\nname: flytesnacks\n");
+    write(r / "registrations" / "flytesnacks.yaml",
+          "apiVersion: flytecd/v1\nkind: WorkflowRegistration\nmetadata:\n  name: basic\n"
+          "project: flytesnacks\ndomain: development\nversion: v1\n"
+          "package: oci://" +
+              reg.host() + "/" + repository + ":v1\n");
+    return r.string();
+  };
+  const std::string bad = repo("bad", "flyte/bad"), good = repo("good", "flyte/good");
+  write(dir / "flytecd.yaml", "packages: {plainHttpRegistries: [\"" + reg.host() +
+                                  "\"], cacheDir: " + (dir / "cache").string() + "}\n");
+  const std::string config = " --config " + (dir / "flytecd.yaml").string();
+
+  auto plain = run_cli("validate " + bad);
+  INFO(plain.output);
+  CHECK(plain.rc == 0);  // not fetched, not compiled
+
+  auto fetched = run_cli("validate " + bad + " --packages" + config);
+  INFO(fetched.output);
+  CHECK(fetched.rc == 1);
+  CHECK_THAT(fetched.output,
+             Catch::Contains("flyte/bad:v1: workflow recipes.core.basic.basic_workflow.my_wf: "
+                             "node n1 input a: STRING is not castable from INTEGER"));
+  CHECK_THAT(fetched.output, Catch::Contains("registrations/flytesnacks.yaml"));
+
+  auto ok = run_cli("validate " + good + " --packages" + config);
+  INFO(ok.output);
+  CHECK(ok.rc == 0);
+
+  auto no_config =
+      run_cli("validate " + good + " --packages --config " + (dir / "none.yaml").string());
+  INFO(no_config.output);
+  CHECK(no_config.rc == 1);  // a --config that cannot be read is an error, not ignored
+  fs::remove_all(dir);
 }
