@@ -212,14 +212,7 @@ Result<std::unique_ptr<sinks::RoutingSink>> route_overrides(sinks::Sink& admin,
 }
 
 reconcile::State desired_state(const model::Documents& docs, const sinks::Capabilities& held) {
-  reconcile::State st = reconcile::desired_state(docs);
-  if (held.platform_defaults)
-    for (const auto& p : docs.platform_defaults) {
-      model::Scope scope{"", p.domain, ""};
-      st.overrides[reconcile::override_key(scope, p.type)] =
-          reconcile::OverrideState{scope, p.type, p.value};
-    }
-  return sinks::held_part(st, held);
+  return pass::desired_state(docs, held);
 }
 
 std::unique_ptr<pass::RecordStore> make_file_record_store(const config::Config& cfg) {

@@ -100,9 +100,7 @@ std::unique_ptr<sinks::configmap::ConfigMapSink> make_configmap_sink(
 Result<std::unique_ptr<sinks::RoutingSink>> route_overrides(sinks::Sink& admin,
                                                             sinks::Sink& overrides);
 
-// The desired state of a revision for a sink holding `held`: projects and override rows as
-// reconcile::desired_state, plus platform defaults as rows with an empty project when the sink
-// holds them, minus the parts it does not hold. Pure.
+// The desired state of a revision for a sink holding `held` (pass::desired_state). Pure.
 reconcile::State desired_state(const model::Documents& docs, const sinks::Capabilities& held);
 
 // ---- Ownership --------------------------------------------------------------------------------

@@ -1,13 +1,13 @@
 #include "daemon/k8s/configmap_sink.hpp"
 
 #include "daemon/k8s/kube_api.hpp"
-#include "daemon/wiring.hpp"
+#include "daemon/pass/pass.hpp"
 
 namespace flytecd::k8s {
 
 std::string render_overrides_document(const model::Documents& docs) {
   return sinks::configmap::render_document(
-      wiring::desired_state(docs, {.overrides = true, .platform_defaults = true}));
+      pass::desired_state(docs, {.overrides = true, .platform_defaults = true}));
 }
 
 sinks::configmap::Settings sink_settings(const ConfigMapSettings& s) {

@@ -16,7 +16,7 @@ namespace flytecd::k8s {
 // before the ConfigMap became a sinks::Sink; it stays until the daemon commits through the sink.
 
 // The document of a revision's overrides and platform defaults (render_document of
-// wiring::desired_state(docs, the ConfigMap's capabilities)). Deterministic. Pure.
+// pass::desired_state(docs, the ConfigMap's capabilities)). Deterministic. Pure.
 std::string render_overrides_document(const model::Documents& docs);
 
 // The sink's settings from the `kubernetes.configMap` configuration.

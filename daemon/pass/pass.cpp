@@ -1,7 +1,5 @@
 #include "daemon/pass/pass.hpp"
 
-#include "daemon/wiring.hpp"
-
 #include <algorithm>
 #include <chrono>
 #include <set>
@@ -62,6 +60,17 @@ reconcile::GuardInput guard_input(const reconcile::Plan& plan, const reconcile::
     counts.launch_plans_deactivated += rec.activated.size();
   }
   return reconcile::guard_input(plan, desired, documents, managed, counts);
+}
+
+reconcile::State desired_state(const model::Documents& docs, const sinks::Capabilities& held) {
+  reconcile::State st = reconcile::desired_state(docs);
+  if (held.platform_defaults)
+    for (const auto& p : docs.platform_defaults) {
+      model::Scope scope{"", p.domain, ""};
+      st.overrides[reconcile::override_key(scope, p.type)] =
+          reconcile::OverrideState{scope, p.type, p.value};
+    }
+  return sinks::held_part(st, held);
 }
 
 bool worth_recording(const Report& r) {
@@ -237,9 +246,9 @@ OwnershipStep establish_ownership(const Revision& rev, Wiring& w, const Options&
       if (*flight) flight_docs = &(**flight).docs;
     }
   }
-  const reconcile::State conv_state = wiring::desired_state(*conv_docs, held);
+  const reconcile::State conv_state = desired_state(*conv_docs, held);
   std::optional<reconcile::State> flight_state;
-  if (flight_docs) flight_state = wiring::desired_state(*flight_docs, held);
+  if (flight_docs) flight_state = desired_state(*flight_docs, held);
   auto objects = owned_objects(conv_state, rec.converged, flight_state ? &*flight_state : nullptr,
                                rec.in_flight, live);
   registration::RebuiltRegistrations regs;
@@ -333,7 +342,7 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
   };
   // The parts the sink holds: platform defaults are rows only where a sink holds them (ConfigMap).
   const reconcile::State desired =
-      narrowed(opt.scope, wiring::desired_state(*rev.docs, w.sink->capabilities()));
+      narrowed(opt.scope, desired_state(*rev.docs, w.sink->capabilities()));
   auto fail = [&](const Error& e) {
     r.outcome = Outcome::failed;
     r.error = e;

@@ -137,6 +137,11 @@ ledger::PassRecord history_record(const Report& report, const Revision& revision
 // Whether a pass is worth a history entry (changed something, refused, failed) or only a count.
 bool worth_recording(const Report& report);
 
+// The desired state of a revision for a sink holding `held`: projects and override rows as
+// reconcile::desired_state, plus platform defaults as rows with an empty project when the sink
+// holds them, minus the parts it does not hold. Pure.
+reconcile::State desired_state(const model::Documents& docs, const sinks::Capabilities& held);
+
 // Runs one pass. Never throws; every failure is in the report.
 Report run(const Revision& revision, Wiring& wiring, const Options& options);
 
