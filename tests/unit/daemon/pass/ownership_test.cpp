@@ -327,3 +327,22 @@ TEST_CASE("ownership: a stale writer's record write is a conflict, reported, the
   CHECK(rep.record_error->code == ErrorCode::conflict);
   CHECK(record.record.writer == "new leader");
 }
+
+TEST_CASE("ownership: a directory revision is not rebuilt from (its content then is gone)",
+          "[pass][ownership]") {
+  testing::MemorySink sink;
+  MemoryRecordStore record;
+  std::map<std::string, model::Documents> history{{"dir:/repo", documents(3)}};
+  Replica a{sink, record, history};
+  REQUIRE(a.run("dir:/repo", pass::Mode::execute).outcome == pass::Outcome::success);
+  REQUIRE(record.record.converged == "dir:/repo");
+  // The directory changed (p2 dropped) and the ledger was lost: nothing is claimed from what
+  // the directory holds now.
+  model::Documents now = documents(2);
+  history["dir:/repo"] = now;
+  Replica b{sink, record, history};
+  auto plan = b.run("dir:/repo", pass::Mode::plan);
+  CHECK(plan.ownership.state == "unavailable");
+  CHECK(plan.ownership.message.find("directory") != std::string::npos);
+  CHECK(plan.plan.drift.empty());
+}
