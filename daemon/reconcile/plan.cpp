@@ -314,9 +314,18 @@ Plan plan(const State& desired, const State& live, const Managed& managed, const
       cascade_delete(sim, have.scope, have.type);
       continue;
     }
+    // write_via_delete's cascade erases `have` (a row of `sim`): keep the live value first.
+    std::optional<OverrideState> live_value;
+    if (want.type == admin::PLUGIN_OVERRIDE) live_value = have;
     if (write_via_delete(want, reason)) {
-      removals.push_back(Step{
-          Action::replace, ObjectKind::override_attr, key, {}, want, have, reason, git_unchanged});
+      removals.push_back(Step{Action::replace,
+                              ObjectKind::override_attr,
+                              key,
+                              {},
+                              want,
+                              std::move(live_value),
+                              reason,
+                              git_unchanged});
       continue;
     }
     writes.push_back(Step{
