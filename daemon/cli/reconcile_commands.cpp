@@ -76,6 +76,18 @@ std::unique_ptr<registration::PackageSource> package_source(const config::Config
 
 }  // namespace
 
+namespace {
+
+// The ownership line of apply and plan: a rebuild, or a record that could not be used; "nothing
+// owned, nothing recorded" only when it matters, i.e. live objects are left unmanaged (a first
+// apply to an empty FlyteAdmin says nothing).
+bool worth_saying(const pass::Ownership& o, const reconcile::Plan& plan) {
+  if (o.state == "ledger") return false;
+  return o.state != "none" || !plan.unmanaged.empty();
+}
+
+}  // namespace
+
 pass::Options pass_options(const config::Config& cfg, pass::Mode mode) {
   pass::Options o;
   o.mode = mode;
@@ -176,7 +188,7 @@ int run_apply(const TargetOptions& opt, const std::string& format, std::ostream&
   size_t adopted = 0;
   for (const auto& r : applied.results)
     adopted += r.step.action == reconcile::Action::adopt && r.status.ok();
-  if (report.ownership.state != "ledger" && !json)
+  if (worth_saying(report.ownership, report.plan) && !json)
     out << "ownership: " << report.ownership.message << "\n";
   if (json) {
     auto j = pass::plan_json(report);
@@ -257,7 +269,7 @@ int run_plan_live(const TargetOptions& opt, const std::string& format, std::ostr
                                           "file " + pass::record_file(cfg->state_dir).string());
     out << j.dump(2) << "\n";
   } else {
-    if (report.ownership.state != "ledger")
+    if (worth_saying(report.ownership, report.plan))
       err << "flytecd plan: ownership: " << report.ownership.message << "\n";
     out << pass::plan_text(report, format == "markdown");
   }
