@@ -28,25 +28,25 @@ Result<std::unique_ptr<RoutingSink>> RoutingSink::create(std::vector<Route> rout
   return out;
 }
 
-Result<reconcile::State> RoutingSink::observe() {
-  reconcile::State merged;
+Result<sinks::State> RoutingSink::observe() {
+  sinks::State merged;
   for (const auto& r : m_routes) {
     auto live = r.sink->observe();
     if (!live) return live.error();
-    reconcile::State part = held_part(*live, r.parts);
+    sinks::State part = held_part(*live, r.parts);
     merged.projects.merge(part.projects);
     merged.overrides.merge(part.overrides);
   }
   return merged;
 }
 
-const RoutingSink::Route* RoutingSink::route_for(const reconcile::Step& step) const {
+const RoutingSink::Route* RoutingSink::route_for(const sinks::Step& step) const {
   for (const auto& r : m_routes)
     if (holds(r.parts, step)) return &r;
   return nullptr;
 }
 
-Status RoutingSink::execute(const reconcile::Step& step) {
+Status RoutingSink::execute(const sinks::Step& step) {
   const Route* r = route_for(step);
   if (!r)
     return make_error(ErrorCode::internal,

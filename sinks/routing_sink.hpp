@@ -29,9 +29,9 @@ class RoutingSink final : public Sink {
 
   Capabilities capabilities() const override { return m_capabilities; }
   // The first failing route's error, as that sink reported it.
-  Result<reconcile::State> observe() override;
+  Result<sinks::State> observe() override;
   // internal when no route holds the step's part (a plan outside capabilities()).
-  Status execute(const reconcile::Step& step) override;
+  Status execute(const sinks::Step& step) override;
   Status commit(const std::string& revision) override;
   EntitySink* entities() override;
   // "flyteadmin dns:///h:81 (projects, registrations) + configmap ns/name (key) (overrides, …)".
@@ -39,7 +39,7 @@ class RoutingSink final : public Sink {
 
  private:
   RoutingSink() = default;
-  const Route* route_for(const reconcile::Step& step) const;
+  const Route* route_for(const sinks::Step& step) const;
 
   std::vector<Route> m_routes;
   std::vector<std::unique_ptr<Sink>> m_owned;

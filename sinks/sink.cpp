@@ -26,22 +26,22 @@ std::string to_string(const Capabilities& c) {
   return out.empty() ? "nothing" : out;
 }
 
-bool holds(const Capabilities& c, const reconcile::OverrideState& row) {
+bool holds(const Capabilities& c, const sinks::OverrideState& row) {
   // Global and domain-wide rows have no project: FlyteAdmin keeps them in its configuration, a
   // ConfigMap document holds them as entries without a project.
   return row.scope.project.empty() ? c.platform_defaults : c.overrides;
 }
 
-bool holds(const Capabilities& c, const reconcile::Step& step) {
-  if (step.kind == reconcile::ObjectKind::project) return c.projects;
-  const reconcile::OverrideState* row = step.desired ? &*step.desired
-                                        : step.live  ? &*step.live
-                                                     : nullptr;
+bool holds(const Capabilities& c, const sinks::Step& step) {
+  if (step.kind == sinks::ObjectKind::project) return c.projects;
+  const sinks::OverrideState* row = step.desired ? &*step.desired
+                                    : step.live  ? &*step.live
+                                                 : nullptr;
   return row ? holds(c, *row) : c.overrides;
 }
 
-reconcile::State held_part(const reconcile::State& state, const Capabilities& c) {
-  reconcile::State out;
+sinks::State held_part(const sinks::State& state, const Capabilities& c) {
+  sinks::State out;
   if (c.projects) out.projects = state.projects;
   for (const auto& [key, row] : state.overrides)
     if (holds(c, row)) out.overrides.emplace(key, row);

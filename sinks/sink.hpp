@@ -4,7 +4,6 @@
 #include <string>
 
 #include "daemon/common/result.hpp"
-#include "sinks/compat_names.hpp"
 #include "sinks/types.hpp"
 
 namespace flytecd::sinks {
@@ -27,10 +26,10 @@ Capabilities operator&(const Capabilities& a, const Capabilities& b);
 std::string to_string(const Capabilities& c);
 
 // Whether `c` holds the object a step writes, or an override row.
-bool holds(const Capabilities& c, const reconcile::Step& step);
-bool holds(const Capabilities& c, const reconcile::OverrideState& row);
+bool holds(const Capabilities& c, const sinks::Step& step);
+bool holds(const Capabilities& c, const sinks::OverrideState& row);
 // The part of `state` that `c` holds. Pure.
-reconcile::State held_part(const reconcile::State& state, const Capabilities& c);
+sinks::State held_part(const sinks::State& state, const Capabilities& c);
 
 // Where desired state is written: FlyteAdmin over gRPC (also how the embedded emulator is
 // reached), the RFC 3749 ConfigMap document, or several of them composed by capability
@@ -45,12 +44,12 @@ class Sink {
 
   // Reads the live state of the parts it holds (nothing else). Errors: unavailable/timeout
   // (retryable), unauthenticated, invalid_input (a live document it cannot read), internal.
-  virtual Result<reconcile::State> observe() = 0;
+  virtual Result<sinks::State> observe() = 0;
 
   // Carries out (or, for a whole-document sink, stages until commit()) one plan step of a part it
   // holds. Idempotent: repeating a step that already took effect succeeds. Errors keep their
   // category (invalid_input and conflicts are permanent; unavailable retryable).
-  virtual Status execute(const reconcile::Step& step) = 0;
+  virtual Status execute(const sinks::Step& step) = 0;
 
   // Called once after the steps of a round ran (none may have): a sink that writes a whole
   // document writes it here. Idempotent; a no-op by default. Not concurrent with execute().

@@ -12,7 +12,7 @@
 
 #include "daemon/model/proto_yaml.hpp"
 #include "daemon/model/resolve.hpp"
-#include "daemon/wiring.hpp"
+#include "daemon/wiring/wiring.hpp"
 #include "sources/local/directory_reader.hpp"
 
 namespace flytecd::cli {

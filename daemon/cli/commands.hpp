@@ -4,9 +4,9 @@
 #include <ostream>
 #include <string>
 
-#include "daemon/cli/target.hpp"
 #include "daemon/model/loader.hpp"
 #include "daemon/pass/pass.hpp"
+#include "daemon/wiring/target.hpp"
 #include "sources/source.hpp"
 
 namespace flytecd::cli {
@@ -100,11 +100,9 @@ int run_history(const TargetOptions& opt, const ledger::HistoryQuery& query,
                 const std::string& domain, const std::string& server, const std::string& format,
                 std::ostream& out, std::ostream& err);
 
-// The pass options a configuration asks for (policy, parallelism, package bounds).
-pass::Options pass_options(const config::Config& cfg, pass::Mode mode);
 // One reconcile pass of `rev` against `target` (packages from the revision's source or the
 // repository directory, a memory budget of cfg.packages.memoryBudgetBytes unless given).
-pass::Report run_pass(const config::Config& cfg, Target& target, const LoadedRevision& rev,
+pass::Report run_pass(const config::Config& cfg, wiring::Target& target, const LoadedRevision& rev,
                       pass::Options options);
 
 // `flytecd plan --live`: 0 no changes, 2 changes, 1 error.

@@ -8,15 +8,15 @@
 #include <ctime>
 
 #include "daemon/cli/remote.hpp"
-#include "daemon/cli/target.hpp"
 #include "daemon/common/http/client.hpp"
 #include "daemon/model/proto_yaml.hpp"
+#include "daemon/pass/apply.hpp"
 #include "daemon/pass/views.hpp"
-#include "daemon/reconcile/apply.hpp"
 #include "daemon/reconcile/render.hpp"
 #include "daemon/registration/registrar.hpp"
 #include "daemon/run/daemon.hpp"
-#include "daemon/wiring.hpp"
+#include "daemon/wiring/target.hpp"
+#include "daemon/wiring/wiring.hpp"
 #include "sources/local/directory_reader.hpp"
 
 namespace flytecd::cli {
@@ -38,7 +38,7 @@ Result<LoadedRevision> load_revision(const config::Config& cfg, const std::strin
     out.revision = "dir:" + std::filesystem::absolute(cfg.repo).lexically_normal().string();
     where = "the repository at " + cfg.repo;
   } else {
-    auto source = run::make_source(cfg);
+    auto source = wiring::make_source(cfg);
     if (!source) return source.error();
     auto snap = at.empty() ? (*source)->sync() : (*source)->snapshot_at(at);
     if (!snap) return snap.error();
@@ -88,17 +88,7 @@ bool worth_saying(const pass::Ownership& o, const reconcile::Plan& plan) {
 
 }  // namespace
 
-pass::Options pass_options(const config::Config& cfg, pass::Mode mode) {
-  pass::Options o;
-  o.mode = mode;
-  o.policy = cfg.policy;
-  o.parallelism = cfg.parallelism;
-  o.max_package_bytes = cfg.packages.max_package_bytes;
-  o.retention = cfg.history;
-  return o;
-}
-
-pass::Report run_pass(const config::Config& cfg, Target& target, const LoadedRevision& rev,
+pass::Report run_pass(const config::Config& cfg, wiring::Target& target, const LoadedRevision& rev,
                       pass::Options options) {
   auto packages = package_source(cfg, rev);
   registration::MemoryBudget memory(cfg.packages.memory_budget_bytes);
@@ -165,18 +155,18 @@ int run_apply(const TargetOptions& opt, const std::string& format, std::ostream&
     err << "flytecd apply: " << rev.error().message << "\n";
     return 1;
   }
-  auto target = open_target(*cfg);
+  auto target = wiring::open_target(*cfg);
   if (!target) {
     err << "flytecd apply: " << target.error().message << "\n";
     return 1;
   }
   const bool json = format == "json";
   if (!json) out << "target: " << target->description << "\n";
-  auto options = pass_options(*cfg, pass::Mode::execute);
+  auto options = wiring::pass_options(*cfg, pass::Mode::execute);
   options.scope = pass::PassScope{opt.project, opt.domain};
   if (!json && !options.scope.empty()) out << "scope: " << options.scope.describe() << "\n";
   if (!json)
-    options.on_step = [&](const reconcile::StepResult& r) {
+    options.on_step = [&](const pass::StepResult& r) {
       if (r.step.action == reconcile::Action::adopt) return;
       out << reconcile::step_line(r.step)
           << (r.status ? "  ok" : "  FAILED: " + r.status.error().message) << "\n";
@@ -251,12 +241,12 @@ int run_plan_live(const TargetOptions& opt, const std::string& format, std::ostr
     err << "flytecd plan: " << rev.error().message << "\n";
     return 1;
   }
-  auto target = open_target(*cfg, Access::read);
+  auto target = wiring::open_target(*cfg, wiring::Access::read);
   if (!target) {
     err << "flytecd plan: " << target.error().message << "\n";
     return 1;
   }
-  auto options = pass_options(*cfg, pass::Mode::plan);
+  auto options = wiring::pass_options(*cfg, pass::Mode::plan);
   options.scope = pass::PassScope{opt.project, opt.domain};
   const auto report = run_pass(*cfg, *target, *rev, options);
   if (!report.observed) {
@@ -289,14 +279,14 @@ int run_get_registrations(const TargetOptions& opt, const std::string& format, s
     err << "flytecd get registrations: " << rev.error().message << "\n";
     return 1;
   }
-  auto target = open_target(*cfg, Access::read);
+  auto target = wiring::open_target(*cfg, wiring::Access::read);
   if (!target) {
     err << "flytecd get registrations: " << target.error().message << "\n";
     return 1;
   }
   // A dry run: packages come from the cache (or the registry), activation from FlyteAdmin; the
   // ledger tells what was registered. Nothing is written.
-  const auto report = run_pass(*cfg, *target, *rev, pass_options(*cfg, pass::Mode::plan));
+  const auto report = run_pass(*cfg, *target, *rev, wiring::pass_options(*cfg, pass::Mode::plan));
   if (!report.observed) {
     err << "flytecd get registrations: " << report.error->message << "\n";
     return 1;
@@ -342,7 +332,7 @@ int run_import(const TargetOptions& opt, const std::string& out_dir, std::ostrea
     err << "flytecd import: " << cfg.error().message << "\n";
     return 1;
   }
-  auto target = open_target(*cfg, Access::read);
+  auto target = wiring::open_target(*cfg, wiring::Access::read);
   if (!target) {
     err << "flytecd import: " << target.error().message << "\n";
     return 1;
@@ -437,7 +427,7 @@ int run_import(const TargetOptions& opt, const std::string& out_dir, std::ostrea
     err << "flytecd import: check: " << rev.error().message << "\n";
     return 1;
   }
-  auto check_options = pass_options(imported, pass::Mode::plan);
+  auto check_options = wiring::pass_options(imported, pass::Mode::plan);
   check_options.scope = only;
   const auto check = run_pass(imported, *target, *rev, check_options);
   if (!check.observed || check.outcome == pass::Outcome::failed) {

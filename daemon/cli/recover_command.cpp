@@ -3,9 +3,9 @@
 // record (REV converged) and marks the ledger stale; the rebuild itself is the one pass's first
 // step (pass/ownership.hpp), shown here as the plan the next `apply` or `run` will execute.
 #include "daemon/cli/commands.hpp"
-#include "daemon/cli/target.hpp"
 #include "daemon/pass/views.hpp"
-#include "daemon/wiring.hpp"
+#include "daemon/wiring/target.hpp"
+#include "daemon/wiring/wiring.hpp"
 
 namespace flytecd::cli {
 
@@ -28,7 +28,7 @@ int run_recover(const TargetOptions& opt, const std::string& from_revision, bool
         << "\n";
     return 1;
   }
-  auto target = open_target(*cfg);
+  auto target = wiring::open_target(*cfg);
   if (!target) {
     err << "flytecd recover: " << target.error().message << "\n";
     return 1;
@@ -73,7 +73,7 @@ int run_recover(const TargetOptions& opt, const std::string& from_revision, bool
     err << "flytecd recover: " << head.error().message << "\n";
     return 1;
   }
-  const auto report = run_pass(*cfg, *target, *head, pass_options(*cfg, pass::Mode::plan));
+  const auto report = run_pass(*cfg, *target, *head, wiring::pass_options(*cfg, pass::Mode::plan));
   if (!report.observed) {
     err << "flytecd recover: " << (report.error ? report.error->message : "not observed") << "\n";
     return 1;

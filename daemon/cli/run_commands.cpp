@@ -6,6 +6,7 @@
 #include "daemon/pass/scope.hpp"
 #include "daemon/reconcile/review.hpp"
 #include "daemon/run/daemon.hpp"
+#include "daemon/wiring/wiring.hpp"
 
 namespace flytecd::cli {
 
@@ -20,7 +21,7 @@ int run_plan_review(const TargetOptions& opt, const ReviewOptions& r, std::ostre
   c.git.url = r.git;
   if (!r.path.empty()) c.git.path = r.path;
   c.git.allowed_signers_file.clear();  // a review reads revisions; it applies nothing
-  auto opts = run::git_options(c);
+  auto opts = wiring::git_options(c);
   opts.ref = r.head;
   std::error_code ec;
   std::filesystem::create_directories(opts.cache_dir, ec);

@@ -19,9 +19,9 @@ Result<std::unique_ptr<InCluster>> InCluster::start(const Settings& settings,
   ic->m_client = std::shared_ptr<Client>(std::move(*client));
   auto log = log::get("flytecd");
   if (resolved->config_map.enabled) {
-    ic->m_configmap = std::make_unique<ConfigMapSink>(ic->m_client, resolved->config_map);
-    log->info("ConfigMap mode: overrides go to {} via {}{}", ic->m_configmap->describe(),
-              resolved->api_server,
+    const auto& cm = resolved->config_map;
+    log->info("ConfigMap mode: overrides go to configmap {}/{} ({}) via {}{}", cm.cm_namespace,
+              cm.name, cm.key, resolved->api_server,
               resolved->config_map.restart_deployment.empty()
                   ? ""
                   : ", restarting deployment " + resolved->config_map.restart_deployment);
@@ -72,12 +72,6 @@ nlohmann::json InCluster::status() const {
   return j;
 }
 
-Result<ConfigMapSink::Outcome> InCluster::apply_overrides(const std::string& document,
-                                                          const std::string& revision) {
-  if (!m_configmap) return make_error(ErrorCode::internal, "ConfigMap mode is off");
-  return m_configmap->apply(document, revision);
-}
-
 std::unique_ptr<pass::RecordStore> InCluster::record_store() const {
   const auto& ar = m_settings.applied_record;
   if (!ar.on(true)) return nullptr;
@@ -91,10 +85,6 @@ std::string InCluster::describe_record() const {
 
 void InCluster::on_pass(const pass::Report& report) {
   if (m_events) (void)m_events->on_pass(report);
-}
-
-std::string InCluster::describe_configmap() const {
-  return m_configmap ? m_configmap->describe() : std::string();
 }
 
 }  // namespace flytecd::k8s

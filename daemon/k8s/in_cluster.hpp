@@ -5,7 +5,6 @@
 #include <string>
 
 #include "daemon/common/result.hpp"
-#include "daemon/k8s/configmap_sink.hpp"
 #include "daemon/k8s/events.hpp"
 #include "daemon/k8s/lease.hpp"
 #include "daemon/k8s/settings.hpp"
@@ -18,9 +17,9 @@ struct Report;
 namespace flytecd::k8s {
 
 // What the daemon uses when it runs in Kubernetes: the API client, the leader elector, the
-// ConfigMap-mode sink, the applied-revision record's ConfigMap and the event recorder, built from
-// the `kubernetes:` configuration. Thread-safe where the parts are (leading(), healthy(),
-// status() and on_pass() from any thread; apply_overrides() from one).
+// applied-revision record's ConfigMap and the event recorder, built from the `kubernetes:`
+// configuration (ConfigMap mode's sink is the target's: wiring::open_target). Thread-safe
+// (leading(), healthy(), status() and on_pass() from any thread).
 class InCluster {
  public:
   // nullptr when neither leader election, ConfigMap mode nor kubernetes.appliedRecord.enabled is
@@ -33,19 +32,10 @@ class InCluster {
   bool leading() const { return !m_elector || m_elector->is_leader(); }
   // Followers are ready while the Lease API answers.
   bool healthy() const { return !m_elector || m_elector->healthy(); }
-  bool configmap_mode() const { return m_configmap != nullptr; }
   // This replica's leader-election identity (pod name by default), "" without leader election.
   std::string identity() const { return m_elector ? m_elector->identity() : ""; }
   // {"enabled", "identity", "isLeader", "leader", "lease", "error"} for /api/v1/status.
   nlohmann::json status() const;
-  Result<ConfigMapSink::Outcome> apply_overrides(const std::string& document,
-                                                 const std::string& revision);
-  std::string describe_configmap() const;
-  // ConfigMap mode's sink (overrides and platform defaults; route it with
-  // wiring::route_overrides), or null when ConfigMap mode is off. Owned by this object.
-  sinks::configmap::ConfigMapSink* configmap_sink() const {
-    return m_configmap ? m_configmap->sink().get() : nullptr;
-  }
   // The applied-revision record in its ConfigMap (kubernetes.appliedRecord; default
   // flytecd-applied-revision in flytecd's namespace), or null when appliedRecord is off. Each call
   // makes a new store over the shared client.
@@ -64,7 +54,6 @@ class InCluster {
   Settings m_settings;
   std::shared_ptr<Client> m_client;
   std::unique_ptr<LeaderElector> m_elector;
-  std::unique_ptr<ConfigMapSink> m_configmap;
   std::unique_ptr<EventRecorder> m_events;
 };
 

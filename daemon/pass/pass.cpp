@@ -354,7 +354,7 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
     r.outcome = Outcome::failed;
     r.error = e;
     // Nothing was observed: every desired object's state is unknown, and says why.
-    r.applied.objects = reconcile::object_statuses(desired, nullptr, {}, e.message);
+    r.applied.objects = pass::object_statuses(desired, nullptr, {}, e.message);
     return finish();
   };
   if (opt.cancel && opt.cancel->load())
@@ -437,7 +437,7 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
 
   // Execute: projects and overrides (phase by phase, re-observed until converged), then
   // registrations (projects exist, TASK_RESOURCE limits are in place before a task is created).
-  reconcile::ApplyOptions ao;
+  pass::ApplyOptions ao;
   ao.revision = rev.id;
   ao.policy = opt.policy;
   ao.parallelism = opt.parallelism;
@@ -446,7 +446,7 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
   ao.breaker = &breaker;
   ao.first_plan = &r.plan;
   ao.narrow = [&](reconcile::State& l, reconcile::Managed& m) { narrow(opt.scope, l, m); };
-  r.applied = reconcile::apply(*w.sink, ledger, desired, ao, opt.on_step);
+  r.applied = pass::apply(*w.sink, ledger, desired, ao, opt.on_step);
   if (reg_plan && !(opt.cancel && opt.cancel->load()))
     r.registrations = registration::execute_registrations(
         *reg_plan, *w.entities, *w.packages, ledger,

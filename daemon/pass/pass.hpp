@@ -10,9 +10,9 @@
 #include "daemon/ledger/ledger.hpp"
 #include "daemon/model/documents.hpp"
 #include "daemon/pass/applied_record.hpp"
+#include "daemon/pass/apply.hpp"
 #include "daemon/pass/ownership.hpp"
 #include "daemon/pass/scope.hpp"
-#include "daemon/reconcile/apply.hpp"
 #include "daemon/reconcile/guard.hpp"
 #include "daemon/reconcile/plan.hpp"
 #include "daemon/registration/budget.hpp"
@@ -78,7 +78,7 @@ struct Options {
   uint64_t max_package_bytes = registration::k_default_max_package_bytes;
   registration::MemoryBudget* memory = nullptr;  // process-wide package budget (null: per pass)
   // Progress, called as steps finish (serialized): for logs and streaming CLI output.
-  std::function<void(const reconcile::StepResult&)> on_step;
+  std::function<void(const pass::StepResult&)> on_step;
   std::function<void(const registration::RegistrationOutcome&)> on_registration;
   // Execute mode: why the pass runs ("apply", "startup", "interval", "webhook github", …), kept in
   // the ledger's history with every pass that changed something, was refused or failed; a pass
@@ -114,7 +114,7 @@ struct Report {
   reconcile::GuardInput guard_input;
   reconcile::GuardVerdict guard;
   // Execute mode: the overrides apply (every step run, rounds, per-object state).
-  reconcile::ApplyReport applied;
+  pass::ApplyReport applied;
   std::optional<Error> error;  // why the pass failed or was refused (coded)
   // Where ownership came from (the ledger, or rebuilt from Git at the record's revision).
   Ownership ownership;

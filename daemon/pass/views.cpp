@@ -112,7 +112,7 @@ nlohmann::json last_sync_json(const Report& report, const std::string& reason) {
 nlohmann::json objects_json(const Report& report) {
   nlohmann::json objects = nlohmann::json::array();
   for (const auto& o : report.applied.objects) {
-    nlohmann::json j{{"key", o.key}, {"state", std::string(reconcile::to_string(o.state))}};
+    nlohmann::json j{{"key", o.key}, {"state", std::string(to_string(o.state))}};
     if (!o.detail.empty()) j["error"] = o.detail;
     objects.push_back(std::move(j));
   }

@@ -1,7 +1,5 @@
 #include "daemon/registration/packages.hpp"
 
-#include <filesystem>
-
 #include "sources/local/directory_reader.hpp"
 #include "sources/local/package_source.hpp"
 #include "sources/oci/package_source.hpp"
@@ -36,18 +34,6 @@ Result<LoadedPackage> DefaultPackageSource::load(const model::Registration& r) {
   auto ref = package_ref_of(r, m_registry);
   if (!ref) return ref.error();
   return ref->kind == model::PackageRef::Kind::path ? m_repo->load(*ref) : m_fetched->load(*ref);
-}
-
-sources::oci::FetchOptions fetch_options(const config::PackagesConfig& cfg,
-                                         const std::string& state_dir) {
-  sources::oci::FetchOptions o;
-  o.cache_dir = cfg.cache_dir.empty() ? std::filesystem::path(state_dir) / "packages"
-                                      : std::filesystem::path(cfg.cache_dir);
-  o.cache_max_bytes = cfg.cache_max_bytes;
-  o.ca_file = cfg.ca_file;
-  o.docker_config = cfg.docker_config;
-  o.plain_http_registries = cfg.plain_http_registries;
-  return o;
 }
 
 RepoFileReader directory_reader(const std::string& root, uint64_t max_bytes) {

@@ -5,7 +5,6 @@
 #include <string>
 
 #include "daemon/common/result.hpp"
-#include "daemon/config/config.hpp"
 #include "daemon/model/documents.hpp"
 #include "daemon/model/package_ref.hpp"
 #include "sources/oci/fetcher.hpp"
@@ -45,10 +44,6 @@ class DefaultPackageSource : public PackageSource {
 
 // The package reference a registration names, expanded (registry-relative -> oci://…).
 Result<model::PackageRef> package_ref_of(const model::Registration& r, const std::string& registry);
-
-// The fetcher settings of flytecd's `packages:` config (cache under <stateDir>/packages).
-sources::oci::FetchOptions fetch_options(const config::PackagesConfig& cfg,
-                                         const std::string& state_dir);
 
 // A reader for a repository checked out (or kept) as a directory: rejects paths that leave it.
 RepoFileReader directory_reader(const std::string& root,

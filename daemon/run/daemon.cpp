@@ -1,6 +1,6 @@
 #include "daemon/run/daemon.hpp"
 
-#include "daemon/wiring.hpp"
+#include "daemon/wiring/wiring.hpp"
 
 #include <signal.h>
 
@@ -14,8 +14,6 @@
 #include <sstream>
 #include <thread>
 
-#include "daemon/cli/commands.hpp"
-#include "daemon/cli/target.hpp"
 #include "daemon/common/log.hpp"
 #include "daemon/http/json_snapshot.hpp"
 #include "daemon/http/server.hpp"
@@ -24,11 +22,12 @@
 #include "daemon/metrics/metrics.hpp"
 #include "daemon/model/incremental.hpp"
 #include "daemon/notify/notifier.hpp"
+#include "daemon/pass/apply.hpp"
 #include "daemon/pass/views.hpp"
-#include "daemon/reconcile/apply.hpp"
 #include "daemon/reconcile/render.hpp"
 #include "daemon/registration/registrar.hpp"
 #include "daemon/run/suspension.hpp"
+#include "daemon/wiring/target.hpp"
 
 namespace flytecd::run {
 namespace {
@@ -64,7 +63,7 @@ struct Daemon::Impl {
   // Wiring (rebuilt on reload).
   std::unique_ptr<sources::Source> source;
   std::unique_ptr<model::IncrementalLoader> loader;
-  std::unique_ptr<cli::Target> target;
+  std::unique_ptr<wiring::Target> target;
   std::unique_ptr<http::HttpServer> http;
   std::unique_ptr<notify::Notifier> notifier;
   metrics::Registry registry;
@@ -74,7 +73,6 @@ struct Daemon::Impl {
                      "1 when this replica may reconcile (leader, or no leader election), else 0.");
   // Kubernetes: leader election and ConfigMap mode (null when neither is configured).
   std::unique_ptr<k8s::InCluster> cluster;
-  std::string configmap_doc;  // ConfigMap mode: the overrides document of the revision in force
   // Workflow registrations: packages through one fetcher (token and blob caches persist).
   std::unique_ptr<registration::PackageSource> packages;
   // Where the applied-revision record is kept (ownership rebuilt from Git after a lost state
@@ -131,14 +129,14 @@ struct Daemon::Impl {
           "written (POST /api/v1/resume or `flytecd resume` to resume)",
           suspension->since, suspension->by,
           suspension->reason.empty() ? "" : " (" + suspension->reason + ")");
-    auto src = make_source(cfg);
+    auto src = wiring::make_source(cfg);
     if (!src) return src.error();
     source = std::move(*src);
     model::Policy policy = cfg.documents;
     loader = std::make_unique<model::IncrementalLoader>(model::Limits{}, policy);
-    auto t = cli::open_target(cfg);
+    auto t = wiring::open_target(cfg);
     if (!t) return t.error();
-    target = std::make_unique<cli::Target>(std::move(*t));
+    target = std::make_unique<wiring::Target>(std::move(*t));
     packages.reset();  // the packages settings may have changed
     package_memory = std::make_unique<registration::MemoryBudget>(cfg.packages.memory_budget_bytes);
     metrics.set_target(false, target->embedded());
@@ -413,10 +411,11 @@ struct Daemon::Impl {
       std::lock_guard<std::mutex> lock(status_mu);
       suspended = suspension.has_value();
     }
-    pass::Options po = cli::pass_options(cfg, suspended ? pass::Mode::plan : pass::Mode::execute);
+    pass::Options po =
+        wiring::pass_options(cfg, suspended ? pass::Mode::plan : pass::Mode::execute);
     po.cancel = &halt;
     po.memory = package_memory.get();
-    po.on_step = [&](const reconcile::StepResult& r) {
+    po.on_step = [&](const pass::StepResult& r) {
       if (r.step.action == reconcile::Action::adopt) return;
       if (r.status)
         log->info("{}", reconcile::step_line(r.step));

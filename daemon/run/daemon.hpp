@@ -6,16 +6,8 @@
 
 #include "daemon/common/result.hpp"
 #include "daemon/config/config.hpp"
-#include "sources/git/git_source.hpp"
-#include "sources/source.hpp"
 
 namespace flytecd::run {
-
-// Builds the document source a configuration asks for: Git when `git.url` is set, else the
-// `repo` directory.
-Result<std::unique_ptr<sources::Source>> make_source(const config::Config& cfg);
-// The libgit2 source options for cfg.git (mirror under <state>/git).
-sources::git::GitOptions git_options(const config::Config& cfg);
 
 // `flytecd run`: one reconcile thread (poll interval with jitter, webhook/API nudges), the HTTP
 // server on its own threads, notifications in the background. SIGTERM/SIGINT stop cleanly (no

@@ -20,7 +20,7 @@ namespace pb = google::protobuf;
 // workflow) — project rows sort before their domain and workflow rows.
 using EntryKey = std::tuple<int, std::string, std::string, std::string>;
 
-EntryKey entry_key(const model::Scope& s) {
+EntryKey entry_key(const sinks::Scope& s) {
   if (s.project.empty()) return {s.domain.empty() ? 0 : 1, "", s.domain, ""};
   return {2, s.project, s.domain, s.workflow};
 }
@@ -49,7 +49,7 @@ Result<std::string> scope_field(const YAML::Node& entry, const char* name, size_
 }
 
 // One entry's rows: each key of `overrides` is one MatchingAttributes field = one attribute type.
-Status parse_entry(const YAML::Node& entry, size_t index, reconcile::State& out) {
+Status parse_entry(const YAML::Node& entry, size_t index, sinks::State& out) {
   if (!entry.IsMap()) return bad_entry(index, "expected a mapping");
   for (const auto& kv : entry) {
     const std::string k = kv.first.Scalar();
@@ -57,7 +57,7 @@ Status parse_entry(const YAML::Node& entry, size_t index, reconcile::State& out)
       return bad_entry(index,
                        "unknown key '" + k + "' (expected project, domain, workflow, overrides)");
   }
-  model::Scope scope;
+  sinks::Scope scope;
   auto project = scope_field(entry, "project", index);
   auto domain = scope_field(entry, "domain", index);
   auto workflow = scope_field(entry, "workflow", index);
@@ -78,28 +78,28 @@ Status parse_entry(const YAML::Node& entry, size_t index, reconcile::State& out)
     auto st = pb::util::JsonStringToMessage(one.dump(), &value, opts);
     if (!st.ok())
       return bad_entry(index, "overrides." + it.key() + ": " + std::string(st.message()));
-    auto type = model::attribute_type_of_field(static_cast<int>(value.target_case()));
+    auto type = sinks::attribute_type_of_field(static_cast<int>(value.target_case()));
     if (!type) return bad_entry(index, "overrides." + it.key() + ": not an attribute type");
-    const std::string key = reconcile::override_key(scope, *type);
+    const std::string key = sinks::override_key(scope, *type);
     if (out.overrides.count(key) != 0)
       return bad_entry(index, "overrides." + it.key() + " of " +
                                   (scope.project.empty() && scope.domain.empty()
                                        ? std::string("the global scope")
-                                       : model::to_string(scope)) +
+                                       : sinks::to_string(scope)) +
                                   " is given twice");
-    out.overrides[key] = reconcile::OverrideState{scope, *type, std::move(value)};
+    out.overrides[key] = sinks::OverrideState{scope, *type, std::move(value)};
   }
   return ok_status();
 }
 
 }  // namespace
 
-std::string render_document(const reconcile::State& rows) {
+std::string render_document(const sinks::State& rows) {
   // The proto JSON of each (scope, type) keyed by its attribute type's field, so keys come out
   // in MatchingAttributes field order whatever order the rows came in.
   std::map<EntryKey, std::map<int, const admin::MatchingAttributes*>> entries;
   for (const auto& [key, row] : rows.overrides)
-    entries[entry_key(row.scope)][model::field_of_attribute_type(row.type)] = &row.value;
+    entries[entry_key(row.scope)][sinks::field_of_attribute_type(row.type)] = &row.value;
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const auto& [key, by_type] : entries) {
     const auto& [rank, project, domain, workflow] = key;
@@ -119,8 +119,8 @@ std::string render_document(const reconcile::State& rows) {
   return header + yaml_json::to_yaml(list);
 }
 
-Result<reconcile::State> parse_document(const std::string& document) {
-  reconcile::State out;
+Result<sinks::State> parse_document(const std::string& document) {
+  sinks::State out;
   YAML::Node root;
   try {
     root = YAML::Load(document);
@@ -149,12 +149,12 @@ std::string ConfigMapSink::describe() const {
          ")";
 }
 
-Result<std::map<std::string, reconcile::OverrideState>> ConfigMapSink::read_live() {
+Result<std::map<std::string, sinks::OverrideState>> ConfigMapSink::read_live() {
   auto data = m_api->get_config_map(m_settings.cm_namespace, m_settings.name);
   if (!data) return data.error().wrap(describe());
-  if (!*data) return std::map<std::string, reconcile::OverrideState>{};  // absent: no overrides
+  if (!*data) return std::map<std::string, sinks::OverrideState>{};  // absent: no overrides
   auto it = (*data)->find(m_settings.key);
-  if (it == (*data)->end()) return std::map<std::string, reconcile::OverrideState>{};
+  if (it == (*data)->end()) return std::map<std::string, sinks::OverrideState>{};
   auto parsed = parse_document(it->second);
   if (!parsed)
     return parsed.error().wrap(describe() +
@@ -163,20 +163,20 @@ Result<std::map<std::string, reconcile::OverrideState>> ConfigMapSink::read_live
   return std::move(parsed->overrides);
 }
 
-Result<reconcile::State> ConfigMapSink::observe() {
+Result<sinks::State> ConfigMapSink::observe() {
   auto live = read_live();
   if (!live) return live.error();
   std::lock_guard<std::mutex> lock(m_mu);
   m_staged = *live;
   m_loaded = true;
-  reconcile::State out;
+  sinks::State out;
   out.overrides = std::move(*live);
   return out;
 }
 
-Status ConfigMapSink::execute(const reconcile::Step& step) {
+Status ConfigMapSink::execute(const sinks::Step& step) {
   std::lock_guard<std::mutex> lock(m_mu);
-  if (step.kind != reconcile::ObjectKind::override_attr)
+  if (step.kind != sinks::ObjectKind::override_attr)
     return make_error(ErrorCode::invalid_input,
                       describe() + ": holds no projects (" + step.key + ")");
   if (!m_loaded) {
@@ -186,15 +186,15 @@ Status ConfigMapSink::execute(const reconcile::Step& step) {
     m_loaded = true;
   }
   switch (step.action) {
-    case reconcile::Action::adopt:
+    case sinks::Action::adopt:
       break;
-    case reconcile::Action::remove:
+    case sinks::Action::remove:
       // One entry of a document: nothing cascades to narrower scopes, unlike FlyteAdmin's Delete.
       m_staged.erase(step.key);
       break;
-    case reconcile::Action::create:
-    case reconcile::Action::update:
-    case reconcile::Action::replace:
+    case sinks::Action::create:
+    case sinks::Action::update:
+    case sinks::Action::replace:
       if (!step.desired)
         return make_error(ErrorCode::internal, describe() + ": " + step.key + ": no value");
       m_staged[step.key] = *step.desired;
@@ -208,7 +208,7 @@ Status ConfigMapSink::commit(const std::string& revision) {
   {
     std::lock_guard<std::mutex> lock(m_mu);
     if (!m_loaded) return ok_status();  // nothing observed, nothing staged
-    reconcile::State rows;
+    sinks::State rows;
     rows.overrides = m_staged;
     document = render_document(rows);
   }

@@ -28,12 +28,12 @@ namespace flytecd::sinks::configmap {
 
 // The document for the override rows of `rows` (projects are ignored). Deterministic: the same
 // rows always give the same bytes, keys in MatchingAttributes field order. Pure.
-std::string render_document(const reconcile::State& rows);
+std::string render_document(const sinks::State& rows);
 
 // The override rows of a document (the inverse of render_document). Errors: invalid_input naming
 // the entry and field (not YAML, not a list, unknown keys, a workflow without a domain, an
 // unknown or invalid attribute, a (scope, type) given twice). Pure.
-Result<reconcile::State> parse_document(const std::string& document);
+Result<sinks::State> parse_document(const std::string& document);
 
 struct Settings {
   std::string cm_namespace;
@@ -60,10 +60,10 @@ class ConfigMapSink final : public Sink {
   }
   // Errors: the API's (unavailable, permission_denied, …); invalid_input for a document it
   // cannot parse, naming the ConfigMap.
-  Result<reconcile::State> observe() override;
+  Result<sinks::State> observe() override;
   // Stages the step (loading the live document first if this sink has not observed yet). Project
   // steps are invalid_input. No API call.
-  Status execute(const reconcile::Step& step) override;
+  Status execute(const sinks::Step& step) override;
   // Writes the staged document (nothing was observed or staged: no call). Idempotent.
   Status commit(const std::string& revision) override;
   // "configmap flyte/flyte-admin-overrides (overrides.yaml)".
@@ -82,13 +82,13 @@ class ConfigMapSink final : public Sink {
   std::optional<Outcome> last_commit() const;
 
  private:
-  Result<std::map<std::string, reconcile::OverrideState>> read_live();
+  Result<std::map<std::string, sinks::OverrideState>> read_live();
 
   std::shared_ptr<KubeApi> m_api;
   Settings m_settings;
   mutable std::mutex m_mu;
   bool m_loaded = false;  // m_staged holds the live rows (observed or loaded) plus staged steps
-  std::map<std::string, reconcile::OverrideState> m_staged;
+  std::map<std::string, sinks::OverrideState> m_staged;
   std::optional<Outcome> m_last_commit;
 };
 

@@ -16,10 +16,10 @@
 
 namespace flytecd::sinks::flyteadmin {
 namespace admin = flyteidl::admin;
-using reconcile::Action;
-using reconcile::ObjectKind;
+using sinks::Action;
+using sinks::ObjectKind;
 
-admin::Project render_project(const reconcile::ProjectState& p) {
+admin::Project render_project(const sinks::ProjectState& p) {
   admin::Project out;
   out.set_id(p.id);
   out.set_name(p.name);
@@ -29,8 +29,8 @@ admin::Project render_project(const reconcile::ProjectState& p) {
   return out;
 }
 
-reconcile::ProjectState parse_project(const admin::Project& p) {
-  reconcile::ProjectState out;
+sinks::ProjectState parse_project(const admin::Project& p) {
+  sinks::ProjectState out;
   out.id = p.id();
   out.name = p.name();
   out.description = p.description();
@@ -39,10 +39,10 @@ reconcile::ProjectState parse_project(const admin::Project& p) {
   return out;
 }
 
-reconcile::OverrideState parse_row(const admin::MatchableAttributesConfiguration& row,
-                                   model::AttributeType type) {
-  return reconcile::OverrideState{model::Scope{row.project(), row.domain(), row.workflow()}, type,
-                                  row.attributes()};
+sinks::OverrideState parse_row(const admin::MatchableAttributesConfiguration& row,
+                               sinks::AttributeType type) {
+  return sinks::OverrideState{sinks::Scope{row.project(), row.domain(), row.workflow()}, type,
+                              row.attributes()};
 }
 
 namespace {
@@ -254,9 +254,9 @@ Result<std::string> AdminSink::server_version() {
   return resp.control_plane_version().build() + " " + resp.control_plane_version().version();
 }
 
-Result<reconcile::State> AdminSink::observe() {
+Result<sinks::State> AdminSink::observe() {
   using Stub = flyteidl::service::AdminService::Stub;
-  reconcile::State st;
+  sinks::State st;
   // FlyteAdmin hides archived projects unless asked, so list both states explicitly.
   for (const char* filter : {"neq(state,1)", "eq(state,1)"}) {
     std::string token;
@@ -272,7 +272,7 @@ Result<reconcile::State> AdminSink::observe() {
       token = resp.token();
     } while (!token.empty());
   }
-  for (model::AttributeType type : model::all_attribute_types()) {
+  for (sinks::AttributeType type : sinks::all_attribute_types()) {
     admin::ListMatchableAttributesRequest req;
     req.set_resource_type(type);
     admin::ListMatchableAttributesResponse resp;
@@ -283,7 +283,7 @@ Result<reconcile::State> AdminSink::observe() {
     for (const auto& row : resp.configurations()) {
       if (!row.launch_plan().empty()) continue;  // launch-plan level rows are not API-writable
       auto o = parse_row(row, type);
-      st.overrides[reconcile::override_key(o.scope, o.type)] = std::move(o);
+      st.overrides[sinks::override_key(o.scope, o.type)] = std::move(o);
     }
   }
   return st;
@@ -291,14 +291,14 @@ Result<reconcile::State> AdminSink::observe() {
 
 namespace {
 template <typename T>
-void set_scope(T* attrs, const model::Scope& s) {
+void set_scope(T* attrs, const sinks::Scope& s) {
   attrs->set_project(s.project);
   if constexpr (requires { attrs->set_domain(s.domain); }) attrs->set_domain(s.domain);
   if constexpr (requires { attrs->set_workflow(s.workflow); }) attrs->set_workflow(s.workflow);
 }
 }  // namespace
 
-Status AdminSink::execute(const reconcile::Step& step) {
+Status AdminSink::execute(const sinks::Step& step) {
   using Stub = flyteidl::service::AdminService::Stub;
   Impl& i = *m_impl;
   if (step.action == Action::adopt) return ok_status();
@@ -318,16 +318,16 @@ Status AdminSink::execute(const reconcile::Step& step) {
     return i.call("UpdateProject", req, &resp, &Stub::UpdateProject);
   }
 
-  auto remove = [&](const reconcile::OverrideState& o) -> Status {
+  auto remove = [&](const sinks::OverrideState& o) -> Status {
     switch (o.scope.level()) {
-      case model::Level::project: {
+      case sinks::Level::project: {
         admin::ProjectAttributesDeleteRequest req;
         set_scope(&req, o.scope);
         req.set_resource_type(o.type);
         admin::ProjectAttributesDeleteResponse resp;
         return i.call("DeleteProjectAttributes", req, &resp, &Stub::DeleteProjectAttributes);
       }
-      case model::Level::project_domain: {
+      case sinks::Level::project_domain: {
         admin::ProjectDomainAttributesDeleteRequest req;
         set_scope(&req, o.scope);
         req.set_resource_type(o.type);
@@ -344,16 +344,16 @@ Status AdminSink::execute(const reconcile::Step& step) {
       }
     }
   };
-  auto update = [&](const reconcile::OverrideState& o) -> Status {
+  auto update = [&](const sinks::OverrideState& o) -> Status {
     switch (o.scope.level()) {
-      case model::Level::project: {
+      case sinks::Level::project: {
         admin::ProjectAttributesUpdateRequest req;
         set_scope(req.mutable_attributes(), o.scope);
         *req.mutable_attributes()->mutable_matching_attributes() = o.value;
         admin::ProjectAttributesUpdateResponse resp;
         return i.call("UpdateProjectAttributes", req, &resp, &Stub::UpdateProjectAttributes);
       }
-      case model::Level::project_domain: {
+      case sinks::Level::project_domain: {
         admin::ProjectDomainAttributesUpdateRequest req;
         set_scope(req.mutable_attributes(), o.scope);
         *req.mutable_attributes()->mutable_matching_attributes() = o.value;

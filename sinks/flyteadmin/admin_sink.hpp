@@ -30,8 +30,8 @@ class AdminSink : public Sink, public EntitySink {
   // Projects, project/domain/workflow overrides and registrations (FlyteAdmin keeps global and
   // domain-wide defaults in its own configuration, not in rows).
   Capabilities capabilities() const override;
-  Result<reconcile::State> observe() override;
-  Status execute(const reconcile::Step& step) override;
+  Result<sinks::State> observe() override;
+  Status execute(const sinks::Step& step) override;
   std::string describe() const override;
   EntitySink* entities() override { return this; }
 
@@ -59,9 +59,9 @@ class AdminSink : public Sink, public EntitySink {
 };
 
 // Pure conversions between FlyteAdmin messages and flytecd's state (unit-tested).
-flyteidl::admin::Project render_project(const reconcile::ProjectState& p);
-reconcile::ProjectState parse_project(const flyteidl::admin::Project& p);
-reconcile::OverrideState parse_row(const flyteidl::admin::MatchableAttributesConfiguration& row,
-                                   model::AttributeType type);
+flyteidl::admin::Project render_project(const sinks::ProjectState& p);
+sinks::ProjectState parse_project(const flyteidl::admin::Project& p);
+sinks::OverrideState parse_row(const flyteidl::admin::MatchableAttributesConfiguration& row,
+                               sinks::AttributeType type);
 
 }  // namespace flytecd::sinks::flyteadmin

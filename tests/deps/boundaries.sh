@@ -2,6 +2,8 @@
 # Dependency rules of the tree (DESIGN.md §1, issue 11):
 #   includes  sources/ and sinks/ include nothing from daemon/ but its base layer daemon/common/
 #   sha256    sha256_hex has exactly one definition in daemon/, sources/ and sinks/
+#   layers    the folders of daemon/ (and sources/, sinks/ as wholes) include each other in one
+#             direction only: the folder-level include graph has no cycle
 set -euo pipefail
 cd "$2"
 case "$1" in
@@ -28,8 +30,47 @@ case "$1" in
     fi
     echo "ok: one sha256_hex"
     ;;
+  layers)
+    # One node per folder: daemon/<dir> (a file directly under daemon/ is its own node),
+    # sources, sinks. An edge A B for each include from a file of A of a file of B (A != B).
+    node() {
+      case "$1" in
+        daemon/*/*) local rest="${1#daemon/}"; echo "daemon/${rest%%/*}" ;;
+        daemon/*) echo "${1%.*}" ;;
+        sources/* | sinks/*) echo "${1%%/*}" ;;
+      esac
+    }
+    edges=""
+    while IFS=: read -r file inc; do
+      from="$(node "$file")"
+      to="$(node "$(sed -E 's/.*#include "([^"]+)".*/\1/' <<<"$inc")")"
+      [[ -n "$to" && "$from" != "$to" ]] && edges+="$from $to"$'\n'
+    done < <(grep -rHE '^#include "(daemon|sources|sinks)/' daemon sources sinks \
+               --include='*.cpp' --include='*.hpp')
+    edges="$(sort -u <<<"$edges" | grep .)"
+    echo "$(wc -l <<<"$edges") folder-level include edges"
+    if ! out="$(tsort <<<"$edges" 2>&1 >/dev/null)" || [[ -n "$out" ]]; then
+      echo "FAIL: folders include each other (a cycle):" >&2
+      echo "$out" >&2
+      # Each loop tsort reports: the edges between its folders, with the includes that make them.
+      awk '/contains a loop/ {g++; next} {sub(/^tsort: /, ""); print g, $0}' <<<"$out" |
+        while read -r g n; do echo "$g $n"; done > "${TMPDIR:-/tmp}/flytecd-layers.$$"
+      while read -r a b; do
+        ga="$(awk -v n="$a" '$2 == n {print $1; exit}' "${TMPDIR:-/tmp}/flytecd-layers.$$")"
+        gb="$(awk -v n="$b" '$2 == n {print $1; exit}' "${TMPDIR:-/tmp}/flytecd-layers.$$")"
+        if [[ -n "$ga" && "$ga" == "$gb" ]]; then
+          echo "  $a -> $b:" >&2
+          grep -rlE "^#include \"$b/" "$a" "$a".* --include='*.cpp' --include='*.hpp' 2>/dev/null |
+            head -3 | sed 's/^/      /' >&2 || true
+        fi
+      done <<<"$edges"
+      rm -f "${TMPDIR:-/tmp}/flytecd-layers.$$"
+      exit 1
+    fi
+    echo "ok: the folders of daemon/, sources/ and sinks/ include each other one way"
+    ;;
   *)
-    echo "usage: $0 includes|sha256 SOURCE_DIR" >&2
+    echo "usage: $0 includes|sha256|layers SOURCE_DIR" >&2
     exit 2
     ;;
 esac

@@ -19,8 +19,8 @@
 #include <sstream>
 #include <thread>
 
-#include "daemon/k8s/configmap_sink.hpp"
 #include "daemon/model/loader.hpp"
+#include "daemon/wiring/wiring.hpp"
 #include "flytecd_service.grpc.pb.h"
 #include "sinks/emulator/emulator.hpp"
 #include "sources/local/directory_reader.hpp"
@@ -100,7 +100,7 @@ TEST_CASE("configmap mode: overrides are server-side applied and FlyteAdmin is r
   REQUIRE(files);
   auto loaded = flytecd::model::load_documents(*files, {}, {});
   REQUIRE(loaded.ok());
-  const std::string expected = flytecd::k8s::render_overrides_document(loaded.documents);
+  const std::string expected = flytecd::wiring::configmap_document(loaded.documents);
   auto cm = kube.configmap("flyte", "flyte-admin-overrides");
   REQUIRE(cm.is_object());
   CHECK(cm["data"]["overrides.yaml"] == expected);

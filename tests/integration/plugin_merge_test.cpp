@@ -8,7 +8,7 @@
 
 #include "daemon/ledger/ledger.hpp"
 #include "daemon/model/proto_yaml.hpp"
-#include "daemon/reconcile/apply.hpp"
+#include "daemon/pass/apply.hpp"
 #include "flytecd_service.grpc.pb.h"
 #include "sinks/emulator/emulator.hpp"
 #include "sinks/flyteadmin/admin_sink.hpp"
@@ -55,9 +55,9 @@ TEST_CASE(
   const auto wf = plugins("development", "wf", "ray");
   desired.overrides[reconcile::override_key(wf.scope, wf.type)] = wf;
   auto apply = [&] {
-    reconcile::ApplyOptions o;
+    pass::ApplyOptions o;
     o.revision = "test";
-    return reconcile::apply(**sink, **ledger, desired, o);
+    return pass::apply(**sink, **ledger, desired, o);
   };
   auto first = apply();
   INFO(first.error);

@@ -16,7 +16,7 @@
 #include "daemon/ledger/ledger.hpp"
 #include "daemon/model/loader.hpp"
 #include "daemon/model/proto_yaml.hpp"
-#include "daemon/reconcile/apply.hpp"
+#include "daemon/pass/apply.hpp"
 #include "flytecd_service.grpc.pb.h"
 #include "sinks/emulator/emulator.hpp"
 #include "sinks/flyteadmin/admin_sink.hpp"
@@ -79,11 +79,11 @@ struct Harness {
     for (const auto& m : k_writes) n += emu->calls(m);
     return n;
   }
-  reconcile::ApplyReport apply(const State& desired, reconcile::Policy policy = {}) {
-    reconcile::ApplyOptions o;
+  pass::ApplyReport apply(const State& desired, reconcile::Policy policy = {}) {
+    pass::ApplyOptions o;
     o.revision = "test";
     o.policy = policy;
-    return reconcile::apply(*sink, *ledger, desired, o);
+    return pass::apply(*sink, *ledger, desired, o);
   }
   // Every override row, read with ListMatchableAttributes by another client: key -> bytes.
   std::map<std::string, std::string> live_rows() {
@@ -143,7 +143,7 @@ std::map<std::string, std::string> desired_rows(const State& d) {
   return out;
 }
 
-void require_converged(const reconcile::ApplyReport& r) {
+void require_converged(const pass::ApplyReport& r) {
   INFO("error: " << r.error << ", failed steps: " << r.failed << ", rounds: " << r.rounds);
   REQUIRE(r.ok());
 }
@@ -353,10 +353,10 @@ TEST_CASE("reconcile: the emulator killed mid-apply and restarted, the next appl
     std::this_thread::sleep_for(std::chrono::milliseconds(150));
     h.emu->shutdown();
   });
-  reconcile::ApplyOptions ao;
+  pass::ApplyOptions ao;
   ao.revision = "r1";
   ao.max_rounds = 1;
-  auto interrupted = reconcile::apply(*h.sink, *h.ledger, desired, ao);
+  auto interrupted = pass::apply(*h.sink, *h.ledger, desired, ao);
   killer.join();
   CHECK_FALSE(interrupted.ok());
   // Restart on the same port and database.

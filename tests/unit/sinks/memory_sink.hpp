@@ -16,7 +16,7 @@ namespace flytecd::testing {
 class MemorySink final : public sinks::Sink {
  public:
   explicit MemorySink(sinks::Capabilities holds = {.projects = true, .overrides = true},
-                      reconcile::State initial = {}, std::string name = "memory")
+                      sinks::State initial = {}, std::string name = "memory")
       : m_holds(holds), m_state(std::move(initial)), m_name(std::move(name)) {}
 
   // FlyteAdmin's Delete at a scope also deletes the narrower rows of that type; set to model it.
@@ -24,14 +24,14 @@ class MemorySink final : public sinks::Sink {
 
   sinks::Capabilities capabilities() const override { return m_holds; }
 
-  Result<reconcile::State> observe() override {
+  Result<sinks::State> observe() override {
     std::lock_guard<std::mutex> lock(m_mu);
     ++m_observes;
     if (m_observe_error) return *m_observe_error;
     return sinks::held_part(m_state, m_holds);
   }
 
-  Status execute(const reconcile::Step& step) override {
+  Status execute(const sinks::Step& step) override {
     std::lock_guard<std::mutex> lock(m_mu);
     m_executed.push_back(step);
     if (!sinks::holds(m_holds, step))
@@ -69,11 +69,11 @@ class MemorySink final : public sinks::Sink {
     std::lock_guard<std::mutex> lock(m_mu);
     m_commit_error = std::move(error);
   }
-  reconcile::State state() const {
+  sinks::State state() const {
     std::lock_guard<std::mutex> lock(m_mu);
     return m_state;
   }
-  void set_state(reconcile::State s) {
+  void set_state(sinks::State s) {
     std::lock_guard<std::mutex> lock(m_mu);
     m_state = std::move(s);
   }
@@ -82,7 +82,7 @@ class MemorySink final : public sinks::Sink {
     std::lock_guard<std::mutex> lock(m_mu);
     return m_rpcs;
   }
-  std::vector<reconcile::Step> executed() const {
+  std::vector<sinks::Step> executed() const {
     std::lock_guard<std::mutex> lock(m_mu);
     return m_executed;
   }
@@ -101,10 +101,10 @@ class MemorySink final : public sinks::Sink {
     int times = -1;
   };
 
-  void apply(const reconcile::Step& step) {
-    using reconcile::Action;
+  void apply(const sinks::Step& step) {
+    using sinks::Action;
     if (step.action == Action::adopt) return;
-    if (step.kind == reconcile::ObjectKind::project) {
+    if (step.kind == sinks::ObjectKind::project) {
       if (!step.project) return;
       auto p = *step.project;
       if (step.action == Action::remove) p.archived = true;  // FlyteAdmin archives projects
@@ -112,16 +112,16 @@ class MemorySink final : public sinks::Sink {
       return;
     }
     if (step.action == Action::remove || step.action == Action::replace) {
-      const reconcile::OverrideState* row = step.live      ? &*step.live
-                                            : step.desired ? &*step.desired
-                                                           : nullptr;
+      const sinks::OverrideState* row = step.live      ? &*step.live
+                                        : step.desired ? &*step.desired
+                                                       : nullptr;
       m_state.overrides.erase(step.key);
       if (cascading_deletes && row) cascade(*row);
     }
     if (step.action != Action::remove && step.desired) m_state.overrides[step.key] = *step.desired;
   }
 
-  void cascade(const reconcile::OverrideState& at) {
+  void cascade(const sinks::OverrideState& at) {
     for (auto it = m_state.overrides.begin(); it != m_state.overrides.end();) {
       const auto& s = it->second.scope;
       bool covered = it->second.type == at.type && s.project == at.scope.project &&
@@ -133,12 +133,12 @@ class MemorySink final : public sinks::Sink {
 
   sinks::Capabilities m_holds;
   mutable std::mutex m_mu;
-  reconcile::State m_state;
+  sinks::State m_state;
   std::string m_name;
   std::map<std::string, Failure> m_failures;
   std::optional<Error> m_observe_error;
   std::optional<Error> m_commit_error;
-  std::vector<reconcile::Step> m_executed;
+  std::vector<sinks::Step> m_executed;
   std::vector<std::string> m_commits;
   int m_rpcs = 0;
   int m_observes = 0;

@@ -8,14 +8,14 @@
 
 namespace admin = flyteidl::admin;
 using flytecd::ErrorCode;
-using flytecd::reconcile::Action;
-using flytecd::reconcile::ObjectKind;
-using flytecd::reconcile::OverrideState;
-using flytecd::reconcile::ProjectState;
-using flytecd::reconcile::State;
-using flytecd::reconcile::Step;
+using flytecd::sinks::Action;
 using flytecd::sinks::Capabilities;
+using flytecd::sinks::ObjectKind;
+using flytecd::sinks::OverrideState;
+using flytecd::sinks::ProjectState;
 using flytecd::sinks::RoutingSink;
+using flytecd::sinks::State;
+using flytecd::sinks::Step;
 using flytecd::testing::MemorySink;
 
 namespace {
@@ -27,9 +27,7 @@ OverrideState row(const std::string& project, const std::string& domain, const s
   o.value.mutable_execution_cluster_label()->set_value(v);
   return o;
 }
-std::string key_of(const OverrideState& o) {
-  return flytecd::reconcile::override_key(o.scope, o.type);
-}
+std::string key_of(const OverrideState& o) { return flytecd::sinks::override_key(o.scope, o.type); }
 Step write(const OverrideState& o) {
   Step s;
   s.kind = ObjectKind::override_attr;
@@ -40,7 +38,7 @@ Step write(const OverrideState& o) {
 Step project_step(const std::string& id) {
   Step s;
   s.kind = ObjectKind::project;
-  s.key = flytecd::reconcile::project_key(id);
+  s.key = flytecd::sinks::project_key(id);
   s.project = ProjectState{id, id, "", {}, false};
   return s;
 }

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "daemon/k8s/configmap_sink.hpp"
 #include "daemon/model/loader.hpp"
+#include "daemon/wiring/wiring.hpp"
 #include "sources/local/directory_reader.hpp"
 #include "tests/unit/sinks/configmap/fake_kube_api.hpp"
 
@@ -19,11 +19,11 @@ namespace admin = flyteidl::admin;
 using flytecd::ErrorCode;
 using flytecd::Result;
 using flytecd::Status;
-using flytecd::reconcile::Action;
-using flytecd::reconcile::ObjectKind;
-using flytecd::reconcile::OverrideState;
-using flytecd::reconcile::State;
-using flytecd::reconcile::Step;
+using flytecd::sinks::Action;
+using flytecd::sinks::ObjectKind;
+using flytecd::sinks::OverrideState;
+using flytecd::sinks::State;
+using flytecd::sinks::Step;
 using flytecd::sinks::configmap::ConfigMapSink;
 using flytecd::sinks::configmap::KubeApi;
 using flytecd::testing::FakeKubeApi;
@@ -52,9 +52,7 @@ OverrideState label_row(const std::string& project, const std::string& domain,
   return o;
 }
 
-std::string key_of(const OverrideState& o) {
-  return flytecd::reconcile::override_key(o.scope, o.type);
-}
+std::string key_of(const OverrideState& o) { return flytecd::sinks::override_key(o.scope, o.type); }
 
 State rows(std::initializer_list<OverrideState> list) {
   State s;
@@ -210,7 +208,7 @@ TEST_CASE("configmap sink: a project step is refused", "[sinks][configmap]") {
   Step s;
   s.kind = ObjectKind::project;
   s.key = "project/p";
-  s.project = flytecd::reconcile::ProjectState{"p", "p", "", {}, false};
+  s.project = flytecd::sinks::ProjectState{"p", "p", "", {}, false};
   auto st = sink.execute(s);
   REQUIRE_FALSE(st);
   CHECK(st.error().code == ErrorCode::invalid_input);
@@ -281,7 +279,7 @@ TEST_CASE("configmap sink: the example repository's document parses back to the 
   REQUIRE(files);
   auto loaded = flytecd::model::load_documents(*files, {}, {});
   REQUIRE(loaded.ok());
-  const std::string doc = flytecd::k8s::render_overrides_document(loaded.documents);
+  const std::string doc = flytecd::wiring::configmap_document(loaded.documents);
   auto parsed = flytecd::sinks::configmap::parse_document(doc);
   REQUIRE(parsed);
   CHECK(parsed->overrides.size() ==

@@ -8,7 +8,7 @@ using namespace flytecd;
 namespace admin = flyteidl::admin;
 
 TEST_CASE("admin sink: a project renders to FlyteAdmin's message and parses back", "[admin-sink]") {
-  reconcile::ProjectState p;
+  sinks::ProjectState p;
   p.id = "flytesnacks";
   p.name = "Flyte snacks";
   p.description = "examples";
@@ -58,5 +58,5 @@ TEST_CASE("admin sink: a ListMatchableAttributes row parses into its scope and v
   project_row.set_project("p");
   auto broad = sinks::flyteadmin::parse_row(project_row, admin::TASK_RESOURCE);
   CHECK(broad.scope.domain.empty());
-  CHECK(broad.scope.level() == model::Level::project);
+  CHECK(broad.scope.level() == sinks::Level::project);
 }

@@ -1,4 +1,4 @@
-#include "daemon/reconcile/apply.hpp"
+#include "daemon/pass/apply.hpp"
 
 #include "daemon/common/worker_pool.hpp"
 #include "daemon/reconcile/guard.hpp"
@@ -8,7 +8,10 @@
 #include <mutex>
 #include <optional>
 
-namespace flytecd::reconcile {
+namespace flytecd::pass {
+
+using namespace reconcile;  // the executor runs the core's plan: its types throughout
+
 namespace {
 
 enum class Phase { projects, removals, writes, archives };
@@ -254,4 +257,4 @@ std::vector<ObjectStatus> object_statuses(const State& desired, const Plan* last
   return out;
 }
 
-}  // namespace flytecd::reconcile
+}  // namespace flytecd::pass

@@ -3,15 +3,14 @@
 // plan, drift and the prune guard behave as they do for FlyteAdmin's rows.
 #include <catch2/catch.hpp>
 
-#include "daemon/k8s/configmap_sink.hpp"
-#include "daemon/reconcile/apply.hpp"
-#include "daemon/wiring.hpp"
+#include "daemon/pass/apply.hpp"
+#include "daemon/wiring/wiring.hpp"
 #include "tests/unit/sinks/configmap/fake_kube_api.hpp"
 #include "tests/unit/sinks/memory_sink.hpp"
 
 namespace admin = flyteidl::admin;
+using flytecd::pass::ApplyOptions;
 using flytecd::reconcile::Action;
-using flytecd::reconcile::ApplyOptions;
 
 namespace {
 
@@ -53,12 +52,12 @@ struct ConfigMapMode {
     REQUIRE(l);
     ledger = std::move(*l);
   }
-  flytecd::reconcile::ApplyReport apply(const flytecd::model::Documents& docs,
-                                        const std::string& revision) {
+  flytecd::pass::ApplyReport apply(const flytecd::model::Documents& docs,
+                                   const std::string& revision) {
     ApplyOptions ao;
     ao.revision = revision;
-    return flytecd::reconcile::apply(
-        *sink, *ledger, flytecd::wiring::desired_state(docs, sink->capabilities()), ao);
+    return flytecd::pass::apply(*sink, *ledger,
+                                flytecd::wiring::desired_state(docs, sink->capabilities()), ao);
   }
   std::string document() {
     return kube->configmaps["flyte/flyte-admin-overrides"]["overrides.yaml"];
@@ -74,7 +73,7 @@ TEST_CASE("configmap mode: one reconcile writes the document, the next one is a 
   auto first = m.apply(docs, "r1");
   INFO(first.error);
   REQUIRE(first.ok());
-  CHECK(m.document() == flytecd::k8s::render_overrides_document(docs));
+  CHECK(m.document() == flytecd::wiring::configmap_document(docs));
   CHECK(m.kube->count("APPLY") == 1);
   CHECK(first.first_plan.count(Action::create, flytecd::reconcile::ObjectKind::override_attr) ==
         4);  // three project-domain rows and the global default
@@ -94,7 +93,7 @@ TEST_CASE("configmap mode: a hand edit of the ConfigMap is drift, healed from Gi
   REQUIRE(m.apply(docs, "r1").ok());
   const std::string git_doc = m.document();
   m.kube->configmaps["flyte/flyte-admin-overrides"]["overrides.yaml"] =
-      flytecd::k8s::render_overrides_document(documents("edited-by-hand"));
+      flytecd::wiring::configmap_document(documents("edited-by-hand"));
   auto healed = m.apply(docs, "r1");
   REQUIRE(healed.ok());
   CHECK(healed.first_plan.drift.size() == 3);
@@ -124,7 +123,7 @@ TEST_CASE("apply: commit runs once per round after its steps, and once when noth
   ApplyOptions ao;
   ao.revision = "r1";
   const auto desired = flytecd::wiring::desired_state(documents("east"), sink.capabilities());
-  auto report = flytecd::reconcile::apply(sink, **ledger, desired, ao);
+  auto report = flytecd::pass::apply(sink, **ledger, desired, ao);
   REQUIRE(report.ok());
   // Round 1 executes and commits; round 2 observes nothing left and commits again.
   CHECK(report.rounds == 2);
@@ -138,7 +137,7 @@ TEST_CASE("apply: a failed commit fails the pass with the sink's error", "[apply
   REQUIRE(ledger);
   ApplyOptions ao;
   ao.revision = "r1";
-  auto report = flytecd::reconcile::apply(
+  auto report = flytecd::pass::apply(
       sink, **ledger, flytecd::wiring::desired_state(documents("east"), sink.capabilities()), ao);
   CHECK_FALSE(report.ok());
   CHECK(report.error == "cm: forbidden");
@@ -155,7 +154,7 @@ TEST_CASE("apply: a refused or cancelled pass commits nothing", "[apply]") {
     ApplyOptions ao;
     ao.revision = "r1";
     ao.cancel = &cancel;
-    auto report = flytecd::reconcile::apply(
+    auto report = flytecd::pass::apply(
         sink, **ledger, flytecd::wiring::desired_state(documents("east"), sink.capabilities()), ao);
     CHECK_FALSE(report.ok());
     CHECK(sink.commits().empty());
@@ -166,14 +165,14 @@ TEST_CASE("apply: a refused or cancelled pass commits nothing", "[apply]") {
     ApplyOptions ao;
     ao.revision = "r1";
     const auto docs = documents("east");
-    REQUIRE(flytecd::reconcile::apply(sink, **ledger,
-                                      flytecd::wiring::desired_state(docs, sink.capabilities()), ao)
+    REQUIRE(flytecd::pass::apply(sink, **ledger,
+                                 flytecd::wiring::desired_state(docs, sink.capabilities()), ao)
                 .ok());
     const size_t commits = sink.commits().size();
     auto empty = docs;
     empty.overrides.clear();
     ao.revision = "r2";
-    auto report = flytecd::reconcile::apply(
+    auto report = flytecd::pass::apply(
         sink, **ledger, flytecd::wiring::desired_state(empty, sink.capabilities()), ao);
     CHECK(report.refused);
     CHECK(sink.commits().size() == commits);

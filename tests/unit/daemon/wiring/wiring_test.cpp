@@ -1,5 +1,5 @@
 // The one list of built-in backends: which source, package source and sink a configuration gets.
-#include "daemon/wiring.hpp"
+#include "daemon/wiring/wiring.hpp"
 
 #include <unistd.h>
 
@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "daemon/k8s/configmap_sink.hpp"
+#include "daemon/wiring/wiring.hpp"
 #include "sinks/emulator/emulator.hpp"
 #include "tests/unit/sinks/memory_sink.hpp"
 
@@ -80,7 +80,6 @@ TEST_CASE("wiring: a directory source reads the repo directory", "[wiring]") {
   auto snap = (*source)->sync();
   REQUIRE(snap);
   CHECK(snap->files.size() == 1);
-  // run::make_source forwards here; the forwarder is what older callers use.
   fs::remove_all(dir);
 }
 
@@ -170,7 +169,7 @@ TEST_CASE("wiring: desired state follows what the sink holds", "[wiring]") {
   CHECK(for_cm.overrides.count("override//production//EXECUTION_CLUSTER_LABEL") == 1);
   CHECK(for_cm.overrides.count("override////TASK_RESOURCE") == 1);
   // The ConfigMap document of a revision is the document of those rows.
-  CHECK(flytecd::k8s::render_overrides_document(docs) ==
+  CHECK(flytecd::wiring::configmap_document(docs) ==
         flytecd::sinks::configmap::render_document(for_cm));
 }
 

@@ -1,13 +1,11 @@
-#include "daemon/cli/target.hpp"
+#include "daemon/wiring/target.hpp"
 
 #include <filesystem>
-#include <set>
 
 #include "daemon/common/log.hpp"
-#include "daemon/registration/registrar.hpp"
-#include "daemon/wiring.hpp"
+#include "daemon/wiring/wiring.hpp"
 
-namespace flytecd::cli {
+namespace flytecd::wiring {
 
 Result<Target> open_target(const config::Config& cfg, Access access) {
   Target t;
@@ -28,10 +26,10 @@ Result<Target> open_target(const config::Config& cfg, Access access) {
   if (!ledger) return ledger.error();
   t.ledger = std::move(*ledger);
 
-  // The table of sink backends is in daemon/wiring.cpp; here the emulator is started first
+  // The table of sink backends is in daemon/wiring/wiring.cpp; here the emulator is started first
   // when it is the target, since the Target owns it.
   sinks::flyteadmin::AdminConfig admin = cfg.admin;
-  if (wiring::admin_target_kind(cfg) == wiring::TargetKind::emulator) {
+  if (admin_target_kind(cfg) == TargetKind::emulator) {
     sinks::emulator::Options opts;
     opts.db_path = cfg.state_dir + "/emulator.db";
     opts.domains = cfg.documents.domains;
@@ -49,38 +47,18 @@ Result<Target> open_target(const config::Config& cfg, Access access) {
   } else {
     t.description = "flyteadmin " + log::redact_url(admin.endpoint);
   }
-  auto sink = wiring::make_admin_sink(admin, t.description);
+  auto sink = make_admin_sink(admin, t.description);
   if (!sink) return sink.error();
   t.sink = std::move(*sink);
-  if (wiring::configmap_mode(cfg)) {
-    auto kube = wiring::open_kube_client(cfg);
+  if (configmap_mode(cfg)) {
+    auto kube = open_kube_client(cfg);
     if (!kube) return kube.error();
-    t.configmap = wiring::make_configmap_sink(std::move(*kube));
-    auto routed = wiring::route_overrides(*t.sink, *t.configmap);
+    t.configmap = make_configmap_sink(std::move(*kube));
+    auto routed = route_overrides(*t.sink, *t.configmap);
     if (!routed) return routed.error();
     t.routed = std::move(*routed);
   }
   return t;
 }
 
-Result<reconcile::GuardVerdict> guard_revision(
-    const config::Config& cfg, Target& target, size_t document_count,
-    const std::vector<model::Registration>& registrations, const reconcile::State& desired) {
-  auto managed = target.ledger->managed();
-  if (!managed) return managed.error();
-  auto records = target.ledger->registrations();
-  if (!records) return records.error();
-  std::set<std::string> declared, owned;
-  for (const auto& r : registrations) declared.insert(registration::registration_key(r));
-  for (const auto& [key, rec] : *records) owned.insert(key);
-  return reconcile::guard_pass(
-      reconcile::guard_input(desired, declared, document_count, *managed, owned, cfg.policy.prune),
-      cfg.policy);
-}
-
-void record_refusal(Target& target, const std::string& revision, const std::string& reason) {
-  auto id = target.ledger->begin_reconcile(revision);
-  if (id) (void)target.ledger->finish_reconcile(*id, 0, "refused", reason);
-}
-
-}  // namespace flytecd::cli
+}  // namespace flytecd::wiring

@@ -5,10 +5,11 @@
 #include <mutex>
 #include <set>
 
-#include "daemon/reconcile/apply.hpp"
+#include "daemon/pass/apply.hpp"
 
 using namespace flytecd;
 using namespace flytecd::reconcile;
+using namespace flytecd::pass;
 namespace admin = flyteidl::admin;
 
 namespace {

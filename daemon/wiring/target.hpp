@@ -6,13 +6,12 @@
 #include "daemon/common/file_lock.hpp"
 #include "daemon/config/config.hpp"
 #include "daemon/ledger/ledger.hpp"
-#include "daemon/reconcile/guard.hpp"
 #include "sinks/configmap/configmap_sink.hpp"
 #include "sinks/emulator/emulator.hpp"
 #include "sinks/flyteadmin/admin_sink.hpp"
 #include "sinks/routing_sink.hpp"
 
-namespace flytecd::cli {
+namespace flytecd::wiring {
 
 // Where flytecd writes: FlyteAdmin at the configured endpoint, or — with no endpoint — the
 // embedded FlyteAdmin emulator started in-process on loopback, persisted in the state directory.
@@ -29,7 +28,7 @@ struct Target {
   bool embedded() const { return emulator != nullptr; }
   // The sink a reconcile pass observes and executes through: `routed` in ConfigMap mode, else
   // the FlyteAdmin sink. Its capabilities() say which desired parts to plan
-  // (wiring::desired_state), its entities() where registrations go.
+  // (desired_state), its entities() where registrations go.
   sinks::Sink& pass_sink() { return routed ? static_cast<sinks::Sink&>(*routed) : *sink; }
 };
 
@@ -46,13 +45,4 @@ enum class Access { read, write };
 // Kubernetes client's (ConfigMap mode outside a cluster without kubernetes.apiServer).
 Result<Target> open_target(const config::Config& cfg, Access access = Access::write);
 
-// The pass-level guard (reconcile/guard.hpp) for a revision against the target's ledger: run
-// before any step of the revision, overrides and registrations alike. Errors: ledger reads.
-Result<reconcile::GuardVerdict> guard_revision(
-    const config::Config& cfg, Target& target, size_t document_count,
-    const std::vector<model::Registration>& registrations, const reconcile::State& desired);
-
-// Records a refused revision in the ledger's history (no steps). Best effort.
-void record_refusal(Target& target, const std::string& revision, const std::string& reason);
-
-}  // namespace flytecd::cli
+}  // namespace flytecd::wiring

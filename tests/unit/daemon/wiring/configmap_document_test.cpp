@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "daemon/k8s/configmap_sink.hpp"
+#include "daemon/wiring/wiring.hpp"
 
 namespace admin = flyteidl::admin;
 using flytecd::model::Documents;
@@ -44,7 +44,7 @@ Documents sample() {
 }  // namespace
 
 TEST_CASE("configmap: overrides render as RFC 3749 entries, most general scope first", "[k8s]") {
-  const std::string doc = flytecd::k8s::render_overrides_document(sample());
+  const std::string doc = flytecd::wiring::configmap_document(sample());
   INFO(doc);
   YAML::Node list = YAML::Load(doc);
   REQUIRE(list.IsSequence());
@@ -71,6 +71,6 @@ TEST_CASE("configmap: the document does not depend on document order", "[k8s]") 
   Documents b = sample();
   std::reverse(b.overrides.begin(), b.overrides.end());
   std::reverse(b.platform_defaults.begin(), b.platform_defaults.end());
-  CHECK(flytecd::k8s::render_overrides_document(a) == flytecd::k8s::render_overrides_document(b));
-  CHECK(YAML::Load(flytecd::k8s::render_overrides_document(Documents{})).size() == 0);
+  CHECK(flytecd::wiring::configmap_document(a) == flytecd::wiring::configmap_document(b));
+  CHECK(YAML::Load(flytecd::wiring::configmap_document(Documents{})).size() == 0);
 }

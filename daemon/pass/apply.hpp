@@ -11,11 +11,11 @@
 #include "daemon/reconcile/plan.hpp"
 #include "sinks/sink.hpp"
 
-namespace flytecd::reconcile {
+namespace flytecd::pass {
 
 struct ApplyOptions {
   std::string revision;  // recorded in the ledger with every object and in the audit history
-  Policy policy;
+  reconcile::Policy policy;
   int parallelism = 8;  // steps in flight within one phase
   int max_rounds = 3;   // apply, re-observe, apply what is left (FlyteAdmin quirks), verify
   // Set (e.g. on SIGTERM) to stop starting new steps; steps in flight finish and are recorded.
@@ -27,9 +27,9 @@ struct ApplyOptions {
   // The plan of an observation the caller already made and guarded (the reconcile pass): round 1
   // executes it instead of observing again. Null: round 1 observes, plans and applies the guard's
   // prune rules (guard_pass) itself.
-  const Plan* first_plan = nullptr;
+  const reconcile::Plan* first_plan = nullptr;
   // Narrows every re-observation and ledger read to the pass's scope (--project); null: all.
-  std::function<void(State& live, Managed& managed)> narrow;
+  std::function<void(reconcile::State& live, reconcile::Managed& managed)> narrow;
 };
 
 // What this pass learned about one desired object from FlyteAdmin's answers (never from the plan
@@ -47,13 +47,14 @@ struct ObjectStatus {
 };
 
 struct StepResult {
-  Step step;
+  reconcile::Step step;
   Status status = ok_status();
   int round = 1;
 };
 
 struct ApplyReport {
-  Plan first_plan;  // what the first observation called for (empty when options.first_plan)
+  reconcile::Plan
+      first_plan;  // what the first observation called for (empty when options.first_plan)
   std::vector<StepResult> results;  // every step executed, in completion order
   int rounds = 0;
   bool converged = false;  // the final re-observation needs no further step
@@ -80,14 +81,15 @@ struct ApplyReport {
 // refused plan executes nothing. When the breaker opens (FlyteAdmin unreachable) the pass stops
 // within the steps in flight and reports error_code unavailable. `on_step` is called (from worker
 // threads, serialized) after each step.
-ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desired,
+ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const reconcile::State& desired,
                   const ApplyOptions& options,
                   const std::function<void(const StepResult&)>& on_step = {});
 
 // The per-object view of one pass: `last_plan` is the plan of the pass's last successful
 // observation (null: none succeeded), `last_round` the results of the steps run from it.
-std::vector<ObjectStatus> object_statuses(const State& desired, const Plan* last_plan,
+std::vector<ObjectStatus> object_statuses(const reconcile::State& desired,
+                                          const reconcile::Plan* last_plan,
                                           std::span<const StepResult> last_round,
                                           const std::string& pass_error);
 
-}  // namespace flytecd::reconcile
+}  // namespace flytecd::pass

@@ -1,11 +1,10 @@
-#include "daemon/wiring.hpp"
+#include "daemon/wiring/wiring.hpp"
 
 #include <unistd.h>
 
 #include <filesystem>
 
 #include "daemon/k8s/client.hpp"
-#include "daemon/k8s/configmap_sink.hpp"
 #include "daemon/k8s/kube_api.hpp"
 #include "daemon/model/loader.hpp"
 
@@ -139,11 +138,22 @@ const std::vector<PackageBackend>& package_backends() {
   return k_backends;
 }
 
+sources::oci::FetchOptions fetch_options(const config::PackagesConfig& cfg,
+                                         const std::string& state_dir) {
+  sources::oci::FetchOptions o;
+  o.cache_dir = cfg.cache_dir.empty() ? std::filesystem::path(state_dir) / "packages"
+                                      : std::filesystem::path(cfg.cache_dir);
+  o.cache_max_bytes = cfg.cache_max_bytes;
+  o.ca_file = cfg.ca_file;
+  o.docker_config = cfg.docker_config;
+  o.plain_http_registries = cfg.plain_http_registries;
+  return o;
+}
+
 std::unique_ptr<registration::PackageSource> make_package_source(
     const config::Config& cfg, registration::RepoFileReader read_repo_file) {
   return std::make_unique<registration::DefaultPackageSource>(
-      registration::fetch_options(cfg.packages, cfg.state_dir), cfg.packages.registry,
-      std::move(read_repo_file));
+      fetch_options(cfg.packages, cfg.state_dir), cfg.packages.registry, std::move(read_repo_file));
 }
 
 // ---- Sinks ------------------------------------------------------------------------------------
@@ -198,9 +208,19 @@ Result<std::shared_ptr<k8s::Client>> open_kube_client(const config::Config& cfg)
   return std::shared_ptr<k8s::Client>(std::move(*client));
 }
 
+// The sink's settings from the `kubernetes.configMap` configuration.
+sinks::configmap::Settings configmap_settings(const k8s::ConfigMapSettings& s) {
+  return sinks::configmap::Settings{s.cm_namespace, s.name, s.key, s.restart_deployment};
+}
+
+std::string configmap_document(const model::Documents& docs) {
+  return sinks::configmap::render_document(
+      pass::desired_state(docs, {.overrides = true, .platform_defaults = true}));
+}
+
 std::unique_ptr<sinks::configmap::ConfigMapSink> make_configmap_sink(
     std::shared_ptr<k8s::Client> kube) {
-  auto settings = k8s::sink_settings(kube->settings().config_map);
+  auto settings = configmap_settings(kube->settings().config_map);
   return std::make_unique<sinks::configmap::ConfigMapSink>(k8s::make_kube_api(std::move(kube)),
                                                            std::move(settings));
 }
@@ -259,6 +279,16 @@ Result<pass::EarlierRevision> earlier_revision(const config::Config& cfg, source
         return source.read_file(id, path, registration::k_max_repo_package_bytes);
       }));
   return out;
+}
+
+pass::Options pass_options(const config::Config& cfg, pass::Mode mode) {
+  pass::Options o;
+  o.mode = mode;
+  o.policy = cfg.policy;
+  o.parallelism = cfg.parallelism;
+  o.max_package_bytes = cfg.packages.max_package_bytes;
+  o.retention = cfg.history;
+  return o;
 }
 
 }  // namespace flytecd::wiring

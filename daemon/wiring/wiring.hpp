@@ -52,6 +52,9 @@ struct PackageBackend {
 // The package references registrations may use; one built-in implementation serves them all
 // (registration::DefaultPackageSource: the OCI/HTTPS fetcher with its cache, and `read_repo_file`).
 const std::vector<PackageBackend>& package_backends();
+// The fetcher settings of flytecd's `packages:` config (cache under <stateDir>/packages). Pure.
+sources::oci::FetchOptions fetch_options(const config::PackagesConfig& cfg,
+                                         const std::string& state_dir);
 std::unique_ptr<registration::PackageSource> make_package_source(
     const config::Config& cfg, registration::RepoFileReader read_repo_file);
 
@@ -95,6 +98,13 @@ Result<std::shared_ptr<k8s::Client>> open_kube_client(const config::Config& cfg)
 std::unique_ptr<sinks::configmap::ConfigMapSink> make_configmap_sink(
     std::shared_ptr<k8s::Client> kube);
 
+// The sink's settings from the `kubernetes.configMap` configuration. Pure.
+sinks::configmap::Settings configmap_settings(const k8s::ConfigMapSettings& s);
+// The ConfigMap document of a revision's overrides and platform defaults: what the ConfigMap
+// sink holds after a pass (render_document of desired_state for its capabilities).
+// Deterministic. Pure.
+std::string configmap_document(const model::Documents& docs);
+
 // ConfigMap mode: projects and registrations to `admin`, overrides and platform defaults to
 // `overrides` (neither owned). Errors: a sink lacks the part (invalid_input).
 Result<std::unique_ptr<sinks::RoutingSink>> route_overrides(sinks::Sink& admin,
@@ -102,6 +112,12 @@ Result<std::unique_ptr<sinks::RoutingSink>> route_overrides(sinks::Sink& admin,
 
 // The desired state of a revision for a sink holding `held` (pass::desired_state). Pure.
 reconcile::State desired_state(const model::Documents& docs, const sinks::Capabilities& held);
+
+// ---- The pass ---------------------------------------------------------------------------------
+
+// The pass options a configuration asks for (policy, parallelism, package bounds, history
+// retention) in `mode`; the caller adds what is its own (cancel, callbacks, writer). Pure.
+pass::Options pass_options(const config::Config& cfg, pass::Mode mode);
 
 // ---- Ownership --------------------------------------------------------------------------------
 
