@@ -106,4 +106,27 @@ std::string_view to_string(Action a) {
   return "create";
 }
 
+void FieldLines::set(std::string_view path, int line) {
+  for (auto& e : m_index)
+    if (std::string_view(m_paths).substr(e.offset, e.size) == path) {
+      e.line = line;
+      return;
+    }
+  m_index.push_back(
+      Entry{static_cast<uint32_t>(m_paths.size()), static_cast<uint32_t>(path.size()), line});
+  m_paths.append(path);
+  m_paths.push_back('\0');
+}
+
+int FieldLines::find(std::string_view path) const {
+  for (const auto& e : m_index)
+    if (std::string_view(m_paths).substr(e.offset, e.size) == path) return e.line;
+  return 0;
+}
+
+void FieldLines::shrink() {
+  m_paths.shrink_to_fit();
+  m_index.shrink_to_fit();
+}
+
 }  // namespace flytecd::sinks

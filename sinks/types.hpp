@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -58,12 +59,37 @@ struct ProjectState {
   bool operator==(const ProjectState&) const = default;
 };
 
+// The line of each field of a desired value by its protobuf JSON path
+// ("clusterResourceAttributes.attributes.projectQuotaCpu"). Held for every override of a
+// revision, so it is one buffer of paths and one index (a map of strings cost 40 MiB on 36k
+// overrides); a value has a few dozen fields at most, so lookup is a scan.
+class FieldLines {
+ public:
+  // Sets the line of `path` (a later set of the same path replaces it).
+  void set(std::string_view path, int line);
+  // The line of `path`, or 0 when none was set.
+  int find(std::string_view path) const;
+  size_t size() const { return m_index.size(); }
+  bool empty() const { return m_index.empty(); }
+  // Gives back the slack of building (call once complete).
+  void shrink();
+
+ private:
+  std::string m_paths;  // every path, each followed by '\0'
+  struct Entry {
+    uint32_t offset;  // of the path in m_paths
+    uint32_t size;
+    int line;
+  };
+  std::vector<Entry> m_index;
+};
+
 // Where Git declares an override's value: the file, the line of its spec key, and the line of each
-// field by its protobuf JSON path ("clusterResourceAttributes.attributes.projectQuotaCpu").
+// field. Shared (immutable) by the loaded document and every desired state built from it.
 struct SourceLines {
   std::string file;
   int line = 0;
-  std::map<std::string, int> fields;
+  FieldLines fields;
 };
 
 struct OverrideState {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,8 +32,9 @@ struct Override {
   AttributeType type{};
   flyteidl::admin::MatchingAttributes value;
   Location where;  // position of the spec key
-  // Line of each field of the value by protobuf JSON path (file:line beside field changes).
-  std::map<std::string, int> field_lines = {};
+  // The file, spec line and line of each field of the value (file:line beside field changes);
+  // shared with every desired state built from this document. Null for values built by hand.
+  std::shared_ptr<const sinks::SourceLines> source = nullptr;
 };
 
 // Domain-wide ("domain" set) or global defaults kept in FlyteAdmin's configuration.

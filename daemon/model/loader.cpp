@@ -165,13 +165,13 @@ struct SpecEntry {
   AttributeType type;
   admin::MatchingAttributes value;
   Location where;
-  std::map<std::string, int> field_lines;
+  sinks::FieldLines field_lines;
 };
 
 // The line of every field under `node` by protobuf JSON path (YAML keys may be either name); map
 // entries are fields, a list is one value. Only for documents that already validated.
 void collect_field_lines(const YAML::Node& node, const google::protobuf::Descriptor* desc,
-                         const std::string& prefix, std::map<std::string, int>& out) {
+                         const std::string& prefix, sinks::FieldLines& out) {
   if (!node.IsMap() || !desc) return;
   for (const auto& kv : node) {
     if (!kv.first.IsScalar()) continue;
@@ -181,14 +181,14 @@ void collect_field_lines(const YAML::Node& node, const google::protobuf::Descrip
       if (desc->field(i)->json_name() == key) f = desc->field(i);
     if (!f) continue;
     const std::string path = prefix + "." + f->json_name();
-    out[path] = location_of("", kv.second).line;
+    out.set(path, location_of("", kv.second).line);
     if (f->is_map()) {
       const auto* value = f->message_type()->map_value();
       if (!kv.second.IsMap()) continue;
       for (const auto& entry : kv.second) {
         if (!entry.first.IsScalar()) continue;
         const std::string entry_path = path + "." + entry.first.Scalar();
-        out[entry_path] = location_of("", entry.second).line;
+        out.set(entry_path, location_of("", entry.second).line);
         if (value->message_type())
           collect_field_lines(entry.second, value->message_type(), entry_path, out);
       }
@@ -270,7 +270,7 @@ std::vector<SpecEntry> parse_spec(const std::string& file, const YAML::Node& spe
     nlohmann::json full = nlohmann::json::object();
     full[f->json_name()] = *json;
     SpecEntry entry{*type, {}, location_of(file, kv.first), {}};
-    entry.field_lines[f->json_name()] = location_of(file, kv.second).line;
+    entry.field_lines.set(f->json_name(), location_of(file, kv.second).line);
     collect_field_lines(kv.second, f->message_type(), f->json_name(), entry.field_lines);
     if (std::string err = json_to_message(full, &entry.value); !err.empty()) {
       diags.push_back(Diagnostic{Severity::error,
@@ -391,9 +391,13 @@ void parse_overrides(const std::string& file, const YAML::Node& doc, Fields& f,
     else if (platform)
       out.platform_defaults.push_back(
           PlatformDefault{scope.domain, entry.type, std::move(entry.value), entry.where});
-    else
-      out.overrides.push_back(Override{scope, entry.type, std::move(entry.value), entry.where,
-                                       std::move(entry.field_lines)});
+    else {
+      entry.field_lines.shrink();
+      auto source = std::make_shared<const sinks::SourceLines>(
+          sinks::SourceLines{entry.where.file, entry.where.line, std::move(entry.field_lines)});
+      out.overrides.push_back(
+          Override{scope, entry.type, std::move(entry.value), entry.where, std::move(source)});
+    }
   }
 }
 

@@ -73,13 +73,13 @@ std::vector<FieldChange> diff_messages(const google::protobuf::Message* before,
 }
 
 void locate(std::vector<FieldChange>& changes, const std::string& file, int line,
-            const std::map<std::string, int>& field_lines) {
+            const sinks::FieldLines& field_lines) {
   if (file.empty()) return;
   for (auto& c : changes) {
     int at = line;
     for (std::string path = c.path; !path.empty();) {
-      if (auto it = field_lines.find(path); it != field_lines.end() && it->second > 0) {
-        at = it->second;
+      if (const int l = field_lines.find(path); l > 0) {
+        at = l;
         break;
       }
       const auto dot = path.rfind('.');

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "sinks/types.hpp"
+
 namespace google::protobuf {
 class Message;
 }  // namespace google::protobuf
@@ -37,7 +39,7 @@ std::vector<FieldChange> diff_json(const nlohmann::json& before, const nlohmann:
 // Sets each change's `source` from where Git declares the desired value: the line of the field,
 // else of its closest declared parent, else the spec key's line. No-op for null. Pure.
 void locate(std::vector<FieldChange>& changes, const std::string& file, int line,
-            const std::map<std::string, int>& field_lines);
+            const sinks::FieldLines& field_lines);
 
 // "~ path: before → after (file:line)" ("+ path: after" when added, "- path: before" when
 // removed; the location when known); one line, control characters escaped.

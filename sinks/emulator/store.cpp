@@ -1,6 +1,8 @@
 #include "sinks/emulator/store.hpp"
 
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "daemon/common/sqlite.hpp"
 
@@ -191,14 +193,25 @@ Result<std::optional<ResourceRow>> Tx::get_resource(const ResourceKey& k) {
 }
 
 Result<std::optional<ResourceRow>> Tx::first_resource_like(const ResourceKey& k) {
-  const auto q = sql("SELECT ", k_resource_cols,
-                     " FROM resources WHERE resource_type = ? AND (? = '' OR project = ?) AND "
-                     "(? = '' OR domain = ?) AND (? = '' OR workflow = ?) AND "
-                     "(? = '' OR launch_plan = ?) ORDER BY seq LIMIT 1");
+  // Only the set fields go into the WHERE clause, as GORM builds it; that also lets SQLite use
+  // the (project, domain, ...) unique index ("? = '' OR project = ?" scanned the whole table on
+  // every plugin-override update: 36k rows each at 2,000 projects).
+  std::string where = "resource_type = ?";
+  std::vector<const std::string*> values;
+  for (auto [column, value] :
+       {std::pair{" AND project = ?", &k.project}, std::pair{" AND domain = ?", &k.domain},
+        std::pair{" AND workflow = ?", &k.workflow},
+        std::pair{" AND launch_plan = ?", &k.launch_plan}})
+    if (!value->empty()) {
+      where += column;
+      values.push_back(value);
+    }
+  const std::string tail = " FROM resources WHERE " + where + " ORDER BY seq LIMIT 1";
+  const auto q = sql("SELECT ", k_resource_cols, tail.c_str());
   auto st = m_store->m_db->prepare(q.c_str(), "get raw resource");
   if (!st) return st.error();
-  st->bind(k.resource_type).bind(k.project).bind(k.project).bind(k.domain).bind(k.domain);
-  st->bind(k.workflow).bind(k.workflow).bind(k.launch_plan).bind(k.launch_plan);
+  st->bind(k.resource_type);
+  for (const auto* v : values) st->bind(*v);
   return first<ResourceRow>(*st, read_resource);
 }
 

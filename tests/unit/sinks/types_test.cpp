@@ -38,3 +38,21 @@ TEST_CASE("sink types: every MatchingAttributes field maps to its attribute type
     CHECK_FALSE(sinks::attribute_json_key(t).empty());
   }
 }
+
+TEST_CASE("field lines: set, replace and find by exact path", "[sinks]") {
+  flytecd::sinks::FieldLines lines;
+  CHECK(lines.empty());
+  CHECK(lines.find("a") == 0);
+  lines.set("taskResourceAttributes", 4);
+  lines.set("taskResourceAttributes.defaults", 5);
+  lines.set("taskResourceAttributes.defaults.cpu", 6);
+  lines.set("taskResourceAttributes.defaults", 9);  // a later set replaces
+  lines.shrink();
+  CHECK(lines.size() == 3);
+  CHECK(lines.find("taskResourceAttributes") == 4);
+  CHECK(lines.find("taskResourceAttributes.defaults") == 9);
+  CHECK(lines.find("taskResourceAttributes.defaults.cpu") == 6);
+  CHECK(lines.find("taskResourceAttributes.default") == 0);  // a prefix is not a path
+  CHECK(lines.find("taskResourceAttributes.defaults.cpux") == 0);
+  CHECK(lines.find("") == 0);
+}

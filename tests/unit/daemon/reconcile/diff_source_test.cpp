@@ -77,7 +77,10 @@ TEST_CASE("diff source: a drifted field names the line of its desired value", "[
 TEST_CASE("diff source: a field Git adds falls back to its closest declared parent", "[diff]") {
   std::vector<reconcile::FieldChange> changes{
       {"a.b.c", "", "1", false, ""}, {"x.y", "1", "2", false, ""}, {"a", "1", "", false, ""}};
-  reconcile::locate(changes, "f.yaml", 3, {{"a.b", 7}, {"a", 6}});
+  flytecd::sinks::FieldLines lines;
+  lines.set("a.b", 7);
+  lines.set("a", 6);
+  reconcile::locate(changes, "f.yaml", 3, lines);
   CHECK(changes[0].source == "f.yaml:7");
   CHECK(changes[1].source == "f.yaml:3");  // the spec key
   CHECK(changes[2].source == "f.yaml:6");
