@@ -26,6 +26,8 @@ std::string_view title(EventKind kind) {
       return "Sync failed";
     case EventKind::sync_recovered:
       return "Sync recovered";
+    case EventKind::revision_refused:
+      return "Revision refused";
   }
   return "Event";
 }
@@ -38,6 +40,8 @@ std::string_view emoji(EventKind kind) {
       return ":x:";
     case EventKind::sync_recovered:
       return ":white_check_mark:";
+    case EventKind::revision_refused:
+      return ":no_entry:";
   }
   return ":information_source:";
 }
@@ -185,6 +189,8 @@ std::string_view to_string(EventKind kind) {
       return "sync_failed";
     case EventKind::sync_recovered:
       return "sync_recovered";
+    case EventKind::revision_refused:
+      return "revision_refused";
   }
   return "unknown";
 }

@@ -1,7 +1,7 @@
 #pragma once
 
-// Notifications about what the daemon saw (drift, a failing sync, recovery), sent as HTTP
-// POSTs to generic JSON receivers or Slack incoming webhooks.
+// Notifications about what the daemon saw (drift, a failing sync, recovery, a refused revision),
+// sent as HTTP POSTs to generic JSON receivers or Slack incoming webhooks.
 //
 // render_payload() is pure and tested without a network. Notifier delivers in one background
 // thread from a bounded queue: notify() never blocks (a full queue drops and counts), every
@@ -30,7 +30,9 @@ struct FlytecdMetrics;
 
 namespace flytecd::notify {
 
-enum class EventKind { drift_detected, sync_failed, sync_recovered };
+// revision_refused: the guard refused a revision whole (nothing of it ran); its summary is the
+// guard's one-line reason (the daemon sends it once per refused revision, not sync_failed).
+enum class EventKind { drift_detected, sync_failed, sync_recovered, revision_refused };
 std::string_view to_string(EventKind kind);
 
 struct Event {

@@ -374,8 +374,11 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
   if (!managed) return fail(managed.error().wrap("ledger"));
   narrow(opt.scope, *live, *managed);
 
-  // Plan: projects and overrides, then registrations (plan mode: the registration plan; execute
-  // mode: counted from the ledger, the registrations are planned again as they execute).
+  // Plan: projects and overrides, then registrations. Registrations are planned once, here, in
+  // both modes, before the guard (which counts their removals and deactivations from this plan);
+  // execution carries out this plan. The one exception: an activation that finds FlyteAdmin
+  // lacks the entities the ledger records plans that registration again, forced to register
+  // (registrar.cpp, register_again).
   r.plan = reconcile::plan(desired, *live, *managed, opt.policy);
   *live = reconcile::State{};  // the plan holds what it needs; a cold pass's observation is large
   CircuitBreaker breaker;      // one per pass: a target that stops answering stops all of it

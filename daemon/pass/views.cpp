@@ -255,15 +255,72 @@ Result<ledger::HistoryQuery> history_query(const std::map<std::string, std::stri
   return q;
 }
 
+metrics::ReconcileResult reconcile_result(const Report& report) {
+  switch (report.outcome) {
+    case Outcome::refused:
+      return metrics::ReconcileResult::refused;
+    case Outcome::success:
+      return metrics::ReconcileResult::success;
+    case Outcome::failed:
+      break;
+  }
+  // The quirk (see the header): the overrides converged, a registration failed.
+  return report.applied.ok() ? metrics::ReconcileResult::success : metrics::ReconcileResult::failed;
+}
+
+namespace {
+std::string drift_line(const reconcile::DriftItem& d) {
+  std::string line = d.key + ": " + d.detail;
+  for (const auto& c : d.changes) line += "; " + reconcile::change_line(c);
+  return line;
+}
+}  // namespace
+
 std::vector<std::string> drift_lines(const Report& report) {
   std::vector<std::string> out;
+  for (const auto& d : report.plan.drift) out.push_back(drift_line(d));
+  return out;
+}
+
+DriftNotice drift_notice(const Report& report, const std::set<std::string>& known, bool self_heal) {
+  const bool suspended = report.mode == Mode::plan;
+  DriftNotice n;
   for (const auto& d : report.plan.drift) {
-    std::string line = d.key + ": " + d.detail;
-    for (const auto& c : d.changes) line += "; " + reconcile::change_line(c);
-    out.push_back(std::move(line));
+    n.drifted.insert(d.key);
+    if (known.count(d.key)) continue;
+    n.lines.push_back(drift_line(d));
+    if (!d.healed || suspended) n.left_in_place.push_back(n.lines.back());
   }
-  for (const auto& o : report.registrations.items)
-    for (const auto& d : o.drift) out.push_back(o.key + ": " + d);
+  if (!n.lines.empty())
+    n.summary = std::to_string(n.lines.size()) + " object(s) changed outside Git" +
+                (suspended   ? " (suspended, left in place)"
+                 : self_heal ? " (reverted)"
+                             : " (self-heal off)");
+  return n;
+}
+
+bool refusal_is_news(const Report& report, std::string& notified) {
+  if (report.outcome == Outcome::refused) {
+    const bool news = report.revision != notified;
+    notified = report.revision;
+    return news;
+  }
+  if (report.outcome == Outcome::success || report.revision != notified) notified.clear();
+  return false;
+}
+
+std::vector<std::string> refusal_lines(const Report& report) {
+  std::vector<std::string> out;
+  if (report.outcome != Outcome::refused) return out;
+  for (const auto& k : report.guard_input.kinds) {
+    if (k.managed == 0 && k.destroyed == 0) continue;
+    const char* done = k.name == "projects"       ? "archived"
+                       : k.name == "overrides"    ? "deleted"
+                       : k.name == "launch plans" ? "deactivated"
+                                                  : "removed";
+    out.push_back(k.name + ": " + std::to_string(k.destroyed) + " of " + std::to_string(k.managed) +
+                  " managed would be " + done + ", " + std::to_string(k.desired) + " declared");
+  }
   return out;
 }
 

@@ -2,9 +2,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <set>
 #include <string>
 #include <vector>
 
+#include "daemon/metrics/flytecd_metrics.hpp"
 #include "daemon/pass/pass.hpp"
 
 namespace flytecd::pass {
@@ -65,7 +67,43 @@ std::string history_text(const std::vector<ledger::HistoryEntry>& entries);
 // invalid_input for a limit that is not a number in range.
 Result<ledger::HistoryQuery> history_query(const std::map<std::string, std::string>& params);
 
-// "key: detail" for every drifted object (notifications).
+// The flytecd_reconcile_total result of a pass (success also moves "last successful sync"):
+// refused for a refusal, success for a pass that succeeded, failed otherwise, with one quirk
+// kept on purpose: a failed pass whose overrides apply converged (execute mode; what failed was a
+// registration, e.g. an unreachable registry) counts as success, as a failing registration fails
+// only itself for readiness too (readiness().converged). Plan mode never converges an apply, so
+// a failed plan is failed.
+metrics::ReconcileResult reconcile_result(const Report& report);
+
+// One line per drifted project or override, in plan order: "key: detail", then "; " and
+// reconcile::change_line for each changed field ("…; ~ path: \"64\" → \"16\" (file:line)").
+// Registration activation drift is not in them (it is in status and the log).
 std::vector<std::string> drift_lines(const Report& report);
+
+// The daemon's drift notification for a pass: only drift not seen by the previous pass is news.
+struct DriftNotice {
+  std::vector<std::string> lines;  // drift_lines of the objects newly drifted (the details)
+  // Those of `lines` that stay in place (not reverted: self-heal off, or the pass only planned
+  // because the daemon is suspended): the daemon logs them.
+  std::vector<std::string> left_in_place;
+  std::set<std::string> drifted;  // every key drifted now: `known` for the next pass
+  // "2 object(s) changed outside Git (reverted)" | "(self-heal off)" | "(suspended, left in
+  // place)"; "" when `lines` is empty (nothing to send).
+  std::string summary;
+};
+// `known`: the keys drifted in the previous pass; `self_heal`: the policy in force. Pure.
+DriftNotice drift_notice(const Report& report, const std::set<std::string>& known, bool self_heal);
+
+// The daemon's refusal notification, once per refused revision. `notified` is the revision whose
+// refusal was last sent ("": none). True when this pass's refusal is to be sent; updates
+// `notified`: set by a refusal, kept through a pass of the same revision that failed (a target
+// that comes and goes does not repeat it), cleared by a pass that succeeded or is of another
+// revision (that revision refused again later is news again). Pure.
+bool refusal_is_news(const Report& report, std::string& notified);
+
+// What a refusal notification lists besides the guard's reason: for each kind of object flytecd
+// manages, what the revision would destroy ("overrides: 53 of 54 managed would be deleted, 1
+// declared"). Empty when the pass was not refused.
+std::vector<std::string> refusal_lines(const Report& report);
 
 }  // namespace flytecd::pass

@@ -107,6 +107,7 @@ struct Daemon::Impl {
   // revision in force is the source's head. Keeps lastError set while the target is fine.
   std::string source_error;
   std::set<std::string> known_drift;
+  std::string refusal_notified;  // the revision whose refusal was last notified (pass/views)
   // Suspension (guarded by status_mu): while set, passes run in plan mode. Persisted in
   // <stateDir>/suspended.json.
   std::optional<Suspension> suspension;
@@ -295,14 +296,16 @@ struct Daemon::Impl {
     if (!notifier) return;
     notify::Event e;
     e.kind = kind;
-    e.revision = revision;
+    e.revision = revision;  // the revision in force: the one the pass reconciled
     e.summary = summary;
     e.details = std::move(details);
     e.time = Clock::now();
     notifier->notify(e);
   }
 
-  void set_failure(const std::string& what) {
+  // Records a failure; the first after a success is notified as sync_failed, unless
+  // `notified` (a refusal, which publish() notifies as revision_refused).
+  void set_failure(const std::string& what, bool notified = false) {
     log->error("{}", what);
     bool transition = false;
     {
@@ -311,7 +314,7 @@ struct Daemon::Impl {
       transition = !failing;
       failing = true;
     }
-    if (transition) notify_event(notify::EventKind::sync_failed, what, {});
+    if (transition && !notified) notify_event(notify::EventKind::sync_failed, what, {});
   }
 
   // Records (or, with "", clears) the source's problem; a new problem is also a failure.
@@ -461,13 +464,9 @@ struct Daemon::Impl {
     const bool suspended = report.mode == pass::Mode::plan;
     sync_rpc_metrics();
     const auto ready = pass::readiness(report);
-    auto result = report.outcome == pass::Outcome::refused   ? metrics::ReconcileResult::refused
-                  : report.outcome == pass::Outcome::success ? metrics::ReconcileResult::success
-                  : report.applied.ok()                      ? metrics::ReconcileResult::success
-                                                             : metrics::ReconcileResult::failed;
     // A suspended pass synced nothing: it does not move "last successful sync".
     metrics.record_reconcile(
-        result, report.seconds,
+        pass::reconcile_result(report), report.seconds,
         suspended ? 0 : std::chrono::duration<double>(Clock::now().time_since_epoch()).count());
     metrics.set_target(ready.target_up, target->embedded());
     auto managed = target->ledger->managed();
@@ -483,27 +482,16 @@ struct Daemon::Impl {
 
     // Drift notifications only for newly seen drift (overrides; registration activation is in
     // status and the log).
-    std::vector<std::string> fresh;
-    std::set<std::string> now_drift;
-    for (const auto& d : report.plan.drift) {
-      now_drift.insert(d.key);
-      std::string line = d.key + ": " + d.detail;
-      for (const auto& c : d.changes) line += "; " + reconcile::change_line(c);
-      if (!known_drift.count(d.key)) {
-        if (!d.healed || suspended)
-          log->warn("drift ({}, left in place) {}", suspended ? "suspended" : "self-heal off",
-                    line);
-        fresh.push_back(std::move(line));
-      }
-    }
-    known_drift = now_drift;
-    if (!fresh.empty())
-      notify_event(notify::EventKind::drift_detected,
-                   std::to_string(fresh.size()) + " object(s) changed outside Git" +
-                       (suspended              ? " (suspended, left in place)"
-                        : cfg.policy.self_heal ? " (reverted)"
-                                               : " (self-heal off)"),
-                   fresh);
+    auto drift = pass::drift_notice(report, known_drift, cfg.policy.self_heal);
+    for (const auto& line : drift.left_in_place)
+      log->warn("drift ({}, left in place) {}", suspended ? "suspended" : "self-heal off", line);
+    known_drift = std::move(drift.drifted);
+    if (!drift.lines.empty())
+      notify_event(notify::EventKind::drift_detected, drift.summary, std::move(drift.lines));
+    // A refusal once per refused revision (the same one refused every interval is not news).
+    if (pass::refusal_is_news(report, refusal_notified))
+      notify_event(notify::EventKind::revision_refused, report.guard.reason,
+                   pass::refusal_lines(report));
 
     const bool overrides_ok = report.executed() && report.applied.ok();
     bool recovered = false;
@@ -551,7 +539,8 @@ struct Daemon::Impl {
     // and retried every reconcile, but does not make the replica unready.
     if (report.outcome != pass::Outcome::success)
       set_failure((overrides_ok ? "" : "reconcile of " + revision + " failed: ") +
-                  (report.error ? report.error->message : std::string("failed")));
+                      (report.error ? report.error->message : std::string("failed")),
+                  /*notified=*/report.outcome == pass::Outcome::refused);
     if (recovered)
       notify_event(notify::EventKind::sync_recovered, "sync recovered at " + revision, {});
     log->info("reconcile ({}) of {}{}: {}; {:.2f}s", reason, revision,

@@ -3,7 +3,9 @@
 #  * `apply --repo <empty dir>` after applying the example deactivated all 24 launch plans of
 #    flytesnacks-core (24 write RPCs) while the overrides part was refused: now the revision is
 #    refused whole, 0 RPCs, and FlyteAdmin is exactly as before;
-#  * the same for a commit deleting every document, pulled by `flytecd run` from Git;
+#  * the same for a commit deleting every document, pulled by `flytecd run` from Git; a
+#    notification receiver gets one revision_refused event naming the commit and the guard's
+#    reason (not one per interval), and one more for the next refused commit;
 #  * with --allow-empty --allow-mass-prune the removal proceeds.
 # Usage: guard.sh FLYTECD_BINARY SOURCE_DIR
 set -uo pipefail
@@ -42,19 +44,63 @@ g() { "${git_env[@]}" git -C "$tmp/work" -c user.name=t -c user.email=t@e "$@"; 
 mkdir -p "$tmp/work"; cp -r "$example/." "$tmp/work/"
 "${git_env[@]}" git init -q --bare -b main "$tmp/remote.git"
 g init -q -b main && g add -A && g commit -q -m example && g push -q "$tmp/remote.git" main:main || bad "git setup"
-hport="$(free_port)"
+hport="$(free_port)"; rport="$(free_port)"
+# The notification receiver (as in drift_values.sh): every POST body is one line of received.jsonl.
+python3 - "$rport" "$tmp/received.jsonl" > "$tmp/receiver.log" 2>&1 <<'PY' &
+import http.server, sys
+port, out = int(sys.argv[1]), sys.argv[2]
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        with open(out, "ab") as f:
+            f.write(body.replace(b"\n", b" ") + b"\n")
+        self.send_response(200); self.end_headers()
+    def log_message(self, *a): pass
+http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
+PY
+pids+=($!)
+for _ in $(seq 1 100); do (echo > /dev/tcp/127.0.0.1/$rport) 2>/dev/null && break; sleep 0.1; done
+touch "$tmp/received.jsonl"
 cat > "$tmp/flytecd.yaml" <<YAML
 stateDir: $tmp/state
 interval: 1s
 git: {url: "file://$tmp/remote.git", ref: main}
 http: {listen: "127.0.0.1:$hport"}
+notifications:
+  - {type: generic, urlEnv: GUARD_HOOK_URL}
 YAML
-"$bin" run --config "$tmp/flytecd.yaml" "${target[@]}" > "$tmp/run.log" 2>&1 &
+GUARD_HOOK_URL="http://127.0.0.1:$rport/hook" "$bin" run --config "$tmp/flytecd.yaml" "${target[@]}" > "$tmp/run.log" 2>&1 &
 daemon=$!; pids+=($daemon)
 status() { curl -fsS "http://127.0.0.1:$hport/api/v1/status" 2>/dev/null; }
+# Passes refused so far (flytecd_reconcile_total{result="refused"}).
+refused_passes() {
+  curl -sS --max-time 5 "http://127.0.0.1:$hport/metrics" 2>/dev/null |
+    awk '/^flytecd_reconcile_total\{.*result="refused"/ {print int($NF); found=1} END {if (!found) print 0}'
+}
+# Waits (bounded) until at least $1 passes were refused.
+wait_refused() { for _ in $(seq 1 150); do (( $(refused_passes) >= $1 )) && return 0; sleep 0.2; done; return 1; }
+# Waits (bounded) until the receiver holds at least $1 notifications.
+wait_received() { for _ in $(seq 1 100); do (( $(grep -c . "$tmp/received.jsonl") >= $1 )) && return 0; sleep 0.1; done; return 1; }
+# Checks the receiver got exactly $1 notifications, all revision_refused, the last naming $2 and
+# the guard's zero-documents reason.
+check_refusals() {
+  python3 - "$tmp/received.jsonl" "$1" "$2" <<'PY'
+import json, sys
+path, want, revision = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+got = [json.loads(l) for l in open(path) if l.strip()]
+assert len(got) == want, f"expected {want} notification(s), got {len(got)}: {got}"
+assert all(n["event"] == "revision_refused" for n in got), got
+last = got[-1]
+assert last["revision"] == revision, last
+assert last["summary"].startswith("refusing a revision with zero documents"), last
+assert any(d.startswith("overrides: ") and "would be deleted" in d for d in last["details"]), last
+PY
+}
 for _ in $(seq 1 150); do status | grep -q '"outcome":"success"' && break; sleep 0.2; done
 status | grep -q '"outcome":"success"' && ok "daemon converged on the example" || { bad "daemon did not converge"; tail -20 "$tmp/run.log"; }
+[[ ! -s "$tmp/received.jsonl" ]] || bad "notifications before the refusal: $(cat "$tmp/received.jsonl")"
 g rm -q -r . && g commit -q -m "delete everything" && g push -q "$tmp/remote.git" main:main || bad "git delete commit"
+deleted="$(g rev-parse HEAD)"
 for _ in $(seq 1 150); do status | grep -q '"outcome":"refused"' && break; sleep 0.2; done
 st="$(status)"
 grep -q '"outcome":"refused"' <<<"$st" && ok "daemon: the all-deleted commit is refused" || { bad "daemon did not refuse: $(head -c 1500 <<<"$st")"; tail -20 "$tmp/run.log"; }
@@ -66,6 +112,19 @@ for _ in $(seq 1 50); do
   sleep 0.2
 done
 grep -q 'result="refused"} [1-9]' <<<"$metric" && ok "refusal counted in flytecd_reconcile_total" || bad "no refused metric: $metric"
+# The same revision is refused every interval; it is notified once.
+first="$(refused_passes)"
+wait_refused $((first + 3)) || bad "the daemon stopped refusing every interval (refused passes: $(refused_passes))"
+wait_received 1
+out="$(check_refusals 1 "$deleted" 2>&1)" && ok "one revision_refused notification names the commit and the reason, after $(refused_passes) refused passes" || bad "refusal notification: $out"
+# A new refused revision is notified again.
+g commit -q --allow-empty -m "still nothing" && g push -q "$tmp/remote.git" main:main || bad "git empty commit"
+again="$(g rev-parse HEAD)"
+for _ in $(seq 1 150); do status | grep -q "\"revision\":\"$again\"" && break; sleep 0.2; done
+now="$(refused_passes)"
+wait_refused $((now + 3)) || bad "the new revision was not refused every interval"
+wait_received 2
+out="$(check_refusals 2 "$again" 2>&1)" && ok "the next refused commit is one more revision_refused notification" || bad "second refusal notification: $out"
 kill "$daemon"; wait "$daemon" 2>/dev/null
 "$bin" plan --live --repo "$example" --state-dir "$tmp/state" "${target[@]}" > "$tmp/plan2.log" 2>&1; rc=$?
 [[ $rc -eq 0 ]] && ok "after the daemon's refusal nothing changed in FlyteAdmin" || { bad "plan --live after daemon refusal: exit $rc"; head -40 "$tmp/plan2.log"; }
