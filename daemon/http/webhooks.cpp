@@ -4,14 +4,15 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
-#include <array>
 #include <cctype>
 #include <optional>
+
+#include "daemon/common/digest.hpp"
 
 namespace flytecd::http {
 namespace {
 
-using Digest = std::array<unsigned char, 32>;
+using Digest = digest::Sha256Bytes;
 
 Digest hmac_sha256(std::string_view key, std::string_view data) {
   Digest md{};
@@ -21,13 +22,6 @@ Digest hmac_sha256(std::string_view key, std::string_view data) {
   const auto* k = key.empty() ? &k_empty : reinterpret_cast<const unsigned char*>(key.data());
   const auto* d = data.empty() ? &k_empty : reinterpret_cast<const unsigned char*>(data.data());
   HMAC(EVP_sha256(), k, static_cast<int>(key.size()), d, data.size(), md.data(), &len);
-  return md;
-}
-
-Digest sha256(std::string_view data) {
-  Digest md{};
-  unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), md.data(), &len, EVP_sha256(), nullptr);
   return md;
 }
 
@@ -118,20 +112,13 @@ bool verify_bearer(std::string_view token, std::string_view authorization_header
 }
 
 std::string hmac_sha256_hex(std::string_view key, std::string_view data) {
-  static constexpr char k_hex[] = "0123456789abcdef";
-  const Digest md = hmac_sha256(key, data);
-  std::string out;
-  out.reserve(md.size() * 2);
-  for (unsigned char b : md) {
-    out += k_hex[b >> 4];
-    out += k_hex[b & 0xf];
-  }
-  return out;
+  return digest::to_hex(hmac_sha256(key, data));
 }
 
 bool constant_time_equal(std::string_view a, std::string_view b) {
-  const Digest da = sha256(a);
-  const Digest db = sha256(b);
+  // Hashing first makes the comparison's time independent of where, and whether, lengths differ.
+  const Digest da = digest::sha256(a);
+  const Digest db = digest::sha256(b);
   return CRYPTO_memcmp(da.data(), db.data(), da.size()) == 0;
 }
 

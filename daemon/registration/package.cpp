@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "daemon/common/digest.hpp"
+
 namespace flytecd::registration {
 
 namespace {
@@ -644,16 +646,7 @@ size_t Package::count(EntityKind kind) const {
                                            [kind](const Entity& e) { return e.kind == kind; }));
 }
 
-std::string md5_hex(const std::array<unsigned char, 16>& md5) {
-  static constexpr char k_hex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(32);
-  for (unsigned char b : md5) {
-    out += k_hex[b >> 4];
-    out += k_hex[b & 0xf];
-  }
-  return out;
-}
+std::string md5_hex(const std::array<unsigned char, 16>& md5) { return digest::to_hex(md5); }
 
 namespace {
 

@@ -8,11 +8,14 @@
 #include <random>
 #include <sstream>
 #include <thread>
+#include <type_traits>
+#include <variant>
 
 #include "daemon/common/log.hpp"
 #include "flytecd_service.grpc.pb.h"
 #include "sinks/flyteadmin/hints.hpp"
 #include "sinks/flyteadmin/oauth.hpp"
+#include "sinks/flyteadmin/requests.hpp"
 
 namespace flytecd::sinks::flyteadmin {
 namespace admin = flyteidl::admin;
@@ -290,12 +293,41 @@ Result<sinks::State> AdminSink::observe() {
 }
 
 namespace {
-template <typename T>
-void set_scope(T* attrs, const sinks::Scope& s) {
-  attrs->set_project(s.project);
-  if constexpr (requires { attrs->set_domain(s.domain); }) attrs->set_domain(s.domain);
-  if constexpr (requires { attrs->set_workflow(s.workflow); }) attrs->set_workflow(s.workflow);
-}
+using AdminStub = flyteidl::service::AdminService::Stub;
+
+// The stub method and response type of each OverrideRequest alternative.
+template <typename Req>
+struct OverrideRpc;
+template <>
+struct OverrideRpc<admin::ProjectAttributesUpdateRequest> {
+  using Response = admin::ProjectAttributesUpdateResponse;
+  static constexpr auto method = &AdminStub::UpdateProjectAttributes;
+};
+template <>
+struct OverrideRpc<admin::ProjectDomainAttributesUpdateRequest> {
+  using Response = admin::ProjectDomainAttributesUpdateResponse;
+  static constexpr auto method = &AdminStub::UpdateProjectDomainAttributes;
+};
+template <>
+struct OverrideRpc<admin::WorkflowAttributesUpdateRequest> {
+  using Response = admin::WorkflowAttributesUpdateResponse;
+  static constexpr auto method = &AdminStub::UpdateWorkflowAttributes;
+};
+template <>
+struct OverrideRpc<admin::ProjectAttributesDeleteRequest> {
+  using Response = admin::ProjectAttributesDeleteResponse;
+  static constexpr auto method = &AdminStub::DeleteProjectAttributes;
+};
+template <>
+struct OverrideRpc<admin::ProjectDomainAttributesDeleteRequest> {
+  using Response = admin::ProjectDomainAttributesDeleteResponse;
+  static constexpr auto method = &AdminStub::DeleteProjectDomainAttributes;
+};
+template <>
+struct OverrideRpc<admin::WorkflowAttributesDeleteRequest> {
+  using Response = admin::WorkflowAttributesDeleteResponse;
+  static constexpr auto method = &AdminStub::DeleteWorkflowAttributes;
+};
 }  // namespace
 
 Status AdminSink::execute(const sinks::Step& step) {
@@ -318,71 +350,17 @@ Status AdminSink::execute(const sinks::Step& step) {
     return i.call("UpdateProject", req, &resp, &Stub::UpdateProject);
   }
 
-  auto remove = [&](const sinks::OverrideState& o) -> Status {
-    switch (o.scope.level()) {
-      case sinks::Level::project: {
-        admin::ProjectAttributesDeleteRequest req;
-        set_scope(&req, o.scope);
-        req.set_resource_type(o.type);
-        admin::ProjectAttributesDeleteResponse resp;
-        return i.call("DeleteProjectAttributes", req, &resp, &Stub::DeleteProjectAttributes);
-      }
-      case sinks::Level::project_domain: {
-        admin::ProjectDomainAttributesDeleteRequest req;
-        set_scope(&req, o.scope);
-        req.set_resource_type(o.type);
-        admin::ProjectDomainAttributesDeleteResponse resp;
-        return i.call("DeleteProjectDomainAttributes", req, &resp,
-                      &Stub::DeleteProjectDomainAttributes);
-      }
-      default: {
-        admin::WorkflowAttributesDeleteRequest req;
-        set_scope(&req, o.scope);
-        req.set_resource_type(o.type);
-        admin::WorkflowAttributesDeleteResponse resp;
-        return i.call("DeleteWorkflowAttributes", req, &resp, &Stub::DeleteWorkflowAttributes);
-      }
-    }
-  };
-  auto update = [&](const sinks::OverrideState& o) -> Status {
-    switch (o.scope.level()) {
-      case sinks::Level::project: {
-        admin::ProjectAttributesUpdateRequest req;
-        set_scope(req.mutable_attributes(), o.scope);
-        *req.mutable_attributes()->mutable_matching_attributes() = o.value;
-        admin::ProjectAttributesUpdateResponse resp;
-        return i.call("UpdateProjectAttributes", req, &resp, &Stub::UpdateProjectAttributes);
-      }
-      case sinks::Level::project_domain: {
-        admin::ProjectDomainAttributesUpdateRequest req;
-        set_scope(req.mutable_attributes(), o.scope);
-        *req.mutable_attributes()->mutable_matching_attributes() = o.value;
-        admin::ProjectDomainAttributesUpdateResponse resp;
-        return i.call("UpdateProjectDomainAttributes", req, &resp,
-                      &Stub::UpdateProjectDomainAttributes);
-      }
-      default: {
-        admin::WorkflowAttributesUpdateRequest req;
-        set_scope(req.mutable_attributes(), o.scope);
-        *req.mutable_attributes()->mutable_matching_attributes() = o.value;
-        admin::WorkflowAttributesUpdateResponse resp;
-        return i.call("UpdateWorkflowAttributes", req, &resp, &Stub::UpdateWorkflowAttributes);
-      }
-    }
-  };
-
-  switch (step.action) {
-    case Action::create:
-    case Action::update:
-      return update(*step.desired);
-    case Action::remove:
-      return step.live ? remove(*step.live) : ok_status();
-    case Action::replace: {
-      if (auto s = remove(*step.live); !s) return s;
-      return update(*step.desired);
-    }
-    case Action::adopt:
-      return ok_status();
+  // Overrides: send what render_override_step rendered, in order, stopping at the first failure.
+  for (const OverrideRequest& req : render_override_step(step)) {
+    const std::string method(rpc_name(req));
+    Status s = std::visit(
+        [&](const auto& r) {
+          using Rpc = OverrideRpc<std::decay_t<decltype(r)>>;
+          typename Rpc::Response resp;
+          return i.call(method.c_str(), r, &resp, Rpc::method);
+        },
+        req);
+    if (!s) return s;
   }
   return ok_status();
 }

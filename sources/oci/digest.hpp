@@ -1,27 +1,24 @@
 #pragma once
 
-#include <memory>
+#include <cstddef>
 #include <string>
 #include <string_view>
 
+#include "daemon/common/digest.hpp"
+
 namespace flytecd::sources::oci {
 
-// Streaming SHA-256 (OpenSSL EVP). Not thread-safe; one per stream.
+// Streaming OCI content digest: digest::Sha256 with the "sha256:" algorithm prefix. Not
+// thread-safe; one per stream.
 class Sha256 {
  public:
-  Sha256();
-  ~Sha256();
-  Sha256(const Sha256&) = delete;
-  Sha256& operator=(const Sha256&) = delete;
-
-  void update(const void* data, size_t size);
+  void update(const void* data, size_t size) { m_hash.update(data, size); }
   // "sha256:<64 lowercase hex>"; the hasher is reset afterwards.
   std::string finish();
-  void reset();
+  void reset() { m_hash.reset(); }
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> m_impl;
+  digest::Sha256 m_hash;
 };
 
 // "sha256:<hex>" of a whole buffer.

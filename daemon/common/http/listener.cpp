@@ -12,12 +12,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <condition_variable>
 #include <cstring>
-#include <deque>
 #include <mutex>
 #include <set>
 #include <unordered_map>
+
+#include "daemon/common/worker_pool.hpp"
 
 namespace flytecd::http {
 namespace {
@@ -117,55 +117,6 @@ struct Job {
   std::optional<Response> response;  // filled by the handler thread
 };
 
-// Handler threads taking jobs from one queue.
-class Pool {
- public:
-  Pool(size_t threads, std::function<void(Job&)> run) : m_run(std::move(run)) {
-    for (size_t i = 0; i < threads; ++i) m_threads.emplace_back([this] { work(); });
-  }
-  ~Pool() { stop(); }
-  void push(Job job) {
-    {
-      std::lock_guard<std::mutex> lock(m_mu);
-      m_jobs.push_back(std::move(job));
-    }
-    m_cv.notify_one();
-  }
-  // Lets running jobs finish, drops queued ones, joins. Idempotent.
-  void stop() {
-    {
-      std::lock_guard<std::mutex> lock(m_mu);
-      m_stop = true;
-      m_jobs.clear();
-    }
-    m_cv.notify_all();
-    for (auto& t : m_threads) {
-      if (t.joinable()) t.join();
-    }
-  }
-
- private:
-  void work() {
-    for (;;) {
-      Job job;
-      {
-        std::unique_lock<std::mutex> lock(m_mu);
-        m_cv.wait(lock, [&] { return m_stop || !m_jobs.empty(); });
-        if (m_stop) return;
-        job = std::move(m_jobs.front());
-        m_jobs.pop_front();
-      }
-      m_run(job);
-    }
-  }
-  std::function<void(Job&)> m_run;
-  std::mutex m_mu;
-  std::condition_variable m_cv;
-  std::deque<Job> m_jobs;
-  bool m_stop = false;
-  std::vector<std::thread> m_threads;
-};
-
 }  // namespace
 
 struct Listener::Loop {
@@ -177,7 +128,7 @@ struct Listener::Loop {
   int wake_fd = -1;
   std::atomic<bool> stopping{false};
   std::thread thread;
-  std::unique_ptr<Pool> general, priority;
+  std::unique_ptr<WorkerPool> general, priority;  // handler threads
 
   std::mutex done_mu;
   std::vector<Job> done;  // answered jobs, handed back to the event thread
@@ -511,7 +462,7 @@ struct Listener::Loop {
     job.id = c.id;
     job.body = body;
     job.req = std::move(req);
-    (c.priority ? priority : general)->push(std::move(job));
+    (c.priority ? priority : general)->post([this, j = std::move(job)]() mutable { run_job(j); });
   }
 
   void take_done() {
@@ -652,8 +603,8 @@ Result<std::unique_ptr<Listener>> Listener::start(ListenerOptions options, Reque
   loop->options = std::move(options);
   loop->handler = std::move(handler);
   Loop* self = loop.get();
-  loop->general = std::make_unique<Pool>(threads, [self](Job& j) { self->run_job(j); });
-  loop->priority = std::make_unique<Pool>(1, [self](Job& j) { self->run_job(j); });
+  loop->general = std::make_unique<WorkerPool>(threads);
+  loop->priority = std::make_unique<WorkerPool>(1);
   loop->thread = std::thread([self] { self->run(); });
 
   std::unique_ptr<Listener> l(new Listener(std::move(loop)));
