@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -64,6 +66,10 @@ class Sink {
 
   // "flyteadmin dns:///host:port", "configmap flyte/flyte-admin-overrides (overrides.yaml)".
   virtual std::string describe() const = 0;
+
+  // Calls made so far, keyed "Method CODE" ("UpdateProjectAttributes OK"), for the daemon's
+  // flytecd_rpc_total; monotonic. Empty for a sink that does not count. Thread-safe.
+  virtual std::map<std::string, uint64_t> rpc_counts() const { return {}; }
 };
 
 }  // namespace flytecd::sinks

@@ -69,7 +69,7 @@ Result<config::Config> resolve_config(const TargetOptions& opt);
 // (each diagnostic is written to `err` first).
 struct LoadedRevision {
   std::unique_ptr<sources::Source> source;  // null for a directory
-  std::string revision;                     // commit id, or "dir:<absolute path>"
+  std::string revision;                     // commit id, or "dir:<content hash>" (a directory)
   std::string subject;                      // commit subject ("" for a directory)
   std::string author;                       // commit author ("" for a directory)
   int64_t committed_at = 0;                 // commit time, unix seconds

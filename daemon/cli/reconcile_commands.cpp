@@ -26,30 +26,25 @@ Result<LoadedRevision> load_revision(const config::Config& cfg, const std::strin
                                      std::ostream& err) {
   LoadedRevision out;
   model::Limits limits;
-  std::vector<model::SourceFile> files;
-  std::string where;
-  if (cfg.git.url.empty()) {
-    if (!at.empty())
-      return make_error(ErrorCode::invalid_input,
-                        "revision '" + at + "' needs a Git source (git.url or --git)");
-    auto tree = sources::local::read_yaml_tree(cfg.repo, limits.max_file_bytes);
-    if (!tree) return tree.error();
-    files = std::move(*tree);
-    out.revision = "dir:" + std::filesystem::absolute(cfg.repo).lexically_normal().string();
-    where = "the repository at " + cfg.repo;
-  } else {
-    auto source = wiring::make_source(cfg);
-    if (!source) return source.error();
-    auto snap = at.empty() ? (*source)->sync() : (*source)->snapshot_at(at);
-    if (!snap) return snap.error();
-    out.revision = snap->revision;
-    out.subject = snap->subject;
-    out.author = snap->author;
-    out.committed_at = snap->commit_time;
-    files = std::move(snap->files);
-    where = (*source)->describe() + " at " + out.revision.substr(0, 12);
-    out.source = std::move(*source);
-  }
+  // The same source the daemon reads (wiring::make_source): Git, or the `repo` directory, whose
+  // revision id is a hash of its content ("dir:<16 hex>"), so a command and the daemon name
+  // one directory state alike.
+  if (cfg.git.url.empty() && !at.empty())
+    return make_error(ErrorCode::invalid_input,
+                      "revision '" + at + "' needs a Git source (git.url or --git)");
+  auto source = wiring::make_source(cfg);
+  if (!source) return source.error();
+  auto snap = at.empty() ? (*source)->sync() : (*source)->snapshot_at(at);
+  if (!snap) return snap.error();
+  out.revision = snap->revision;
+  out.subject = snap->subject;
+  out.author = snap->author;
+  out.committed_at = snap->commit_time;
+  std::vector<model::SourceFile> files = std::move(snap->files);
+  const std::string where = cfg.git.url.empty()
+                                ? "the repository at " + cfg.repo
+                                : (*source)->describe() + " at " + out.revision.substr(0, 12);
+  out.source = std::move(*source);
   auto loaded = model::load_documents(files, limits, cfg.documents);
   if (!loaded.ok()) {
     for (const auto& d : loaded.diagnostics)
@@ -71,7 +66,7 @@ std::unique_ptr<registration::PackageSource> package_source(const config::Config
       cfg, rev.source ? registration::RepoFileReader([&rev](const std::string& path) {
         return rev.source->read_file(rev.revision, path, registration::k_max_repo_package_bytes);
       })
-                      : registration::directory_reader(cfg.repo));
+                      : registration::directory_reader(cfg.repo));  // a revision built by hand
 }
 
 }  // namespace
@@ -337,7 +332,7 @@ int run_import(const TargetOptions& opt, const std::string& out_dir, std::ostrea
     err << "flytecd import: " << target.error().message << "\n";
     return 1;
   }
-  auto live = target->sink->observe();
+  auto live = target->pass_sink().observe();  // ConfigMap mode: overrides from the ConfigMap
   if (!live) {
     err << "flytecd import: " << live.error().message << "\n";
     return 1;

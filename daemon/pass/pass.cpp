@@ -228,9 +228,9 @@ OwnershipStep establish_ownership(const Revision& rev, Wiring& w, const Options&
                   "): " + why + " (planning with the ledger as it is)";
     return std::move(out);
   };
-  // A directory's revision id names a path, not content: what it held when it was applied is
-  // gone, so it cannot be rebuilt from (rebuilding from what it holds now would call a change in
-  // the directory drift).
+  // A directory keeps no history: its revision id is a hash of what it held when it was applied,
+  // but that content is gone, so it cannot be rebuilt from (rebuilding from what it holds now
+  // would call a change in the directory drift).
   if (rec.converged.rfind("dir:", 0) == 0)
     return fail(
         "the recorded revision is a directory, which keeps no history (use a Git source, "

@@ -36,7 +36,7 @@ namespace flytecd::pass {
 
 // What the pass reconciles: a revision that passed validation.
 struct Revision {
-  std::string id;       // commit id, or "dir:<absolute path>"
+  std::string id;       // commit id, or "dir:<content hash>" (a directory)
   std::string subject;  // commit subject (may be empty)
   const model::Documents* docs = nullptr;
   std::string author;        // commit author "Name <email>" (may be empty)

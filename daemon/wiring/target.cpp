@@ -26,34 +26,38 @@ Result<Target> open_target(const config::Config& cfg, Access access) {
   if (!ledger) return ledger.error();
   t.ledger = std::move(*ledger);
 
-  // The table of sink backends is in daemon/wiring/wiring.cpp; here the emulator is started first
-  // when it is the target, since the Target owns it.
-  sinks::flyteadmin::AdminConfig admin = cfg.admin;
-  if (admin_target_kind(cfg) == TargetKind::emulator) {
+  // The sinks come from the table of sink backends (sink_backends(), daemon/wiring/wiring.cpp);
+  // the embedded emulator is started here first, since the Target owns it.
+  const TargetKind kind = admin_target_kind(cfg);
+  SinkContext ctx;
+  if (kind == TargetKind::emulator) {
     sinks::emulator::Options opts;
     opts.db_path = cfg.state_dir + "/emulator.db";
     opts.domains = cfg.documents.domains;
     auto emu = sinks::emulator::Emulator::start(opts);
     if (!emu) return emu.error().wrap("embedded emulator");
     t.emulator = std::move(*emu);
-    admin = sinks::flyteadmin::AdminConfig{};
-    admin.endpoint = t.emulator->address();
-    admin.insecure = true;
+    ctx.emulator_address = t.emulator->address();
     t.description = "flyteadmin EMULATOR (embedded, " + t.emulator->address() + ", " +
                     opts.db_path + ") — not a real FlyteAdmin; set admin.endpoint to target one";
     log::get("flytecd")->warn(
         "no FlyteAdmin endpoint configured: using the embedded FlyteAdmin emulator at {} ({})",
         t.emulator->address(), opts.db_path);
   } else {
-    t.description = "flyteadmin " + log::redact_url(admin.endpoint);
+    t.description = "flyteadmin " + log::redact_url(cfg.admin.endpoint);
   }
-  auto sink = make_admin_sink(admin, t.description);
+  ctx.label = t.description;
+  auto sink = make_sink(kind, cfg, ctx);
   if (!sink) return sink.error();
   t.sink = std::move(*sink);
   if (configmap_mode(cfg)) {
     auto kube = open_kube_client(cfg);
     if (!kube) return kube.error();
-    t.configmap = make_configmap_sink(std::move(*kube));
+    SinkContext cm_ctx;
+    cm_ctx.kube = std::move(*kube);
+    auto configmap = make_sink(TargetKind::configmap, cfg, cm_ctx);
+    if (!configmap) return configmap.error();
+    t.configmap = std::move(*configmap);
     auto routed = route_overrides(*t.sink, *t.configmap);
     if (!routed) return routed.error();
     t.routed = std::move(*routed);

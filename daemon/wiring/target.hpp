@@ -18,11 +18,11 @@ namespace flytecd::wiring {
 struct Target {
   std::unique_ptr<FileLock> lock;  // first member: released after everything else is closed
   std::unique_ptr<sinks::emulator::Emulator> emulator;  // set when embedded
-  std::unique_ptr<sinks::flyteadmin::AdminSink> sink;
+  std::unique_ptr<sinks::Sink> sink;  // FlyteAdmin, or the embedded emulator (sink_backends())
   std::unique_ptr<ledger::Ledger> ledger;
   // ConfigMap mode (kubernetes.configMap.enabled): overrides and platform defaults go to the
   // ConfigMap sink, projects and registrations to `sink`, through `routed`. Null otherwise.
-  std::unique_ptr<sinks::configmap::ConfigMapSink> configmap;
+  std::unique_ptr<sinks::Sink> configmap;
   std::unique_ptr<sinks::RoutingSink> routed;  // after what it routes to: destroyed first
   std::string description;
   bool embedded() const { return emulator != nullptr; }

@@ -48,7 +48,7 @@ class AdminSink : public Sink, public EntitySink {
                                                 const std::string& content_md5) override;
 
   // RPCs issued so far, keyed "Method CODE" (e.g. "UpdateProjectAttributes OK").
-  std::map<std::string, uint64_t> rpc_counts() const;
+  std::map<std::string, uint64_t> rpc_counts() const override;
   // FlyteAdmin's GetVersion (a cheap reachability check).
   Result<std::string> server_version();
 

@@ -1,0 +1,44 @@
+// The commands read their revision through the same source factory as the daemon.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "daemon/cli/commands.hpp"
+#include "daemon/wiring/wiring.hpp"
+
+namespace fs = std::filesystem;
+using flytecd::config::Config;
+
+TEST_CASE("load_revision: a directory is named by its content, as the daemon's source names it",
+          "[cli]") {
+  const fs::path dir = fs::temp_directory_path() / "flytecd-load-revision";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "p.yaml") << "apiVersion: flytecd/v1\nkind: Project\nid: p\nname: p\n";
+  Config cfg;
+  cfg.repo = dir.string();
+  std::ostringstream err;
+  auto rev = flytecd::cli::load_revision(cfg, "", err);
+  REQUIRE(rev);
+  auto source = flytecd::wiring::make_source(cfg);
+  REQUIRE(source);
+  auto snap = (*source)->sync();
+  REQUIRE(snap);
+  CHECK(rev->revision == snap->revision);
+  CHECK(rev->revision.rfind("dir:", 0) == 0);
+  CHECK(rev->revision.find(dir.string()) == std::string::npos);  // content, not the path
+  CHECK(rev->source != nullptr);  // repository-path packages are read through it
+  CHECK(rev->docs.projects.size() == 1);
+
+  // Another content is another revision; a revision id needs a Git source.
+  std::ofstream(dir / "p.yaml") << "apiVersion: flytecd/v1\nkind: Project\nid: p\nname: q\n";
+  auto changed = flytecd::cli::load_revision(cfg, "", err);
+  REQUIRE(changed);
+  CHECK(changed->revision != rev->revision);
+  auto at = flytecd::cli::load_revision(cfg, "abc123", err);
+  REQUIRE_FALSE(at);
+  CHECK(at.error().message.find("needs a Git source") != std::string::npos);
+  fs::remove_all(dir);
+}
