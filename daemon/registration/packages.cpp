@@ -24,16 +24,46 @@ Result<model::PackageRef> package_ref_of(const model::Registration& r,
   return *ref;
 }
 
+DefaultPackageSource::DefaultPackageSource(ByKind by_kind, std::string registry)
+    : m_by_kind(std::move(by_kind)), m_registry(std::move(registry)) {}
+
+namespace {
+DefaultPackageSource::ByKind built_in(sources::oci::FetchOptions options, RepoFileReader read) {
+  std::shared_ptr<sources::PackageSource> fetcher =
+      sources::oci::make_package_source(std::move(options));
+  return {{model::PackageRef::Kind::oci, fetcher},
+          {model::PackageRef::Kind::https, fetcher},
+          {model::PackageRef::Kind::path, sources::local::make_package_source(std::move(read))}};
+}
+
+const char* kind_name(model::PackageRef::Kind k) {
+  switch (k) {
+    case model::PackageRef::Kind::oci:
+      return "oci://";
+    case model::PackageRef::Kind::https:
+      return "https://";
+    case model::PackageRef::Kind::path:
+      break;
+  }
+  return "repository path";
+}
+}  // namespace
+
 DefaultPackageSource::DefaultPackageSource(sources::oci::FetchOptions options, std::string registry,
                                            RepoFileReader read_repo_file)
-    : m_fetched(sources::oci::make_package_source(std::move(options))),
-      m_repo(sources::local::make_package_source(std::move(read_repo_file))),
-      m_registry(std::move(registry)) {}
+    : DefaultPackageSource(built_in(std::move(options), std::move(read_repo_file)),
+                           std::move(registry)) {}
 
 Result<LoadedPackage> DefaultPackageSource::load(const model::Registration& r) {
   auto ref = package_ref_of(r, m_registry);
   if (!ref) return ref.error();
-  return ref->kind == model::PackageRef::Kind::path ? m_repo->load(*ref) : m_fetched->load(*ref);
+  auto it = m_by_kind.find(ref->kind);
+  if (it == m_by_kind.end() || !it->second)
+    return make_error(ErrorCode::invalid_input, "package '" + r.package +
+                                                    "': no package source "
+                                                    "serves " +
+                                                    kind_name(ref->kind) + " references here");
+  return it->second->load(*ref);
 }
 
 RepoFileReader directory_reader(const std::string& root, uint64_t max_bytes) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -32,13 +33,17 @@ class PackageSource {
 // `read_repo_file`. FlyteRegistration's registry-relative package is <registry>/<uri>:<version>.
 class DefaultPackageSource : public PackageSource {
  public:
+  using ByKind = std::map<model::PackageRef::Kind, std::shared_ptr<sources::PackageSource>>;
+  // Each reference goes to the source of its kind (the daemon's table: wiring::package_backends);
+  // a kind without one is an invalid_input error naming it.
+  DefaultPackageSource(ByKind by_kind, std::string registry);
+  // The built-in pair: one fetcher for oci:// and https:// (one cache), and `read_repo_file`.
   DefaultPackageSource(sources::oci::FetchOptions options, std::string registry,
                        RepoFileReader read_repo_file);
   Result<LoadedPackage> load(const model::Registration& r) override;
 
  private:
-  std::unique_ptr<sources::PackageSource> m_fetched;  // oci://, https://
-  std::unique_ptr<sources::PackageSource> m_repo;     // repository paths
+  ByKind m_by_kind;
   std::string m_registry;
 };
 

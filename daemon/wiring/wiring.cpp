@@ -7,6 +7,8 @@
 #include "daemon/k8s/client.hpp"
 #include "daemon/k8s/kube_api.hpp"
 #include "daemon/model/loader.hpp"
+#include "sources/local/package_source.hpp"
+#include "sources/oci/package_source.hpp"
 
 namespace flytecd::wiring {
 namespace {
@@ -129,11 +131,27 @@ sources::git::GitOptions git_options(const config::Config& cfg) {
 
 // ---- Package sources --------------------------------------------------------------------------
 
+namespace {
+std::shared_ptr<sources::PackageSource> open_fetcher(PackageContext& ctx) {
+  if (!ctx.fetcher)
+    ctx.fetcher =
+        sources::oci::make_package_source(fetch_options(ctx.cfg.packages, ctx.cfg.state_dir));
+  return ctx.fetcher;
+}
+std::shared_ptr<sources::PackageSource> open_repo_path(PackageContext& ctx) {
+  return sources::local::make_package_source(ctx.read_repo_file);
+}
+}  // namespace
+
 const std::vector<PackageBackend>& package_backends() {
+  using Kind = sources::PackageRef::Kind;
   static const std::vector<PackageBackend> k_backends = {
-      {"oci://", "an OCI artifact (registry API, digest-verified, cached)"},
-      {"https://", "an archive over HTTPS (size-limited, cached by digest)"},
-      {"", "a path in the repository, read at the revision being applied"},
+      {Kind::oci, "oci://", "an OCI artifact (registry API, digest-verified, cached)",
+       open_fetcher},
+      {Kind::https, "https://", "an archive over HTTPS (size-limited, cached by digest)",
+       open_fetcher},
+      {Kind::path, "", "a path in the repository, read at the revision being applied",
+       open_repo_path},
   };
   return k_backends;
 }
@@ -152,8 +170,11 @@ sources::oci::FetchOptions fetch_options(const config::PackagesConfig& cfg,
 
 std::unique_ptr<registration::PackageSource> make_package_source(
     const config::Config& cfg, registration::RepoFileReader read_repo_file) {
-  return std::make_unique<registration::DefaultPackageSource>(
-      fetch_options(cfg.packages, cfg.state_dir), cfg.packages.registry, std::move(read_repo_file));
+  PackageContext ctx{cfg, std::move(read_repo_file)};
+  registration::DefaultPackageSource::ByKind by_kind;
+  for (const auto& b : package_backends()) by_kind[b.kind] = b.open(ctx);
+  return std::make_unique<registration::DefaultPackageSource>(std::move(by_kind),
+                                                              cfg.packages.registry);
 }
 
 // ---- Sinks ------------------------------------------------------------------------------------

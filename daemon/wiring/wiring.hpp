@@ -45,12 +45,23 @@ sources::git::GitOptions git_options(const config::Config& cfg);
 
 // ---- Package sources --------------------------------------------------------------------------
 
+// What the package-source factories share: the configuration, the reader of repository files at
+// the revision being applied, and one OCI/HTTPS fetcher (one cache, one token cache) made on
+// first use.
+struct PackageContext {
+  const config::Config& cfg;
+  registration::RepoFileReader read_repo_file;
+  std::shared_ptr<sources::PackageSource> fetcher{};
+};
+
 struct PackageBackend {
+  sources::PackageRef::Kind kind;
   std::string_view scheme;  // "oci://", "https://", "" (a path in the repository)
   std::string_view description;
+  std::shared_ptr<sources::PackageSource> (*open)(PackageContext& ctx);
 };
-// The package references registrations may use; one built-in implementation serves them all
-// (registration::DefaultPackageSource: the OCI/HTTPS fetcher with its cache, and `read_repo_file`).
+// The package references registrations may use, one row per kind; make_package_source routes
+// each reference to its row's source (registration::DefaultPackageSource).
 const std::vector<PackageBackend>& package_backends();
 // The fetcher settings of flytecd's `packages:` config (cache under <stateDir>/packages). Pure.
 sources::oci::FetchOptions fetch_options(const config::PackagesConfig& cfg,

@@ -92,7 +92,30 @@ TEST_CASE("wiring: package references by scheme, one built-in package source", "
   auto packages = wiring::make_package_source(
       cfg,
       [](const std::string& path) -> flytecd::Result<std::string> { return "bytes of " + path; });
-  CHECK(packages != nullptr);
+  REQUIRE(packages != nullptr);
+  // A repository path goes to the path row's source (the revision's reader).
+  flytecd::model::Registration r;
+  r.name = "core";
+  r.package = "packages/core.tgz";
+  auto loaded = packages->load(r);
+  REQUIRE(loaded);
+  CHECK(loaded->bytes == "bytes of packages/core.tgz");
+  CHECK(loaded->digest.rfind("sha256:", 0) == 0);
+  // A registry-relative FlyteRegistration with no registry configured names the setting.
+  r.registry_relative = true;
+  auto no_registry = packages->load(r);
+  REQUIRE_FALSE(no_registry);
+  CHECK(no_registry.error().message.find("packages.registry") != std::string::npos);
+}
+
+TEST_CASE("package source: a kind without a source is an error naming it", "[wiring]") {
+  flytecd::registration::DefaultPackageSource only_oci({}, "");
+  flytecd::model::Registration r;
+  r.package = "packages/core.tgz";
+  auto loaded = only_oci.load(r);
+  REQUIRE_FALSE(loaded);
+  CHECK(loaded.error().code == ErrorCode::invalid_input);
+  CHECK(loaded.error().message.find("repository path") != std::string::npos);
 }
 
 TEST_CASE("wiring: sinks by target kind", "[wiring]") {
