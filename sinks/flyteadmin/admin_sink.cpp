@@ -331,7 +331,6 @@ struct OverrideRpc<admin::WorkflowAttributesDeleteRequest> {
 }  // namespace
 
 Status AdminSink::execute(const sinks::Step& step) {
-  using Stub = flyteidl::service::AdminService::Stub;
   Impl& i = *m_impl;
   if (step.action == Action::adopt) return ok_status();
   if (step.kind == ObjectKind::project) {
@@ -340,14 +339,14 @@ Status AdminSink::execute(const sinks::Step& step) {
       admin::ProjectRegisterRequest req;
       *req.mutable_project() = render_project(p);
       admin::ProjectRegisterResponse resp;
-      auto s = i.call("RegisterProject", req, &resp, &Stub::RegisterProject);
+      auto s = i.call("RegisterProject", req, &resp, &AdminStub::RegisterProject);
       if (s || s.error().code != ErrorCode::already_exists) return s;
       // Registered earlier (e.g. before a crash): make it match instead.
     }
     admin::Project req = render_project(p);
     if (step.action == Action::remove) req.set_state(admin::Project::ARCHIVED);
     admin::ProjectUpdateResponse resp;
-    return i.call("UpdateProject", req, &resp, &Stub::UpdateProject);
+    return i.call("UpdateProject", req, &resp, &AdminStub::UpdateProject);
   }
 
   // Overrides: send what render_override_step rendered, in order, stopping at the first failure.

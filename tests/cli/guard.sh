@@ -45,19 +45,8 @@ mkdir -p "$tmp/work"; cp -r "$example/." "$tmp/work/"
 "${git_env[@]}" git init -q --bare -b main "$tmp/remote.git"
 g init -q -b main && g add -A && g commit -q -m example && g push -q "$tmp/remote.git" main:main || bad "git setup"
 hport="$(free_port)"; rport="$(free_port)"
-# The notification receiver (as in drift_values.sh): every POST body is one line of received.jsonl.
-python3 - "$rport" "$tmp/received.jsonl" > "$tmp/receiver.log" 2>&1 <<'PY' &
-import http.server, sys
-port, out = int(sys.argv[1]), sys.argv[2]
-class H(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        with open(out, "ab") as f:
-            f.write(body.replace(b"\n", b" ") + b"\n")
-        self.send_response(200); self.end_headers()
-    def log_message(self, *a): pass
-http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
-PY
+# The notification receiver: every POST body is one line of received.jsonl.
+python3 "$(dirname "${BASH_SOURCE[0]}")/receiver.py" "$rport" "$tmp/received.jsonl" > "$tmp/receiver.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 100); do (echo > /dev/tcp/127.0.0.1/$rport) 2>/dev/null && break; sleep 0.1; done
 touch "$tmp/received.jsonl"
