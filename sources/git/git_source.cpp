@@ -180,6 +180,20 @@ std::string mib(uint64_t bytes) {
 
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
+// Git reads a lone "@" (at the start of a revision or of either side of a range, not followed
+// by "{") as HEAD: "@~1", "@^", "main...@". libgit2 takes only "@" alone.
+std::string expand_at(const std::string& spec) {
+  std::string out;
+  for (size_t i = 0; i < spec.size(); ++i) {
+    const bool side_start = i == 0 || (i >= 2 && spec.compare(i - 2, 2, "..") == 0);
+    if (spec[i] == '@' && side_start && (i + 1 == spec.size() || spec[i + 1] != '{'))
+      out += "HEAD";
+    else
+      out += spec[i];
+  }
+  return out;
+}
+
 // The remote's refs a mirror holds: branches, tags and its remote-tracking refs.
 bool mirrored_ref(const std::string& name) {
   return (starts_with(name, "refs/heads/") || starts_with(name, "refs/tags/") ||
@@ -472,7 +486,7 @@ struct GitSource::Impl {
   // base); "" when it names nothing there.
   Result<std::string> resolve_spec(const std::string& spec) {
     git_revspec rs{};
-    const int rc = git_revparse(&rs, repo.get(), spec.c_str());
+    const int rc = git_revparse(&rs, repo.get(), expand_at(spec).c_str());
     if (rc == GIT_ENOTFOUND || rc == GIT_EUNBORNBRANCH) return std::string();
     if (rc == GIT_EAMBIGUOUS)
       return make_error(ErrorCode::invalid_input, "'" + spec + "' is ambiguous (" +

@@ -89,9 +89,9 @@ TEST_CASE("git revisions: a local path resolves names in the repository itself, 
 
   auto source = open_ok(r.options(r.work));
   // Every name as `git rev-parse` gives it in that repository.
-  for (const std::string name :
-       {"HEAD", "@", "@~1", "HEAD^", "main~2", "main", "v1", "feature", "origin/main",
-        "refs/remotes/origin/main", "refs/tags/v1", c1.substr(0, 7), c2}) {
+  for (const std::string& name : std::vector<std::string>{
+           "HEAD", "@", "@~1", "@^", "HEAD^", "main~2", "main", "v1", "feature", "origin/main",
+           "refs/remotes/origin/main", "refs/tags/v1", c1.substr(0, 7), c2}) {
     INFO(name);
     CHECK(resolved(*source, name) == r.rev_parse(name));
   }
@@ -102,6 +102,7 @@ TEST_CASE("git revisions: a local path resolves names in the repository itself, 
   // A...B is the merge base of A and B.
   CHECK(resolved(*source, "main...feature") == c2);
   CHECK(resolved(*source, "main...feature") == git(r.home, r.work, {"merge-base", "main", f1}));
+  CHECK(resolved(*source, "feature...@") == c2);
   // The documents are that commit's.
   auto at_c1 = source->snapshot("v1");
   REQUIRE(at_c1);
