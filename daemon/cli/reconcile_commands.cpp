@@ -2,13 +2,16 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 
 #include "daemon/cli/commands.hpp"
 
 #include <ctime>
 
 #include "daemon/cli/remote.hpp"
+#include "daemon/cli/suggest.hpp"
 #include "daemon/common/http/client.hpp"
+#include "daemon/common/scan.hpp"
 #include "daemon/model/proto_yaml.hpp"
 #include "daemon/pass/apply.hpp"
 #include "daemon/pass/views.hpp"
@@ -80,6 +83,35 @@ namespace {
 bool worth_saying(const pass::Ownership& o, const reconcile::Plan& plan) {
   if (o.state == "ledger") return false;
   return o.state != "none" || !plan.unmanaged.empty();
+}
+
+// --project naming a project that neither the revision nor the ledger knows would plan nothing
+// and exit 0: a typo looks like "nothing to do". Errors name the declared projects.
+Status check_scope_project(const TargetOptions& opt, const model::Documents& docs,
+                           const ledger::Ledger& ledger) {
+  if (opt.project.empty()) return ok_status();
+  std::set<std::string> projects;
+  for (const auto& p : docs.projects) projects.insert(p.id);
+  for (const auto& o : docs.overrides) projects.insert(o.scope.project);
+  for (const auto& r : docs.registrations) projects.insert(r.project);
+  if (projects.count(opt.project)) return ok_status();
+  // Removed from Git but still owned: --project prunes it.
+  if (auto managed = ledger.managed())
+    for (const auto& [key, entry] : *managed)
+      if (key == "project/" + opt.project || key.rfind("override/" + opt.project + "/", 0) == 0)
+        return ok_status();
+  if (auto regs = ledger.registrations())
+    for (const auto& [key, rec] : *regs)
+      if (rec.project == opt.project) return ok_status();
+  const std::vector<std::string> known(projects.begin(), projects.end());
+  std::string list;
+  for (size_t i = 0; i < known.size() && i < 10; ++i) list += (i ? ", " : "") + known[i];
+  return make_error(ErrorCode::invalid_input,
+                    "--project '" + scan::printable(opt.project) +
+                        "': no document declares it and flytecd manages nothing in it" +
+                        did_you_mean(opt.project, known) +
+                        (known.empty() ? std::string()
+                                       : "; projects: " + list + (known.size() > 10 ? ", …" : "")));
 }
 
 }  // namespace
@@ -154,6 +186,10 @@ int run_apply(const TargetOptions& opt, const std::string& format, std::ostream&
   auto target = wiring::open_target(*cfg);
   if (!target) {
     err << "flytecd apply: " << target.error().message << "\n";
+    return 1;
+  }
+  if (auto s = check_scope_project(opt, rev->docs, *target->ledger); !s) {
+    err << "flytecd apply: " << s.error().message << "\n";
     return 1;
   }
   const bool json = format == "json";
@@ -239,6 +275,10 @@ int run_plan_live(const TargetOptions& opt, const std::string& format, std::ostr
   auto target = wiring::open_target(*cfg, wiring::Access::read);
   if (!target) {
     err << "flytecd plan: " << target.error().message << "\n";
+    return 1;
+  }
+  if (auto s = check_scope_project(opt, rev->docs, *target->ledger); !s) {
+    err << "flytecd plan: " << s.error().message << "\n";
     return 1;
   }
   auto options = wiring::pass_options(*cfg, pass::Mode::plan);

@@ -30,7 +30,7 @@ std::string describe(const RegistrationOutcome& o) {
     return out + (v.size() > 3 ? ", …)" : ")");
   };
   std::string pkg = o.package;
-  if (auto pin = pkg.find("#sha256:"); pin != std::string::npos) pkg.resize(pin);
+  if (auto pin = pkg.find("#sha256="); pin != std::string::npos) pkg.resize(pin);
   if (!o.digest.empty()) pkg += " (" + sources::oci::short_digest(o.digest) + ")";
   if (o.state == "failed" || o.state == "conflict")
     return s + (o.state == "failed" ? "FAILED: " : "CONFLICT: ") +
