@@ -283,8 +283,11 @@ std::string history_text(const std::vector<ledger::HistoryEntry>& entries) {
     out += "\n";
     if (!e.detail.empty()) out += "  " + scan::printable(e.detail, 1024) + "\n";
     for (const auto& s : e.step_list) {
+      // A registration's message is its describe() line, which starts with the key: said once.
+      std::string_view message = s.message;
+      if (message.rfind(s.key + ": ", 0) == 0) message.remove_prefix(s.key.size() + 2);
       out += scan::printable("  " + s.action + " " + s.key + (s.outcome == "ok" ? "" : " FAILED") +
-                                 ": " + s.message,
+                                 ": " + std::string(message),
                              1024) +
              "\n";
       if (s.changes.empty()) continue;

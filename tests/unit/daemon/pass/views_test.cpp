@@ -225,3 +225,20 @@ TEST_CASE("views: a plan whose only change is a registration says so and exits 2
   CHECK(pass::plan_verdict(r).line == "no changes");
   CHECK(pass::plan_verdict(r).exit_code == 0);
 }
+
+TEST_CASE("views: history names a registration's key once per line", "[views][history]") {
+  ledger::HistoryEntry e;
+  e.revision = "0123456789abcdef0123456789abcdef01234567";
+  e.outcome = "success";
+  e.step_list.push_back(ledger::HistoryStep{
+      "registered", "registration/p/d/core", "ok",
+      "registration/p/d/core: registered v2 (was v1) from packages/core.tgz", ""});
+  const std::string text = pass::history_text({e});
+  CHECK(text.find("  registered registration/p/d/core: registered v2 (was v1) from "
+                  "packages/core.tgz\n") != std::string::npos);
+  size_t n = 0;
+  for (size_t at = text.find("registration/p/d/core"); at != std::string::npos;
+       at = text.find("registration/p/d/core", at + 1))
+    ++n;
+  CHECK(n == 1);
+}
