@@ -469,10 +469,35 @@ int run_import(const TargetOptions& opt, const std::string& out_dir, std::ostrea
     err << "flytecd import: check: " << (check.error ? check.error->message : "failed") << "\n";
     return 1;
   }
+  // The check says what that plan really concludes: refused, projects or overrides to change,
+  // or registrations the imported repository would remove.
+  const std::string why_no_registrations =
+      "import writes projects and overrides only: FlyteAdmin keeps the entities a registration "
+      "created, not the package archive they came from, so " +
+      out_dir + " declares no WorkflowRegistration";
+  size_t removed = 0;
+  for (const auto& o : check.registrations.items) removed += o.state == "removed";
+  if (check.outcome == pass::Outcome::refused) {
+    out << "check FAILED: `flytecd plan --live --repo " << out_dir
+        << "` is REFUSED: " << check.guard.reason << "\n";
+    if (removed)
+      out << "  " << why_no_registrations << "; applying it would remove " << removed
+          << " registration(s) flytecd manages: add their WorkflowRegistration documents to "
+          << out_dir << " first\n";
+    return 1;
+  }
   if (check.plan.has_changes()) {
     out << "check FAILED: planning " << out_dir << " against " << target->description
         << " calls for changes:\n"
         << pass::plan_text(check, false);
+    return 1;
+  }
+  if (check.registrations.has_changes()) {
+    out << "check FAILED: `flytecd plan --live --repo " << out_dir
+        << "` calls for registration changes (" << pass::summary(check) << ")\n"
+        << "  " << why_no_registrations << "; applying it would remove " << removed
+        << " registration(s) flytecd manages: add their WorkflowRegistration documents to "
+        << out_dir << " first\n";
     return 1;
   }
   out << "check: `flytecd plan --live --repo " << out_dir << "` calls for no change ("
