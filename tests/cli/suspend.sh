@@ -69,9 +69,12 @@ out="$("$bin" suspend --server "http://127.0.0.1:$hport" --reason x 2>&1)"; rc=$
 [[ $rc -eq 1 ]] && grep -q 'token is missing' <<<"$out" && ok "suspend without a token: exit 1, says so" || bad "suspend without token: exit $rc: $out"
 out="$(FLYTECD_SYNC_TOKEN=wrong "$bin" suspend --server "http://127.0.0.1:$hport" 2>&1)"; rc=$?
 [[ $rc -eq 1 ]] && grep -q 'token is wrong' <<<"$out" && ! grep -q wrong.*wrong <<<"$out" && ok "suspend with a wrong token: exit 1" || bad "suspend with wrong token: exit $rc: $out"
-out="$("$bin" suspend --server "http://127.0.0.1:$hport" --token-file "$tmp/token" --reason maintenance 2>&1)"; rc=$?
+# $USER unset (a systemd unit, a container): the suspension names the OS account, not "unknown".
+out="$(env -u USER "$bin" suspend --server "http://127.0.0.1:$hport" --token-file "$tmp/token" --reason maintenance 2>&1)"; rc=$?
 [[ $rc -eq 0 ]] && ok "flytecd suspend --reason maintenance" || bad "suspend: exit $rc: $out"
 wait_for 'd["suspended"]["reason"]=="maintenance"' && ok "status: suspended with the reason" || bad "status not suspended: $(status_json | head -c 600)"
+me="$(id -un)"
+wait_for "d['suspended']['by'].startswith('$me@')" && ok "without \$USER the suspension is by the OS account ($me)" || bad "suspended by: $(status_json | jq_ 'd["suspended"]["by"]')"
 grep -q '^flytecd_suspended 1' <<<"$(curl -fsS "http://127.0.0.1:$hport/metrics")" && ok "flytecd_suspended 1" || bad "metric flytecd_suspended not 1"
 
 # A commit while suspended: polled, planned, not executed.
