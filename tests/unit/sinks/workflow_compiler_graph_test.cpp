@@ -134,7 +134,10 @@ TEST_CASE("compiler: promise names read as ParseVarName: name or [index].name, o
   CHECK_FALSE(parse_var_name("out-1"));
   CHECK_FALSE(parse_var_name("a.b"));
   CHECK_FALSE(parse_var_name(""));
-  CHECK_FALSE(parse_var_name("[0]"));
+  v = parse_var_name("[0]");  // no ".name": the one \w+ match is "0"
+  REQUIRE(v);
+  CHECK(v->name == "0");
+  CHECK_FALSE(v->indexed);
   CHECK_FALSE(parse_var_name("[99999999999999999999].o"));
 
   // [0].xs indexes l's List[INTEGER]: an INTEGER for task_123's x.

@@ -806,7 +806,13 @@ TEST_CASE("emulator: activating a launch plan version deactivates the previous o
   fa::LaunchPlanUpdateRequest untyped;
   *untyped.mutable_id() = ident(fc::UNSPECIFIED, "lp", "v1");
   untyped.set_state(fa::INACTIVE);
-  CHECK(peer.rpc(&S::UpdateLaunchPlan, untyped).error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  // rpc/adminservice fills in an UNSPECIFIED resource type before INACTIVE re-validates the
+  // identifier; a wrong one is still refused.
+  CHECK(peer.rpc(&S::UpdateLaunchPlan, untyped).ok());
+  fa::LaunchPlanUpdateRequest mistyped = untyped;
+  mistyped.mutable_id()->set_resource_type(fc::TASK);
+  CHECK(peer.rpc(&S::UpdateLaunchPlan, mistyped).error_code() ==
+        grpc::StatusCode::INVALID_ARGUMENT);
   untyped.set_state(
       fa::ACTIVE);  // ACTIVE does not re-validate the identifier (flytectl relies on it)
   CHECK(peer.rpc(&S::UpdateLaunchPlan, untyped).ok());
