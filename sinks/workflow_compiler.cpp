@@ -174,85 +174,6 @@ bool casts_from(const fc::LiteralType& down, const fc::LiteralType& up) {
 
 std::string simple_text(fc::SimpleType s) { return fc::SimpleType_Name(s); }
 
-std::optional<fc::LiteralType> type_of_scalar(const fc::Scalar& s) {
-  fc::LiteralType t;
-  switch (s.value_case()) {
-    case fc::Scalar::kPrimitive:
-      switch (s.primitive().value_case()) {
-        case fc::Primitive::kInteger:
-          t.set_simple(fc::INTEGER);
-          break;
-        case fc::Primitive::kFloatValue:
-          t.set_simple(fc::FLOAT);
-          break;
-        case fc::Primitive::kStringValue:
-          t.set_simple(fc::STRING);
-          break;
-        case fc::Primitive::kBoolean:
-          t.set_simple(fc::BOOLEAN);
-          break;
-        case fc::Primitive::kDatetime:
-          t.set_simple(fc::DATETIME);
-          break;
-        case fc::Primitive::kDuration:
-          t.set_simple(fc::DURATION);
-          break;
-        default:
-          t.set_simple(fc::NONE);
-      }
-      return t;
-    case fc::Scalar::kBlob:
-      if (!s.blob().has_metadata()) return std::nullopt;
-      *t.mutable_blob() = s.blob().metadata().type();
-      return t;
-    case fc::Scalar::kBinary:
-      t.set_simple(s.binary().tag() == "msgpack" ? fc::STRUCT : fc::BINARY);
-      return t;
-    case fc::Scalar::kSchema:
-      *t.mutable_schema() = s.schema().type();
-      return t;
-    case fc::Scalar::kStructuredDataset:
-      *t.mutable_structured_dataset_type() =
-          s.structured_dataset().metadata().structured_dataset_type();
-      return t;
-    case fc::Scalar::kNoneType:
-      t.set_simple(fc::NONE);
-      return t;
-    case fc::Scalar::kError:
-      t.set_simple(fc::ERROR);
-      return t;
-    case fc::Scalar::kGeneric:
-      t.set_simple(fc::STRUCT);
-      return t;
-    case fc::Scalar::kUnion:
-      *t.mutable_union_type()->add_variants() = s.union_().type();
-      return t;
-    default:
-      return std::nullopt;
-  }
-}
-
-// The element type of a collection or map literal: the one type of its values, NONE when
-// empty, else a union of the distinct types (literalTypeForLiterals).
-template <typename Range>
-fc::LiteralType element_type(const Range& literals) {
-  std::map<std::string, fc::LiteralType> distinct;  // by serialized form: sorted, deterministic
-  for (const fc::Literal& l : literals) {
-    auto t = type_of(l);
-    if (!t) continue;
-    distinct.emplace(t->SerializeAsString(), *t);
-  }
-  fc::LiteralType out;
-  if (distinct.empty()) {
-    out.set_simple(fc::NONE);
-  } else if (distinct.size() == 1) {
-    out = distinct.begin()->second;
-  } else {
-    for (auto& [k, t] : distinct) *out.mutable_union_type()->add_variants() = t;
-  }
-  return out;
-}
-
 }  // namespace
 
 bool castable(const fc::LiteralType& upstream, const fc::LiteralType& downstream) {
@@ -296,25 +217,52 @@ std::string type_text(const fc::LiteralType& t) {
   }
 }
 
-std::optional<fc::LiteralType> type_of(const fc::Literal& literal) {
-  fc::LiteralType t;
-  switch (literal.value_case()) {
-    case fc::Literal::kScalar:
-      return type_of_scalar(literal.scalar());
-    case fc::Literal::kCollection:
-      *t.mutable_collection_type() = element_type(literal.collection().literals());
-      return t;
-    case fc::Literal::kMap: {
-      std::vector<fc::Literal> values;
-      for (const auto& [k, v] : literal.map().literals()) values.push_back(v);
-      *t.mutable_map_value_type() = element_type(values);
-      return t;
+namespace {
+
+bool word_char(char c) {  // RE2's \w: ASCII letters, digits and '_'
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+}  // namespace
+
+// FindAllStringSubmatch of `(\[(\d+)\]\.)?(\w+)`, by hand: leftmost-first, the optional
+// index group preferred; the whole text must hold exactly one match.
+std::optional<VarName> parse_var_name(const std::string& text) {
+  std::optional<VarName> found;
+  int matches = 0;
+  size_t i = 0;
+  while (i < text.size()) {
+    VarName v;
+    size_t j = i;
+    if (text[i] == '[') {
+      size_t k = i + 1;
+      while (k < text.size() && text[k] >= '0' && text[k] <= '9') ++k;
+      if (k > i + 1 && k + 2 < text.size() && text[k] == ']' && text[k + 1] == '.' &&
+          word_char(text[k + 2])) {
+        const std::string digits = text.substr(i + 1, k - i - 1);
+        v.indexed = true;
+        // strconv.Atoi: a 64-bit int; more digits than that is a parse error.
+        const size_t first = digits.find_first_not_of('0');
+        const std::string sig = first == std::string::npos ? "0" : digits.substr(first);
+        if (sig.size() > 19 || (sig.size() == 19 && sig > "9223372036854775807"))
+          return std::nullopt;
+        v.index = std::stoll(sig);
+        j = k + 2;
+      }
     }
-    case fc::Literal::kOffloadedMetadata:
-      return literal.offloaded_metadata().inferred_type();
-    default:
-      return std::nullopt;
+    if (!word_char(text[j])) {
+      ++i;
+      continue;
+    }
+    size_t end = j;
+    while (end < text.size() && word_char(text[end])) ++end;
+    v.name = text.substr(j, end - j);
+    ++matches;
+    found = std::move(v);
+    i = end;
   }
+  if (matches != 1) return std::nullopt;
+  return found;
 }
 
 std::string id_key(const fc::Identifier& id) {

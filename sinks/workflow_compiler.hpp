@@ -8,6 +8,7 @@
 #include "flyteidl/admin/workflow.pb.h"
 #include "flyteidl/core/interface.pb.h"
 #include "flyteidl/core/literals.pb.h"
+#include "flyteidl/core/tasks.pb.h"
 #include "flyteidl/core/types.pb.h"
 
 // The checks FlyteAdmin's workflow compiler makes before it stores a workflow (flytepropeller
@@ -18,9 +19,9 @@
 //
 // Deliberately more lenient than FlyteAdmin where reproducing it exactly would risk refusing a
 // workflow FlyteAdmin accepts: two STRUCT types with different JSON schemas are castable (the
-// JSON-schema subtyping of isSuperTypeInJSON is not reproduced); array nodes, branch conditions
-// and cycles (validateReachable) are not checked; a promise through an attribute path into a
-// STRUCT without a dataclass structure is not type-checked.
+// JSON-schema subtyping of isSuperTypeInJSON is not reproduced); the typing of an array node's
+// inner node is not checked; a node whose id repeats an earlier one (AddNode keeps the first)
+// has its references checked, not its bindings.
 
 namespace flytecd::sinks::compiler {
 
@@ -39,6 +40,20 @@ std::string type_text(const flyteidl::core::LiteralType& t);
 // The type of a literal value as FlyteAdmin infers it (LiteralTypeForLiteral); nullopt when it
 // cannot be told (a blob without metadata, an empty value).
 std::optional<flyteidl::core::LiteralType> type_of(const flyteidl::core::Literal& literal);
+
+// Go's prototext one-line form of a message, as %v and String() print it ("simple:INTEGER",
+// "collection_type:{simple:STRING}"); it orders the variants of an inferred union.
+std::string go_text(const google::protobuf::Message& m);
+
+// A promise's variable as typing.ParseVarName reads it: exactly one match of
+// `(\[(\d+)\]\.)?(\w+)` in the text ("o", "[0].o"); nullopt when there are none or several
+// ("o[0]", "out-1", "").
+struct VarName {
+  std::string name;
+  bool indexed = false;
+  long long index = 0;
+};
+std::optional<VarName> parse_var_name(const std::string& text);
 
 // "project/domain/name/version": how references are looked up in References.
 std::string id_key(const flyteidl::core::Identifier& id);
@@ -75,6 +90,11 @@ struct Issue {
 // Every error found, in node order; empty when the workflow compiles.
 std::vector<Issue> compile_workflow(const flyteidl::admin::WorkflowSpec& spec,
                                     const References& refs);
+
+// The task compiler FlyteAdmin's CreateTask runs (compiler.CompileTask): a container needs an
+// image, and a command or args when the interface has inputs or outputs; the containers of a
+// pod task need DNS-1123 label names; resource quantities must parse. Empty when it compiles.
+std::vector<Issue> compile_task(const flyteidl::core::TaskTemplate& task);
 
 // FlyteAdmin's CompileErrors text for the errors (warnings skipped) of `issues`:
 // "Collected Errors: 1\n\tError 0: Code: MismatchingTypes, Node Id: n1, Description: …\n".

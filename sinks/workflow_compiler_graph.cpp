@@ -1,9 +1,13 @@
 // compile_workflow: the graph half of the compiler (nodes, bindings, references); the type rules
 // are in workflow_compiler.cpp.
+#include <google/protobuf/util/message_differencer.h>
+
+#include <functional>
 #include <map>
 #include <set>
 
 #include "sinks/workflow_compiler.hpp"
+#include "sinks/workflow_compiler_flow.hpp"
 
 namespace flytecd::sinks::compiler {
 namespace fa = ::flyteidl::admin;
@@ -26,6 +30,14 @@ struct Iface {
 };
 
 Iface unknown_iface() { return Iface{}; }
+
+// A protobuf map in key order (its own order is unspecified): messages come out stable.
+template <typename V>
+std::map<std::string, const V*> sorted(const google::protobuf::Map<std::string, V>& m) {
+  std::map<std::string, const V*> out;
+  for (const auto& [k, v] : m) out[k] = &v;
+  return out;
+}
 
 // Go's %v of an identifier, as FlyteAdmin prints it in its reference errors.
 std::string go_id(const fc::Identifier& id) {
@@ -86,26 +98,34 @@ class Checker {
             "Can't find any nodes in workflow [" + go_id(wf.id()) + "].");
       return;
     }
+    // ValidateInterface: the workflow's own variables need names and types, or nothing more is
+    // checked.
+    const bool inputs_ok = typed_vars(wf.interface().inputs(), k_start, "the workflow's input");
+    if (!(typed_vars(wf.interface().outputs(), k_start, "the workflow's output") && inputs_ok))
+      return;
     Iface start;
     start.known = true;
     start.outputs = vars_of(wf.interface().inputs());
     m_nodes[k_start] = {nullptr, start, true, false};
+    std::vector<const fc::Node*> nodes, repeated;
     for (const auto& n : wf.nodes()) {
       if (n.id().empty()) {
         error("<node>", "ValueRequired", "a node has no id", "Value required [Id].");
         continue;
       }
+      // AddNode keeps the first node of an id and drops a later one without a word.
       if (m_nodes.count(n.id())) {
-        error(n.id(), "DuplicateNodeID", "node " + n.id() + ": the id is used twice",
-              "Trying to insert two nodes with the same id [" + n.id() + "].");
+        repeated.push_back(&n);
         continue;
       }
       m_nodes[n.id()] = {&n, Iface{}, false, false};
+      nodes.push_back(&n);
     }
     // Interfaces first: a binding may name a node declared after it.
     for (auto& [id, entry] : m_nodes) upstream_iface(id, entry);
-    for (const auto& n : wf.nodes())
-      if (!n.id().empty()) check_node(n, "node " + n.id(), n.id());
+    for (const fc::Node* n : nodes) check_node(*n, "node " + n->id(), n->id());
+    // A dropped node still has its references validated (ValidateNode), never its bindings.
+    for (const fc::Node* n : repeated) interface_of(*n, "node " + n->id() + " (repeated id)");
     if (wf.has_failure_node()) {
       const fc::Node& f = wf.failure_node();
       check_node(f, "failure node " + f.id(), f.id());
@@ -116,6 +136,7 @@ class Checker {
     for (const auto& [k, v] : end.inputs)
       if (is_optional(v)) end.optional.insert(k);
     check_bindings("output", k_end, wf.outputs(), end);
+    check_reachable(wf, nodes);
   }
 
  private:
@@ -125,16 +146,69 @@ class Checker {
     bool done = false, computing = false;
   };
 
-  // A top-level node's interface, computed on first use (an approve gate reads its upstream's);
-  // a node that needs itself is unknown.
+  // A top-level node's interface as its downstream nodes see it (output aliases applied),
+  // computed on first use (an approve gate reads its upstream's); a node that needs itself is
+  // unknown.
   const Iface& upstream_iface(const std::string& id, Entry& entry) {
     if (!entry.done && entry.node && !entry.computing) {
       entry.computing = true;
       entry.iface = interface_of(*entry.node, "node " + id);
+      if (entry.iface.known) entry.iface.outputs = aliased_outputs(*entry.node, entry.iface, "");
       entry.computing = false;
       entry.done = true;
     }
     return entry.iface;
+  }
+
+  // validateEffectiveOutputParameters: each alias renames one output (the original name is gone);
+  // two aliases of one output are DuplicateAlias, an alias of no output ParameterNotBound.
+  // `label` empty: quiet (the findings are reported once, by check_node).
+  Vars aliased_outputs(const fc::Node& n, const Iface& i, const std::string& label) {
+    std::map<std::string, std::string> aliases;
+    std::vector<std::string> order;
+    for (const auto& a : n.output_aliases()) {
+      if (aliases.count(a.var())) {
+        if (!label.empty())
+          error(n.id(), "DuplicateAlias",
+                label + ": output " + a.var() + " is aliased twice (" + aliases[a.var()] + ", " +
+                    a.alias() + ")",
+                "Duplicate alias [" + a.alias() +
+                    "] found. An output alias can only be used once in the Workflow.");
+        continue;
+      }
+      aliases[a.var()] = a.alias();
+      order.push_back(a.var());
+    }
+    Vars out;
+    for (const auto& [name, t] : i.outputs) {
+      auto a = aliases.find(name);
+      out[a == aliases.end() ? name : a->second] = t;
+    }
+    for (const auto& var : order)
+      if (!i.outputs.count(var) && !label.empty())
+        error(n.id(), "ParameterNotBound",
+              label + ": alias " + aliases[var] + " names no output " + var +
+                  " (outputs: " + names_of(i.outputs) + ")",
+              "Parameter not bound [" + aliases[var] + "].");
+    return out;
+  }
+
+  // validateVariables: every variable needs a name and a type (ValueRequired otherwise).
+  bool typed_vars(const fc::VariableMap& vars, const std::string& node_id,
+                  const std::string& what) {
+    bool ok = true;
+    for (const auto& [name, v] : sorted(vars.variables())) {
+      if (name.empty()) {
+        error(node_id, "ValueRequired", what + " has no name", "Value required [paramName].");
+        ok = false;
+      }
+      if (!v->has_type()) {
+        error(node_id, "ValueRequired", what + " " + name + " has no type",
+              "Value required [param.Type].");
+        ok = false;
+      }
+    }
+    return ok;
   }
 
   void add(bool warning, const std::string& node, const std::string& code, const std::string& text,
@@ -183,7 +257,7 @@ class Checker {
         if (it == m_refs.tasks.end())
           return missing_reference(n, label, "task", id, "TaskReferenceNotFound",
                                    "Referenced Task [" + go_id(id) + "] not found.");
-        return iface_of(it->second);
+        return checked_iface(it->second, n.id(), label + ": task " + id.name());
       }
       case fc::Node::kWorkflowNode:
         return workflow_node_interface(n, label);
@@ -230,6 +304,14 @@ class Checker {
     }
   }
 
+  // ValidateInterface on a referenced interface: unknown when a variable lacks a name or type.
+  Iface checked_iface(const fc::TypedInterface& t, const std::string& node_id,
+                      const std::string& what) {
+    const bool inputs_ok = typed_vars(t.inputs(), node_id, what + " input");
+    if (!(typed_vars(t.outputs(), node_id, what + " output") && inputs_ok)) return unknown_iface();
+    return iface_of(t);
+  }
+
   Iface workflow_node_interface(const fc::Node& n, const std::string& label) {
     const auto& wn = n.workflow_node();
     if (wn.has_launchplan_ref()) {
@@ -244,12 +326,12 @@ class Checker {
       i.known = true;
       std::set<std::string> bound;
       for (const auto& b : n.inputs()) bound.insert(b.var());
+      fc::TypedInterface exposed;
       for (const auto& [name, p] : it->second.inputs.parameters())
-        if (p.required() || bound.count(name)) i.inputs[name] = p.var().type();
-      for (const auto& [k, v] : i.inputs)
-        if (is_optional(v)) i.optional.insert(k);
-      i.outputs = vars_of(it->second.outputs);
-      return i;
+        if (p.required() || bound.count(name))
+          (*exposed.mutable_inputs()->mutable_variables())[name] = p.var();
+      *exposed.mutable_outputs() = it->second.outputs;
+      return checked_iface(exposed, n.id(), label + ": launch plan " + id.name());
     }
     if (wn.has_sub_workflow_ref()) {
       const auto& id = wn.sub_workflow_ref();
@@ -268,7 +350,7 @@ class Checker {
         Checker inner(m_spec, m_refs, m_out, m_subs, m_prefix + "sub-workflow " + id.name() + ": ");
         inner.run(*sub);
       }
-      return iface_of(sub->interface());
+      return checked_iface(sub->interface(), n.id(), label + ": sub-workflow " + id.name());
     }
     error(n.id(), "WorkflowReferenceNotFound",
           label + ": workflow node names neither a launch plan nor a sub-workflow",
@@ -276,16 +358,17 @@ class Checker {
     return unknown_iface();
   }
 
-  // Outputs common to every case, with types that cast both ways; inputs are what is bound.
+  // Outputs common to every case, with identical types (validateVarType); inputs are what is
+  // bound.
   Iface branch_interface(const fc::Node& n, const std::string& label) {
     const auto& ie = n.branch_node().if_else();
     std::vector<const fc::Node*> cases;
     if (!ie.has_case_()) {
       error(n.id(), "BranchNodeHasNoCondition", label + ": branch without a case",
-            "Branch Node must have a case.");
+            "One of the branches on the node doesn't have a condition.");
     } else if (!ie.case_().has_then_node()) {
-      error(n.id(), "BranchNodeNotSpecified", label + ": branch case without a then node",
-            "Branch Node must have a then node.");
+      error(n.id(), "BranchNodeIdNotFound", label + ": branch case without a then node",
+            "BranchNode not assigned");
     } else {
       cases.push_back(&ie.case_().then_node());
     }
@@ -293,8 +376,8 @@ class Checker {
       if (o.has_then_node())
         cases.push_back(&o.then_node());
       else
-        error(n.id(), "BranchNodeNotSpecified", label + ": branch case without a then node",
-              "Branch Node must have a then node.");
+        error(n.id(), "BranchNodeIdNotFound", label + ": branch case without a then node",
+              "BranchNode not assigned");
     }
     if (ie.has_else_node())
       cases.push_back(&ie.else_node());
@@ -323,7 +406,7 @@ class Checker {
       for (const auto& [name, t] : i.outputs) {
         auto it = ci.outputs.find(name);
         if (it == ci.outputs.end()) continue;
-        if (!castable(t, it->second) || !castable(it->second, t))
+        if (!google::protobuf::util::MessageDifferencer::Equals(t, it->second))
           error(inner, "MismatchingTypes",
                 label + " output " + name + ": " + type_text(t) + " in one case, " +
                     type_text(it->second) + " in " + inner,
@@ -338,9 +421,19 @@ class Checker {
 
   void check_node(const fc::Node& n, const std::string& label, const std::string& id) {
     Iface i = interface_of(n, label);
+    if (i.known) aliased_outputs(n, i, label);
     check_bindings(label, id, n.inputs(), i);
     if (n.has_branch_node()) {
       const auto& ie = n.branch_node().if_else();
+      detail::BoundInputs bound = bound_inputs(n);
+      std::vector<Issue> found;
+      if (ie.has_case_())
+        detail::check_condition(ie.case_().has_condition() ? &ie.case_().condition() : nullptr,
+                                bound, id, label + " case 1", found);
+      for (int k = 0; k < ie.other_size(); ++k)
+        detail::check_condition(ie.other(k).has_condition() ? &ie.other(k).condition() : nullptr,
+                                bound, id, label + " case " + std::to_string(k + 2), found);
+      for (auto& f : found) add(false, f.node, f.code, f.text, f.description);
       std::vector<const fc::Node*> cases;
       if (ie.case_().has_then_node()) cases.push_back(&ie.case_().then_node());
       for (const auto& o : ie.other())
@@ -353,15 +446,71 @@ class Checker {
     }
   }
 
+  // What a branch node's condition can read: each bound name, typed as its binding resolves
+  // (a promise: the upstream output's own type, before any index or attribute path).
+  detail::BoundInputs bound_inputs(const fc::Node& n) {
+    detail::BoundInputs out;
+    for (const auto& b : n.inputs()) {
+      std::optional<fc::LiteralType> t;
+      if (b.binding().has_promise()) {
+        fc::LiteralType raw;
+        if (resolve(b.binding().promise(), "", "", nullptr, /*quiet=*/true, &raw)) t = raw;
+      } else if (b.binding().has_scalar()) {
+        fc::Literal l;
+        *l.mutable_scalar() = b.binding().scalar();
+        t = type_of(l);
+      }
+      out[b.var()] = t;
+    }
+    return out;
+  }
+
+  // validateReachable over the edges AddEdges draws: from each upstream_node_ids entry and each
+  // promise's node to the node (a workflow input: from start-node; the workflow's outputs: to
+  // end-node), then start-node to every node that waits for none and every node nothing waits
+  // for to end-node.
+  void check_reachable(const fc::WorkflowTemplate& wf, const std::vector<const fc::Node*>& nodes) {
+    std::map<std::string, std::set<std::string>> down, up;
+    auto edge = [&](std::string from, const std::string& to) {
+      if (from.empty()) from = k_start;
+      down[from].insert(to);
+      up[to].insert(from);
+    };
+    std::function<void(const fc::BindingData&, const std::string&)> promises =
+        [&](const fc::BindingData& b, const std::string& to) {
+          if (b.has_promise() &&
+              (b.promise().node_id().empty() || m_nodes.count(b.promise().node_id())))
+            edge(b.promise().node_id(), to);
+          for (const auto& e : b.collection().bindings()) promises(e, to);
+          for (const auto& [k, e] : b.map().bindings()) promises(e, to);
+        };
+    std::set<std::string> ids = {k_start, k_end};
+    for (const fc::Node* n : nodes) {
+      ids.insert(n->id());
+      for (const auto& u : n->upstream_node_ids()) edge(u, n->id());
+      for (const auto& b : n->inputs()) promises(b.binding(), n->id());
+    }
+    for (const auto& b : wf.outputs()) promises(b.binding(), k_end);
+    for (const auto& id : ids) {
+      if (id == k_start || id == k_end) continue;
+      if (!up.count(id)) edge(k_start, id);
+      if (!down.count(id)) edge(id, k_end);
+    }
+    std::vector<Issue> found;
+    detail::check_reachable(down, ids, found);
+    for (auto& f : found) add(false, f.node, f.code, f.text, f.description);
+  }
+
   // The type of upstream output `p` names, without reporting anything (nullopt: unknown).
   std::optional<fc::LiteralType> peek_promise(const fc::OutputReference& p) {
     return resolve(p, "", "", nullptr, /*quiet=*/true);
   }
 
   // The type of upstream output `p`; errors (no such node or output) are reported.
+  // `raw`: also the output's own type, before any index or attribute path.
   std::optional<fc::LiteralType> resolve(const fc::OutputReference& p, const std::string& ctx,
                                          const std::string& node_id, std::string* shown,
-                                         bool quiet = false) {
+                                         bool quiet = false, fc::LiteralType* raw = nullptr) {
     // Quiet: only this promise's own findings are kept back, never those of the interfaces
     // it computes on the way (they are reported once, where they are found).
     auto error = [&](const std::string& node, const std::string& code, const std::string& text,
@@ -369,11 +518,6 @@ class Checker {
       if (!quiet) this->error(node, code, text, description);
     };
     const std::string up_id = p.node_id().empty() ? k_start : p.node_id();
-    std::string var = p.var(), index;
-    if (auto open = var.find('['); open != std::string::npos && var.back() == ']') {
-      index = var.substr(open + 1, var.size() - open - 2);
-      var = var.substr(0, open);
-    }
     const std::string from = (p.node_id().empty() ? std::string() : p.node_id() + ".") + p.var();
     if (shown) *shown = from;
     auto it = m_nodes.find(up_id);
@@ -382,6 +526,15 @@ class Checker {
             "Referenced node [" + up_id + "] not found.");
       return std::nullopt;
     }
+    const auto name = parse_var_name(p.var());
+    if (!name) {
+      error(node_id, "SyntaxError",
+            ctx + ": cannot read the output name '" + p.var() +
+                "' (expected a name of letters, digits and '_', or [index].name)",
+            "Failed to parse element [" + p.var() + "].");
+      return std::nullopt;
+    }
+    const std::string& var = name->name;
     const Iface& up = upstream_iface(it->first, it->second);
     if (!up.known) return std::nullopt;
     auto out = up.outputs.find(var);
@@ -395,7 +548,8 @@ class Checker {
       return std::nullopt;
     }
     fc::LiteralType t = out->second;
-    if (!index.empty()) {
+    if (raw) *raw = t;
+    if (name->indexed) {
       if (!t.has_collection_type()) {
         error(node_id, "MismatchingTypes",
               ctx + ": " + from + " indexes " + type_text(t) + ", which is not a list",
@@ -423,9 +577,9 @@ class Checker {
         }
         fc::LiteralType next = f->second;
         t = std::move(next);
-      } else {
-        return std::nullopt;  // a struct without its structure: not checked
       }
+      // Anything else (a STRUCT without a dataclass structure, a simple type) keeps its type and
+      // is checked as it is, as bindings.go does.
     }
     return t;
   }
@@ -526,6 +680,9 @@ class Checker {
                       const google::protobuf::RepeatedPtrField<fc::Binding>& bindings,
                       const Iface& i) {
     const bool typed = i.known && i.typed_inputs;
+    // A branch or approve gate reads its inputs' types off the bindings (ValidateBindings against
+    // an empty interface, where a list or map binding has no type to match).
+    const bool untyped = i.known && !i.typed_inputs;
     const bool end = node_id == k_end;
     std::set<std::string> bound;
     for (const auto& b : bindings) {
@@ -542,6 +699,15 @@ class Checker {
       } else if (!bound.insert(b.var()).second) {
         error(node_id, "ParameterBoundMoreThanOnce", what + ": bound more than once",
               "Input [" + b.var() + "] is bound more than once.");
+      } else if (untyped && (b.binding().has_collection() || b.binding().has_map())) {
+        const bool list = b.binding().has_collection();
+        error(node_id, "MismatchingBindings",
+              what + ": a bound " + (list ? "list" : "map") +
+                  " has no type here (FlyteAdmin types a branch's or gate's inputs by their "
+                  "bindings; bind a promise or a literal)",
+              "Input [" + b.var() + "] on node [" + node_id +
+                  "] expects bindings of type [simple:NONE].  Received [" +
+                  (list ? "collection" : "map") + "]");
       } else {
         check_binding(what, b.var(), node_id, b.binding(), typed ? &in->second : nullptr);
       }
@@ -569,6 +735,15 @@ class Checker {
 
 std::vector<Issue> compile_workflow(const fa::WorkflowSpec& spec, const References& refs) {
   std::vector<Issue> out;
+  // NewWorkflowIndex: two sub-workflows of one id stop the compilation.
+  std::set<std::string> sub_ids;
+  for (const auto& s : spec.sub_workflows())
+    if (!sub_ids.insert(go_id(s.id())).second)
+      out.push_back(Issue{false, go_id(s.id()), "DuplicateId",
+                          "sub-workflow " + s.id().name() + "@" + s.id().version() +
+                              " is given twice in sub_workflows",
+                          "Trying to insert two nodes with the same id."});
+  if (!out.empty()) return out;
   std::set<std::string> subs;
   Checker(spec, refs, out, subs, "").run(spec.template_());
   return out;

@@ -79,9 +79,12 @@ CompileReport compile_package(const Package& pkg, const std::string& name) {
   refs.complete = false;
   std::map<std::string, const Entity*> workflows;
   for (const auto& e : pkg.entities) {
-    if (e.kind == EntityKind::task)
+    if (e.kind == EntityKind::task) {
+      // CreateTask runs the task compiler (compiler.CompileTask).
+      for (const auto& issue : comp::compile_task(e.task.template_()))
+        report.errors.push_back(name + ": task " + e.id().name() + ": " + issue.text);
       refs.tasks[comp::id_key(e.id())] = e.task.template_().interface();
-    else if (e.kind == EntityKind::workflow)
+    } else if (e.kind == EntityKind::workflow)
       workflows[comp::id_key(e.id())] = &e;
   }
   for (const auto& e : pkg.entities) {

@@ -15,6 +15,7 @@
 
 #include "daemon/common/scan.hpp"
 #include "sinks/emulator/encoding.hpp"
+#include "sinks/workflow_compiler.hpp"
 
 namespace flytecd::sinks::emulator::detail {
 namespace {
@@ -35,82 +36,11 @@ std::string go_value(const nlohmann::json& v) {
   return v.dump();
 }
 
-std::string go_scalar(const google::protobuf::Message& m,
-                      const google::protobuf::FieldDescriptor* f, int index) {
-  using FD = google::protobuf::FieldDescriptor;
-  const auto* r = m.GetReflection();
-  const bool rep = f->is_repeated();
-  auto num = [](auto v) { return std::to_string(v); };
-  switch (f->cpp_type()) {
-    case FD::CPPTYPE_INT32:
-      return num(rep ? r->GetRepeatedInt32(m, f, index) : r->GetInt32(m, f));
-    case FD::CPPTYPE_INT64:
-      return num(rep ? r->GetRepeatedInt64(m, f, index) : r->GetInt64(m, f));
-    case FD::CPPTYPE_UINT32:
-      return num(rep ? r->GetRepeatedUInt32(m, f, index) : r->GetUInt32(m, f));
-    case FD::CPPTYPE_UINT64:
-      return num(rep ? r->GetRepeatedUInt64(m, f, index) : r->GetUInt64(m, f));
-    case FD::CPPTYPE_DOUBLE:
-    case FD::CPPTYPE_FLOAT: {
-      const double v = f->cpp_type() == FD::CPPTYPE_DOUBLE
-                           ? (rep ? r->GetRepeatedDouble(m, f, index) : r->GetDouble(m, f))
-                           : (rep ? r->GetRepeatedFloat(m, f, index) : r->GetFloat(m, f));
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.17g", v);
-      for (int precision = 1; precision <= 17; ++precision) {  // shortest round-trip form
-        std::snprintf(buf, sizeof buf, "%.*g", precision, v);
-        if (std::strtod(buf, nullptr) == v) break;
-      }
-      return buf;
-    }
-    case FD::CPPTYPE_BOOL:
-      return (rep ? r->GetRepeatedBool(m, f, index) : r->GetBool(m, f)) ? "true" : "false";
-    case FD::CPPTYPE_ENUM: {
-      const auto* e = rep ? r->GetRepeatedEnum(m, f, index) : r->GetEnum(m, f);
-      return e->name();
-    }
-    case FD::CPPTYPE_STRING:
-      return go_quote(rep ? r->GetRepeatedString(m, f, index) : r->GetString(m, f));
-    case FD::CPPTYPE_MESSAGE:
-      break;
-  }
-  return "";
-}
-
 }  // namespace
 
 // Go's prototext one-line form (what %v of a message prints): set fields in declaration order,
 // "name:value", nested messages "name:{...}", separated by one space.
-std::string go_prototext(const google::protobuf::Message& m) {
-  using FD = google::protobuf::FieldDescriptor;
-  const auto* d = m.GetDescriptor();
-  const auto* r = m.GetReflection();
-  std::string out;
-  auto add = [&](const std::string& part) {
-    if (!out.empty()) out += " ";
-    out += part;
-  };
-  for (int i = 0; i < d->field_count(); ++i) {
-    const FD* f = d->field(i);
-    const int n = f->is_repeated() ? r->FieldSize(m, f) : (r->HasField(m, f) ? 1 : 0);
-    if (f->is_map()) {  // entries sorted by key, as Go prints maps
-      std::vector<std::string> entries;
-      for (int k = 0; k < n; ++k) entries.push_back(go_prototext(r->GetRepeatedMessage(m, f, k)));
-      std::sort(entries.begin(), entries.end());
-      for (const auto& e : entries) add(f->name() + ":{" + e + "}");
-      continue;
-    }
-    for (int k = 0; k < n; ++k) {
-      if (f->cpp_type() == FD::CPPTYPE_MESSAGE) {
-        const auto& sub = f->is_repeated() ? r->GetRepeatedMessage(m, f, k) : r->GetMessage(m, f);
-        add(f->name() + ":{" + go_prototext(sub) + "}");
-      } else {
-        add(f->name() + ":" + go_scalar(m, f, k));
-      }
-    }
-  }
-  return out;
-}
+std::string go_prototext(const google::protobuf::Message& m) { return compiler::go_text(m); }
 
 namespace {
 

@@ -38,6 +38,16 @@ fc::Identifier identifier_of(const EntityKey& key);  // with resource_type set
 // NOT_FOUND "missing entity of type TASK with identifier project:\"p\" …".
 Error missing_entity(const EntityKey& key);
 
+// rpc/adminservice: a request whose id has resource_type UNSPECIFIED gets `type` filled in
+// before the manager validates it (GetWorkflow, GetLaunchPlan, UpdateLaunchPlan, ...).
+template <typename Req>
+Req with_resource_type(const Req& req, fc::ResourceType type) {
+  Req out = req;
+  if (out.has_id() && out.id().resource_type() == fc::UNSPECIFIED)
+    out.mutable_id()->set_resource_type(type);
+  return out;
+}
+
 // validation.ValidateIdentifier: nullptr means the id is unset.
 Status validate_identifier(const fc::Identifier* id, fc::ResourceType expected);
 // validation.ValidateProjectAndDomain (exists, ACTIVE, configured domain).

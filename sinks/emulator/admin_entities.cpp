@@ -333,6 +333,11 @@ Status Admin::create_task(const fa::TaskCreateRequest& req, fa::TaskCreateRespon
     if (auto st = validate_task_template(req.spec().template_()); !st) return st;
     if (auto st = validate_task_resources(tx, key.project, key.domain, req.spec().template_()); !st)
       return st;
+    // workflowengine/impl/compiler.go CompileTask, on the template with its id set (setDefaults).
+    fc::TaskTemplate finalized = req.spec().template_();
+    *finalized.mutable_id() = req.id();
+    if (auto issues = compiler::compile_task(finalized); !issues.empty())
+      return invalid("task failed compilation with " + compiler::admin_text(issues));
 
     fa::Task task;
     *task.mutable_id() = identifier_of(key);
@@ -473,8 +478,10 @@ Status Admin::get_task(const fa::ObjectGetRequest& req, fa::Task* out) {
   return parse_blob(out, blob) ? ok_status() : Status(internal("emulator: corrupt task row"));
 }
 
-Status Admin::get_workflow(const fa::ObjectGetRequest& req, fa::Workflow* out) {
-  // workflow_manager.go GetWorkflow returns ValidateIdentifier's error (GetTask only logs it).
+Status Admin::get_workflow(const fa::ObjectGetRequest& in, fa::Workflow* out) {
+  // workflow_manager.go GetWorkflow returns ValidateIdentifier's error (GetTask only logs it),
+  // after rpc/adminservice filled in an unspecified resource type.
+  const fa::ObjectGetRequest req = with_resource_type(in, fc::WORKFLOW);
   if (auto st = validate_identifier(req.has_id() ? &req.id() : nullptr, fc::WORKFLOW); !st)
     return st;
   std::string blob;
@@ -595,7 +602,47 @@ Status Admin::list_workflow_ids(const fa::NamedEntityIdentifierListRequest& req,
 
 Status Admin::list_launch_plan_ids(const fa::NamedEntityIdentifierListRequest& req,
                                    fa::NamedEntityIdentifierList* out) {
-  return list_entity_ids(EntityKind::launch_plan, req, out);
+  // launch_plan_manager.go ListLaunchPlanIds validates no request: the sort key, then the token,
+  // then the repository's ValidateListInput (limit, then some project or domain filter). The
+  // request's own filters are not applied.
+  if (req.has_sort_by() && !entity_field(EntityRow{}, req.sort_by().key()))
+    return invalid("invalid sort key '" + req.sort_by().key() + "'");
+  // validation.ValidateToken: strconv.Atoi, not negative.
+  uint64_t offset = 0;
+  if (const auto& t = req.token(); !t.empty()) {
+    const size_t digits = t[0] == '+' || t[0] == '-' ? 1 : 0;
+    const std::string number = t.substr(digits);
+    if (number.empty() || number.size() > 18 ||
+        number.find_first_not_of("0123456789") != std::string::npos ||
+        (t[0] == '-' && number.find_first_not_of('0') != std::string::npos))
+      return invalid("invalid pagination token " + t);
+    offset = std::stoull(number);
+  }
+  if (req.limit() == 0) return invalid("missing and/or invalid parameters: limit");
+  if (req.project().empty() && req.domain().empty())
+    return invalid("missing and/or invalid parameters: filters");
+  std::vector<EntityRow> names;
+  auto st = in_tx(m_store, false, [&](Tx& tx) -> Status {
+    auto all = tx.list_entities(EntityKind::launch_plan, req.project(), req.domain(), "");
+    if (!all) return all.error();
+    std::set<std::string> seen;
+    for (auto& r : *all)
+      if (seen.insert(r.key.project + "/" + r.key.domain + "/" + r.key.name).second)
+        names.push_back(std::move(r));
+    return ok_status();
+  });
+  if (!st) return st;
+  auto token = apply_list(names, "", req.has_sort_by() ? &req.sort_by() : nullptr, req.limit(),
+                          offset ? std::to_string(offset) : "", entity_field);
+  if (!token) return token.error();
+  for (const auto& r : names) {
+    auto* e = out->add_entities();
+    e->set_project(r.key.project);
+    e->set_domain(r.key.domain);
+    e->set_name(r.key.name);
+  }
+  out->set_token(*token);
+  return ok_status();
 }
 
 }  // namespace flytecd::sinks::emulator

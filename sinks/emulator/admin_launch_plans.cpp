@@ -317,8 +317,10 @@ Status Admin::create_launch_plan(const fa::LaunchPlanCreateRequest& req,
   });
 }
 
-Status Admin::get_launch_plan(const fa::ObjectGetRequest& req, fa::LaunchPlan* out) {
-  // launch_plan_manager.go GetLaunchPlan returns ValidateIdentifier's error.
+Status Admin::get_launch_plan(const fa::ObjectGetRequest& in, fa::LaunchPlan* out) {
+  // launch_plan_manager.go GetLaunchPlan returns ValidateIdentifier's error (after
+  // rpc/adminservice filled in an unspecified resource type).
+  const fa::ObjectGetRequest req = with_resource_type(in, fc::LAUNCH_PLAN);
   if (auto st = validate_identifier(req.has_id() ? &req.id() : nullptr, fc::LAUNCH_PLAN); !st)
     return st;
   const EntityKey key = key_of(EntityKind::launch_plan, req.id());
@@ -333,8 +335,9 @@ Status Admin::get_launch_plan(const fa::ObjectGetRequest& req, fa::LaunchPlan* o
   });
 }
 
-Status Admin::update_launch_plan(const fa::LaunchPlanUpdateRequest& req,
+Status Admin::update_launch_plan(const fa::LaunchPlanUpdateRequest& in,
                                  fa::LaunchPlanUpdateResponse*) {
+  const fa::LaunchPlanUpdateRequest req = with_resource_type(in, fc::LAUNCH_PLAN);
   const EntityKey key = key_of(EntityKind::launch_plan, req.id());
   if (req.state() == fa::INACTIVE) {
     // Only the INACTIVE path re-validates the identifier (so resource_type must be set).

@@ -292,11 +292,12 @@ Result<std::vector<EntityRow>> Tx::list_entities(EntityKind kind, const std::str
                                                  const std::string& domain,
                                                  const std::string& name) {
   const auto q = sql("SELECT ", k_entity_cols,
-                     " FROM entities WHERE kind = ? AND project = ? AND domain = ? AND "
-                     "(? = '' OR name = ?) ORDER BY seq");
+                     " FROM entities WHERE kind = ? AND (? = '' OR project = ?) AND "
+                     "(? = '' OR domain = ?) AND (? = '' OR name = ?) ORDER BY seq");
   auto st = m_store->m_db->prepare(q.c_str(), "list entities");
   if (!st) return st.error();
-  st->bind(static_cast<int>(kind)).bind(project).bind(domain).bind(name).bind(name);
+  st->bind(static_cast<int>(kind)).bind(project).bind(project).bind(domain).bind(domain);
+  st->bind(name).bind(name);
   return collect<EntityRow>(*st, read_entity);
 }
 

@@ -102,7 +102,8 @@ class Tx {
 
   Result<std::optional<EntityRow>> get_entity(const EntityKey& key);
   Status insert_entity(const EntityRow& row);  // already_exists on duplicate key
-  // All rows of a kind in project/domain (and name, when non-empty), insertion order.
+  // All rows of a kind in project, domain and name, insertion order; an empty one matches any
+  // (as FlyteAdmin's identifier filters leave it out).
   Result<std::vector<EntityRow>> list_entities(EntityKind kind, const std::string& project,
                                                const std::string& domain, const std::string& name);
   Status set_entity_state(const EntityKey& key, int state, int64_t updated_at_ms);

@@ -145,6 +145,10 @@ struct AdminSink::Impl {
   }
   template <typename StubT, typename Req, typename Resp, typename Fn>
   Status call_on(StubT* target, const char* method, const Req& req, Resp* resp, Fn fn) {
+    // Never an empty project or domain: FlyteAdmin would read it as "any" (see empty_scope).
+    if (auto why = empty_scope(req))
+      return make_error(ErrorCode::invalid_input,
+                        std::string("flyteadmin: ") + method + ": not sent: " + *why);
     thread_local std::mt19937_64 rng{std::random_device{}()};
     bool refreshed = false;
     std::string sent_authorization;

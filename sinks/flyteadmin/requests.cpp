@@ -7,6 +7,16 @@ namespace admin = flyteidl::admin;
 
 namespace {
 
+// An empty string field `name` of `m` (when `m` has one): "<where>project".
+std::optional<std::string> empty_field(const google::protobuf::Message& m, const char* name,
+                                       const std::string& where) {
+  const auto* f = m.GetDescriptor()->FindFieldByName(name);
+  if (!f || f->is_repeated() || f->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_STRING)
+    return std::nullopt;
+  if (!m.GetReflection()->GetString(m, f).empty()) return std::nullopt;
+  return "empty " + where + name;
+}
+
 // Project-level messages have no domain or workflow field, project-domain ones no workflow.
 template <typename T>
 void set_scope(T* attrs, const sinks::Scope& s) {
@@ -78,6 +88,27 @@ std::vector<OverrideRequest> render_override_step(const sinks::Step& step) {
       return {};
   }
   return {};
+}
+
+std::optional<std::string> empty_scope(const google::protobuf::Message& req) {
+  if (req.GetDescriptor()->full_name() == "flyteidl.admin.Project")
+    return empty_field(req, "id", "project ");
+  for (const char* name : {"project", "domain"})
+    if (auto why = empty_field(req, name, "")) return why;
+  for (const char* sub : {"id", "attributes", "project"}) {
+    const auto* f = req.GetDescriptor()->FindFieldByName(sub);
+    if (!f || f->is_repeated() ||
+        f->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE)
+      continue;
+    const auto& m = req.GetReflection()->GetMessage(req, f);
+    if (m.GetDescriptor()->full_name() == "flyteidl.admin.Project") {
+      if (auto why = empty_field(m, "id", "project ")) return why;
+      continue;
+    }
+    for (const char* name : {"project", "domain"})
+      if (auto why = empty_field(m, name, std::string(sub) + ".")) return why;
+  }
+  return std::nullopt;
 }
 
 }  // namespace flytecd::sinks::flyteadmin

@@ -1,5 +1,9 @@
 #pragma once
 
+#include <google/protobuf/message.h>
+
+#include <optional>
+#include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
@@ -36,5 +40,12 @@ std::string_view rpc_name(const OverrideRequest& req);
 // of the live row (none when nothing is live), replace a Delete then an Update, adopt none.
 // Project steps are not override steps and render to none.
 std::vector<OverrideRequest> render_override_step(const sinks::Step& step);
+
+// Why `req` must not be sent, or nullopt: a project or domain that is empty where the request
+// names one (its own project / domain fields, those of its id or attributes, a project's id).
+// FlyteAdmin looks projects up with GORM struct queries that drop a zero value, so an empty
+// project matches the first row and DeleteProjectAttributes{project: ""} deletes that attribute
+// in every project; flytecd refuses to send such a request at all. Pure.
+std::optional<std::string> empty_scope(const google::protobuf::Message& req);
 
 }  // namespace flytecd::sinks::flyteadmin

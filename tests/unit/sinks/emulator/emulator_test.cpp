@@ -654,9 +654,16 @@ TEST_CASE("emulator: CreateWorkflow needs every referenced task, also inside bra
   auto req = workflow("wf", "v1", {t1});
   auto* branch = req.mutable_spec()->mutable_template_()->add_nodes();
   branch->set_id("b");
-  // A case and an else (FlyteAdmin's compiler refuses a branch without either).
+  // A case with its condition and an else (FlyteAdmin's compiler refuses a branch without
+  // either).
   auto* if_else = branch->mutable_branch_node()->mutable_if_else();
   *if_else->mutable_case_()->mutable_then_node() = task_node("inner", t2);
+  auto* cmp = if_else->mutable_case_()->mutable_condition()->mutable_comparison();
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"  // the constant FlyteAdmin compares
+  cmp->mutable_left_value()->mutable_primitive()->set_integer(1);
+  cmp->mutable_right_value()->mutable_primitive()->set_integer(1);
+#pragma GCC diagnostic pop
   *if_else->mutable_else_node() = task_node("other", t2);
 
   auto st = peer.rpc(&S::CreateWorkflow, req);
@@ -799,7 +806,13 @@ TEST_CASE("emulator: activating a launch plan version deactivates the previous o
   fa::LaunchPlanUpdateRequest untyped;
   *untyped.mutable_id() = ident(fc::UNSPECIFIED, "lp", "v1");
   untyped.set_state(fa::INACTIVE);
-  CHECK(peer.rpc(&S::UpdateLaunchPlan, untyped).error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  // rpc/adminservice fills in an UNSPECIFIED resource type before INACTIVE re-validates the
+  // identifier; a wrong one is still refused.
+  CHECK(peer.rpc(&S::UpdateLaunchPlan, untyped).ok());
+  fa::LaunchPlanUpdateRequest mistyped = untyped;
+  mistyped.mutable_id()->set_resource_type(fc::TASK);
+  CHECK(peer.rpc(&S::UpdateLaunchPlan, mistyped).error_code() ==
+        grpc::StatusCode::INVALID_ARGUMENT);
   untyped.set_state(
       fa::ACTIVE);  // ACTIVE does not re-validate the identifier (flytectl relies on it)
   CHECK(peer.rpc(&S::UpdateLaunchPlan, untyped).ok());

@@ -577,3 +577,91 @@ TEST_CASE("emulator fidelity: a project-domain plugin override merges into an ol
       ->add_tags("q");
   REQUIRE(peer.rpc(&S::UpdateProjectDomainAttributes, queue).ok());
 }
+
+// rpc/adminservice launch_plan.go / workflow.go: GetLaunchPlan, UpdateLaunchPlan and GetWorkflow
+// fill in an UNSPECIFIED resource type before the manager validates the identifier.
+TEST_CASE("emulator fidelity: Get and Update take an id without resource type",
+          "[emulator][issue22]") {
+  LaunchPlanPeer peer({});
+  REQUIRE(peer.create(peer.lp()).error_message() == "");
+  fa::ObjectGetRequest get;
+  *get.mutable_id() = ident(fc::WORKFLOW, "wf");
+  get.mutable_id()->set_resource_type(fc::UNSPECIFIED);
+  fa::Workflow wf;
+  CHECK(peer.rpc(&S::GetWorkflow, get, &wf).error_message() == "");
+  CHECK(wf.id().name() == "wf");
+  *get.mutable_id() = ident(fc::LAUNCH_PLAN, "lp");
+  get.mutable_id()->set_resource_type(fc::UNSPECIFIED);
+  fa::LaunchPlan lp;
+  CHECK(peer.rpc(&S::GetLaunchPlan, get, &lp).error_message() == "");
+  CHECK(lp.id().resource_type() == fc::LAUNCH_PLAN);
+  fa::LaunchPlanUpdateRequest update;
+  *update.mutable_id() = get.id();
+  update.set_state(fa::INACTIVE);
+  CHECK(peer.rpc(&S::UpdateLaunchPlan, update).error_message() == "");
+  // A wrong type is still refused.
+  get.mutable_id()->set_resource_type(fc::TASK);
+  CHECK_THAT(peer.rpc(&S::GetLaunchPlan, get, &lp).error_message(),
+             Catch::StartsWith("unexpected resource type task"));
+}
+
+// launch_plan_manager.go ListLaunchPlanIds (no request validation) and the repository's
+// gormimpl/common.go ValidateListInput.
+TEST_CASE("emulator fidelity: ListLaunchPlanIds without a limit is the repository's error",
+          "[emulator][issue22]") {
+  LaunchPlanPeer peer({});
+  REQUIRE(peer.create(peer.lp()).error_message() == "");
+  fa::NamedEntityIdentifierListRequest req;
+  req.set_project("flytesnacks");
+  req.set_domain("development");
+  fa::NamedEntityIdentifierList out;
+  CHECK(peer.rpc(&S::ListLaunchPlanIds, req, &out).error_message() ==
+        "missing and/or invalid parameters: limit");
+  req.set_limit(10);
+  req.set_token("x");
+  CHECK(peer.rpc(&S::ListLaunchPlanIds, req, &out).error_message() == "invalid pagination token x");
+  req.clear_token();
+  REQUIRE(peer.rpc(&S::ListLaunchPlanIds, req, &out).error_message() == "");
+  REQUIRE(out.entities_size() == 1);
+  CHECK(out.entities(0).name() == "lp");
+  // Neither project nor domain: no filter at all.
+  fa::NamedEntityIdentifierListRequest none;
+  none.set_limit(10);
+  CHECK(peer.rpc(&S::ListLaunchPlanIds, none, &out).error_message() ==
+        "missing and/or invalid parameters: filters");
+}
+
+// task_manager.go CreateTask -> workflowengine/impl/compiler.go CompileTask ->
+// flytepropeller task_compiler.go validateContainerCommand / validateK8sPod.
+TEST_CASE("emulator fidelity: CreateTask runs the task compiler", "[emulator][issue22]") {
+  LaunchPlanPeer peer({});
+  fa::TaskCreateRequest task;
+  *task.mutable_id() = ident(fc::TASK, "io");
+  auto* t = task.mutable_spec()->mutable_template_();
+  *t->mutable_id() = task.id();
+  t->set_type("python-task");
+  t->mutable_metadata()->mutable_runtime()->set_version("1.10.0");
+  *(*t->mutable_interface()->mutable_inputs()->mutable_variables())["a"].mutable_type() =
+      simple(fc::INTEGER);
+  t->mutable_container()->set_image("img");
+  auto st = peer.rpc(&S::CreateTask, task);
+  CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  CHECK(st.error_message() ==
+        "task failed compilation with Collected Errors: 1\n\tError 0: Code: ValueRequired, Node "
+        "Id: container, Description: Value required [command].\n");
+  t->mutable_container()->add_args("run");
+  CHECK(peer.rpc(&S::CreateTask, task).error_message() == "");
+
+  // A pod task whose container has no name.
+  task.mutable_id()->set_name("pod");
+  *t->mutable_id() = task.id();
+  t->clear_container();
+  t->set_type("sidecar");
+  auto& fields = *t->mutable_k8s_pod()->mutable_pod_spec()->mutable_fields();
+  fields["containers"].mutable_list_value()->add_values()->mutable_struct_value();
+  st = peer.rpc(&S::CreateTask, task);
+  CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  CHECK_THAT(st.error_message(),
+             Catch::StartsWith("task failed compilation with Collected Errors: 1") &&
+                 Catch::Contains("Description: Invalid value [k8s pod spec container name]."));
+}

@@ -2,6 +2,10 @@
 
 #include <catch2/catch.hpp>
 
+#include "flyteidl/admin/common.pb.h"
+#include "flyteidl/admin/launch_plan.pb.h"
+#include "flyteidl/admin/project.pb.h"
+
 #include <string>
 #include <variant>
 
@@ -160,4 +164,38 @@ TEST_CASE("admin requests: a step renders the RPCs it sends, in order", "[admin-
     step.action = sinks::Action::create;
     CHECK(render_override_step(step).empty());
   }
+}
+
+// FlyteAdmin reads an empty project as "any" (GORM drops zero values from a struct query), so
+// DeleteProjectAttributes{project: ""} would delete that attribute type in every project.
+TEST_CASE("admin requests: a request with an empty project or domain is never sendable",
+          "[admin-requests][issue22]") {
+  using sinks::flyteadmin::empty_scope;
+  for (const auto& o :
+       {cluster_override("flytesnacks", "", ""), queue_override("flytesnacks", "development", ""),
+        queue_override("flytesnacks", "development", "wf")}) {
+    for (const auto& req : {render_override_update(o), render_override_delete(o)})
+      std::visit([](const auto& r) { CHECK_FALSE(empty_scope(r)); }, req);
+  }
+  auto why = [](const OverrideRequest& req) {
+    return std::visit([](const auto& r) { return empty_scope(r).value_or("sendable"); }, req);
+  };
+  CHECK(why(render_override_delete(cluster_override("", "", ""))) == "empty project");
+  CHECK(why(render_override_update(cluster_override("", "", ""))) == "empty attributes.project");
+  // A workflow-level scope without a domain.
+  CHECK(why(render_override_delete(queue_override("flytesnacks", "", "wf"))) == "empty domain");
+  // Entity, list and project requests.
+  admin::ObjectGetRequest get;
+  get.mutable_id()->set_project("flytesnacks");
+  CHECK(empty_scope(get).value_or("") == "empty id.domain");
+  admin::ActiveLaunchPlanListRequest list;
+  list.set_domain("development");
+  CHECK(empty_scope(list).value_or("") == "empty project");
+  admin::ProjectRegisterRequest reg;
+  CHECK(empty_scope(reg).value_or("") == "empty project id");
+  admin::Project project;
+  CHECK(empty_scope(project).value_or("") == "empty project id");
+  project.set_id("flytesnacks");
+  CHECK_FALSE(empty_scope(project));
+  CHECK_FALSE(empty_scope(admin::ProjectListRequest()));
 }
