@@ -5,6 +5,7 @@
 #include <deque>
 #include <thread>
 
+#include "daemon/common/json_dump.hpp"
 #include "daemon/common/log.hpp"
 #include "daemon/common/scan.hpp"
 #include "daemon/pass/pass.hpp"
@@ -281,7 +282,7 @@ class ClientEventRecorder final : public EventRecorder {
     }
     if (!m_uid.empty()) e["involvedObject"]["uid"] = m_uid;
     const std::string path = "/api/v1/namespaces/" + m_object.ns + "/events";
-    auto r = m_client->request("POST", path, e.dump(), "application/json", k_post_timeout_ms);
+    auto r = m_client->request("POST", path, dump_json(e), "application/json", k_post_timeout_ms);
     if (!r)
       log->warn("kubernetes events: {} {}: {}", e.value("reason", ""), path, r.error().message);
     else if (r->status != 201 && r->status != 200)

@@ -2,6 +2,7 @@
 
 #include <ctime>
 
+#include "daemon/common/json_dump.hpp"
 #include "daemon/common/log.hpp"
 
 namespace flytecd::k8s {
@@ -159,7 +160,7 @@ bool LeaderElector::try_acquire_or_renew() {
     LeaseRecord mine{m_identity, lease_s, now, now, 0};
     auto created = m_client->request(
         "POST", lease_path(),
-        lease_object(m_settings.lease_name, m_settings.lease_namespace, "", mine).dump(),
+        dump_json(lease_object(m_settings.lease_name, m_settings.lease_namespace, "", mine)),
         "application/json", deadline_ms(start));
     if (!created) return fail(created.error().message);
     if (created->status == 409) return false;  // another replica created it first
@@ -188,11 +189,11 @@ bool LeaderElector::try_acquire_or_renew() {
   auto next = next_record(obs->record, m_identity, unchanged, lease_s,
                           micro_time(std::chrono::system_clock::now()));
   if (!next) return false;  // held by someone else and not expired
-  auto put = m_client->request(
-      "PUT", path,
-      lease_object(m_settings.lease_name, m_settings.lease_namespace, obs->resource_version, *next)
-          .dump(),
-      "application/json", deadline_ms(start));
+  auto put =
+      m_client->request("PUT", path,
+                        dump_json(lease_object(m_settings.lease_name, m_settings.lease_namespace,
+                                               obs->resource_version, *next)),
+                        "application/json", deadline_ms(start));
   if (!put) return fail(put.error().message);
   if (put->status == 409) return false;  // lost the race (stale resourceVersion)
   if (put->status != 200) return fail("update lease: " + status_message(*put));
@@ -217,11 +218,11 @@ void LeaderElector::release() {
   r.lease_duration_seconds = 1;
   r.renew_time = now;
   r.acquire_time = now;
-  auto put = m_client->request(
-      "PUT", path,
-      lease_object(m_settings.lease_name, m_settings.lease_namespace, obs->resource_version, r)
-          .dump(),
-      "application/json", timeout);
+  auto put =
+      m_client->request("PUT", path,
+                        dump_json(lease_object(m_settings.lease_name, m_settings.lease_namespace,
+                                               obs->resource_version, r)),
+                        "application/json", timeout);
   if (put && put->status == 200)
     log::get("flytecd")->info("leader election: released lease {}/{}", m_settings.lease_namespace,
                               m_settings.lease_name);

@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "daemon/common/json_dump.hpp"
+
 namespace flytecd::k8s {
 namespace {
 
@@ -36,7 +38,7 @@ class ConfigMapRecordStore final : public pass::RecordStore {
 
   Result<std::string> write(const pass::AppliedRecord& record,
                             const std::string& expected_token) override {
-    const std::string body = record_config_map(m_name, m_ns, expected_token, record).dump();
+    const std::string body = dump_json(record_config_map(m_name, m_ns, expected_token, record));
     const bool create = expected_token.empty();
     auto r = create
                  ? m_client->request("POST", collection(), body, "application/json", k_timeout_ms)
