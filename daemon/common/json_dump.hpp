@@ -14,4 +14,13 @@ std::string dump_json(const Json& j, int indent = -1, bool ensure_ascii = false)
   return j.dump(indent, ' ', ensure_ascii, nlohmann::json::error_handler_t::replace);
 }
 
+// object[key] when it is a string, else "" (absent, null, or another type). nlohmann's value()
+// throws type_error 302 on a wrong type, and answers from servers can have any type.
+template <class Json>
+std::string json_string(const Json& object, const char* key) {
+  if (!object.is_object()) return {};
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->template get<std::string>() : std::string();
+}
+
 }  // namespace flytecd

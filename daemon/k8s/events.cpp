@@ -277,7 +277,7 @@ class ClientEventRecorder final : public EventRecorder {
       if (got && got->status == 200) {
         auto j = nlohmann::json::parse(got->body, nullptr, false);
         if (j.is_object() && j.contains("metadata") && j["metadata"].is_object())
-          m_uid = j["metadata"].value("uid", "");
+          m_uid = json_string(j["metadata"], "uid");
       }
     }
     if (!m_uid.empty()) e["involvedObject"]["uid"] = m_uid;

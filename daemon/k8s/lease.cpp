@@ -21,11 +21,22 @@ std::string micro_time(std::chrono::system_clock::time_point t) {
 }
 
 Result<ObservedLease> parse_lease(const std::string& json) {
+  // Every field's type is checked before it is read: json::value() throws on a wrong type, and
+  // an API server (or a proxy) answering something else is an error, not an abort.
   auto j = nlohmann::json::parse(json, nullptr, false);
-  if (!j.is_object() || j.value("kind", "") != "Lease" || !j.contains("metadata"))
+  const auto is_string_at = [](const nlohmann::json& o, const char* k) {
+    return o.is_object() && o.contains(k) && o[k].is_string();
+  };
+  if (!j.is_object() || !is_string_at(j, "kind") || j["kind"] != "Lease" ||
+      !j.contains("metadata") || !j["metadata"].is_object())
     return make_error(ErrorCode::invalid_input, "kubernetes: response is not a Lease");
+  const auto& meta = j["metadata"];
+  if (meta.contains("resourceVersion") && !is_string_at(meta, "resourceVersion"))
+    return make_error(ErrorCode::invalid_input,
+                      "kubernetes: Lease metadata.resourceVersion is not a string");
   ObservedLease o;
-  o.resource_version = j["metadata"].value("resourceVersion", "");
+  if (is_string_at(meta, "resourceVersion"))
+    o.resource_version = meta["resourceVersion"].get<std::string>();
   if (j.contains("spec") && j["spec"].is_object()) {
     const auto& s = j["spec"];
     auto str = [&](const char* k) {

@@ -23,7 +23,7 @@ class ConfigMapRecordStore final : public pass::RecordStore {
     if (!j.is_object() || !j.contains("metadata") || !j["metadata"].is_object())
       return make_error(ErrorCode::invalid_input, describe() + ": response is not a ConfigMap");
     pass::StoredRecord stored;
-    stored.token = j["metadata"].value("resourceVersion", "");
+    stored.token = json_string(j["metadata"], "resourceVersion");
     if (stored.token.empty())
       return make_error(ErrorCode::invalid_input, describe() + ": no metadata.resourceVersion");
     std::map<std::string, std::string> data;
@@ -60,7 +60,7 @@ class ConfigMapRecordStore final : public pass::RecordStore {
     auto j = nlohmann::json::parse(r->body, nullptr, false);
     std::string token;
     if (j.is_object() && j.contains("metadata") && j["metadata"].is_object())
-      token = j["metadata"].value("resourceVersion", "");
+      token = json_string(j["metadata"], "resourceVersion");
     if (token.empty())
       return make_error(ErrorCode::internal,
                         describe() + ": the API server's answer has no resourceVersion");
