@@ -179,21 +179,24 @@ struct Daemon::Impl {
     return p;
   }
 
-  // Puts a prepared configuration in force (the source, loader, notifier, suspension); the
-  // previous ones are released.
-  void adopt(Prepared p) {
+  // The suspension read from the state directory in force (before HTTP serves it).
+  void use_suspension(const std::optional<Suspension>& s) {
     {
       std::lock_guard<std::mutex> lock(status_mu);
-      suspension = p.suspension;
+      suspension = s;
       status["suspended"] = suspension ? to_json(*suspension) : nlohmann::json();
     }
-    metrics.set_suspended(suspension.has_value());
-    if (suspension)
+    metrics.set_suspended(s.has_value());
+    if (s)
       log->warn(
           "SUSPENDED since {} by {}{}: sources are polled and drift reported, nothing is "
           "written (POST /api/v1/resume or `flytecd resume` to resume)",
-          suspension->since, suspension->by,
-          suspension->reason.empty() ? "" : " (" + suspension->reason + ")");
+          s->since, s->by, s->reason.empty() ? "" : " (" + s->reason + ")");
+  }
+
+  // Puts a prepared configuration in force (the source, loader, notifier); the previous ones
+  // are released. cfg is already the new configuration.
+  void adopt(Prepared p) {
     source = std::move(p.source);
     loader = std::make_unique<model::IncrementalLoader>(model::Limits{}, cfg.documents);
     if (notifier) notifier->stop();
@@ -281,6 +284,7 @@ struct Daemon::Impl {
   Status build() {
     auto p = prepare(cfg);
     if (!p) return p.error();
+    use_suspension(p->suspension);
     adopt(std::move(*p));
     return start_serving(cfg, http_options);
   }
@@ -300,15 +304,24 @@ struct Daemon::Impl {
     if (!p) return p.error();
     const config::Config previous = cfg;
     const http::HttpOptions previous_http = http_options;
+    std::optional<Suspension> previous_suspension;
+    {
+      std::lock_guard<std::mutex> lock(status_mu);
+      previous_suspension = suspension;
+    }
     stop_serving();
-    // The source in force is the previous one until the swap: start_serving logs it.
-    std::swap(source, p->source);
-    auto started = start_serving(fresh, p->http);
+    // No HTTP thread runs until start_serving: cfg and the suspension change with none reading.
+    cfg = fresh;
+    use_suspension(p->suspension);
+    std::swap(source, p->source);  // start_serving describes the new source
+    auto started = start_serving(cfg, p->http);
     std::swap(source, p->source);
     if (!started) {
       stop_serving();
       if (p->notifier) p->notifier->stop();
-      if (auto back = start_serving(previous, previous_http); !back) {
+      cfg = previous;
+      use_suspension(previous_suspension);
+      if (auto back = start_serving(cfg, previous_http); !back) {
         fatal = true;
         return make_error(ErrorCode::internal, started.error().message +
                                                    "; and the previous configuration could not "
@@ -317,7 +330,6 @@ struct Daemon::Impl {
       }
       return started.error();
     }
-    cfg = fresh;
     adopt(std::move(*p));
     have_desired = false;
     revision.clear();

@@ -30,10 +30,9 @@ std::string registry_error_detail(const std::string& body) {
   if (code.empty() && message.empty()) return {};
   std::string detail = code + (code.empty() || message.empty() ? "" : ": ") + message;
   constexpr std::size_t k_max_detail = 300;
-  // Cut on a character boundary (a registry's message may be CJK, or not UTF-8 at all).
-  if (detail.size() > k_max_detail) detail = text::cut_utf8(detail, k_max_detail) + "…";
-  detail = text::to_utf8_lossy(detail);
-  return " (" + detail + ")";
+  // UTF-8, cut on a character boundary: a registry's message may be CJK, or not UTF-8 at all.
+  const bool cut = detail.size() > k_max_detail;
+  return " (" + text::cut_utf8(detail, k_max_detail) + (cut ? "…" : "") + ")";
 }
 
 std::string url_escape_query(const std::string& s) {

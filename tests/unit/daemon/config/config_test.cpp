@@ -121,7 +121,7 @@ TEST_CASE("config: --config or flytectlConfig naming a directory is an error, no
   std::ofstream(tmpl + "/flytecd.yaml") << "flytectlConfig: " << tmpl << "\n";
   REQUIRE_NOTHROW(s = flytecd::config::load_file(tmpl + "/flytecd.yaml", cfg));
   REQUIRE_FALSE(s);
-  CHECK_THAT(s.error().message,
-             Catch::Contains("flytectl config " + tmpl + ": is a directory (expected a YAML file)"));
+  CHECK_THAT(s.error().message, Catch::Contains("flytectl config " + tmpl +
+                                                ": is a directory (expected a YAML file)"));
   fs::remove_all(tmpl);
 }

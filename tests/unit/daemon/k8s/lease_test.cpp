@@ -67,13 +67,12 @@ TEST_CASE("lease: objects carry resourceVersion for optimistic concurrency and r
 // when the API server (or a proxy) answers with another type.
 TEST_CASE("lease: an answer whose fields have the wrong type is an error, not an exception",
           "[k8s]") {
-  for (const char* body :
-       {R"({"kind":"Lease","metadata":{"resourceVersion":42}})",
-        R"({"kind":"Lease","metadata":{"resourceVersion":{"a":1}}})",
-        R"({"kind":"Lease","metadata":"x"})", R"({"kind":7,"metadata":{}})",
-        R"({"kind":"Lease","metadata":[1,2]})", R"([1,2])", "not json"}) {
-    flytecd::Result<flytecd::k8s::ObservedLease> r = flytecd::make_error(
-        flytecd::ErrorCode::internal, "unset");
+  for (const char* body : {R"({"kind":"Lease","metadata":{"resourceVersion":42}})",
+                           R"({"kind":"Lease","metadata":{"resourceVersion":{"a":1}}})",
+                           R"({"kind":"Lease","metadata":"x"})", R"({"kind":7,"metadata":{}})",
+                           R"({"kind":"Lease","metadata":[1,2]})", R"([1,2])", "not json"}) {
+    flytecd::Result<flytecd::k8s::ObservedLease> r =
+        flytecd::make_error(flytecd::ErrorCode::internal, "unset");
     REQUIRE_NOTHROW(r = flytecd::k8s::parse_lease(body));
     CHECK_FALSE(r);
   }
