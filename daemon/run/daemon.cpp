@@ -28,6 +28,7 @@
 #include "daemon/pass/views.hpp"
 #include "daemon/reconcile/render.hpp"
 #include "daemon/registration/registrar.hpp"
+#include "daemon/run/guarded.hpp"
 #include "daemon/run/suspension.hpp"
 #include "daemon/wiring/target.hpp"
 
@@ -654,15 +655,9 @@ struct Daemon::Impl {
   // on input nobody foresaw) makes it a failed pass, reported in status and the log; the next
   // interval tries again.
   void guarded_pass(const std::string& reason) {
-    std::string what;
-    try {
-      reconcile_once(reason);
-      return;
-    } catch (const std::exception& e) {
-      what = text::to_utf8_lossy(e.what());
-    } catch (...) {
-      what = "an unknown exception";
-    }
+    const auto thrown = run_guarded([&] { reconcile_once(reason); });
+    if (!thrown) return;
+    const std::string& what = *thrown;
     metrics.record_reconcile(metrics::ReconcileResult::failed, 0);
     const std::string message = "reconcile (" + reason + ") failed: internal error: " + what +
                                 " (the pass was abandoned; retried at the next interval)";
@@ -693,7 +688,9 @@ struct Daemon::Impl {
       if (reload) {
         reload = false;
         lock.unlock();
-        auto fresh = load_config();
+        Result<config::Config> fresh = make_error(ErrorCode::internal, "not loaded");
+        if (auto thrown = run_guarded([&] { fresh = load_config(); }))
+          fresh = make_error(ErrorCode::internal, "configuration: " + *thrown);
         if (!fresh) {
           log->error("SIGHUP: configuration not reloaded, the previous one stays in force: {}",
                      fresh.error().message);
@@ -703,10 +700,9 @@ struct Daemon::Impl {
         log->info("SIGHUP: reloading configuration");
         bool fatal = false;
         Status s = ok_status();
-        try {
-          s = reload_to(*fresh, fatal);
-        } catch (const std::exception& e) {
-          s = make_error(ErrorCode::internal, text::to_utf8_lossy(e.what()));
+        if (auto thrown = run_guarded([&] { s = reload_to(*fresh, fatal); })) {
+          s = make_error(ErrorCode::internal, *thrown);
+          fatal = fatal || !target || !http;  // thrown between stopping and starting
         }
         if (fatal) {
           log->critical("reload failed: {}", s.error().message);
