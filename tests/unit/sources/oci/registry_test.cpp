@@ -50,4 +50,9 @@ TEST_CASE("oci registry errors: a long non-ASCII message is cut between characte
   // "MANIFEST_UNKNOWN: " is 18 bytes: 94 whole characters fit in 300 bytes.
   CHECK(e.message == "fetch x: HTTP 404 (MANIFEST_UNKNOWN: " + cjk.substr(0, 94 * 3) + "…)");
   CHECK_NOTHROW(flytecd::dump_json(nlohmann::json{{"error", e.message}}));
+  // "NAME_UNKNOWN: " is 14 bytes: 300 bytes end inside the 96th character, which is left out.
+  auto n = oci::status_error(
+      404, R"({"errors":[{"code":"NAME_UNKNOWN","message":")" + cjk + R"("}]})", "fetch x");
+  CHECK(n.message == "fetch x: HTTP 404 (NAME_UNKNOWN: " + cjk.substr(0, 95 * 3) + "…)");
+  CHECK(flytecd::text::valid_utf8(n.message));
 }
