@@ -31,7 +31,8 @@ std::string commit_text(const git_commit* commit, const char* raw) {
   if (!raw) return {};
   const char* enc = git_commit_message_encoding(commit);
   std::string e = enc ? enc : "";
-  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(e.begin(), e.end(), e.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (e == "iso-8859-1" || e == "iso8859-1" || e == "latin1" || e == "latin-1")
     return text::latin1_to_utf8(raw);
   return text::to_utf8_lossy(raw);
