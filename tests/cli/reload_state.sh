@@ -70,9 +70,14 @@ wait_for 'd.get("lastSync",{}).get("outcome")=="success"' && ok "daemon converge
 # State files under umask 022: the directory 0700, every file 0600.
 mode() { stat -c %a "$1" 2>/dev/null || echo missing; }
 [[ "$(mode "$tmp/state")" == 700 ]] && ok "state directory 0700 under umask 022" || bad "state directory mode $(mode "$tmp/state")"
+# Each named file wherever the layout keeps it (the ledger and record are per target, under
+# targets/<slug>/); every file of the state directory but the Git object cache is 0600.
 for f in ledger.db ledger.db-wal ledger.db-shm emulator.db emulator.db-wal emulator.db-shm applied-revision.json lock; do
-  [[ "$(mode "$tmp/state/$f")" == 600 ]] && ok "$f 0600" || bad "$f mode $(mode "$tmp/state/$f")"
+  path="$(find "$tmp/state" -path "$tmp/state/git" -prune -o -name "$f" -type f -print | head -1)"
+  [[ -n "$path" && "$(mode "$path")" == 600 ]] && ok "$f 0600" || bad "$f ${path:-not found} mode $(mode "$path")"
 done
+others="$(find "$tmp/state" -path "$tmp/state/git" -prune -o -type f ! -perm 600 -print)"
+[[ -z "$others" ]] && ok "every state file is 0600" || bad "state files not 0600: $(for f in $others; do echo "$f $(mode "$f")"; done)"
 
 # SIGHUP with a notifications urlFile that does not exist (a secret-rotation race).
 write_config "notifications: [{type: generic, urlFile: $tmp/missing-url}]"
