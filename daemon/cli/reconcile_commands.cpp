@@ -253,9 +253,7 @@ int run_plan_live(const TargetOptions& opt, const std::string& format, std::ostr
     auto j = pass::plan_json(report);
     j["ownership"] = pass::ownership_json(report.ownership,
                                           "file " + pass::record_file(target->state_dir).string());
-    out << dump_json(j, 2)
-        << "
-           ";
+    out << dump_json(j, 2) << "\n";
   } else {
     if (worth_saying(report.ownership, report.plan))
       err << "flytecd plan: ownership: " << report.ownership.message << "\n";

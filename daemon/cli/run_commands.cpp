@@ -89,11 +89,9 @@ int run_plan_review(const TargetOptions& opt, const ReviewOptions& r, std::ostre
   auto review = reconcile::review(pass::narrowed(scope, base->documents),
                                   pass::narrowed(scope, head->documents));
   if (r.format == "json")
-    out << dump_json(reconcile::render_review_json(review, base_rev, head_rev), 2)
-        << "
-           ";
-        else if (r.format == "markdown") out
-        << reconcile::render_review_markdown(review, base_rev, head_rev);
+    out << dump_json(reconcile::render_review_json(review, base_rev, head_rev), 2) << "\n";
+  else if (r.format == "markdown")
+    out << reconcile::render_review_markdown(review, base_rev, head_rev);
   else
     out << reconcile::render_review_text(review, base_rev, head_rev);
   return review.empty() ? 0 : 2;
