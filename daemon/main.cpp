@@ -1,3 +1,17 @@
+#include <cstdio>
+#include <exception>
+
 #include "daemon/cli/cli.hpp"
 
-int main(int argc, char** argv) { return flytecd::cli::run(argc, argv); }
+// The last line of defence: commands return errors, and the daemon catches per pass; an
+// exception that still escapes is reported as one line and exit 1, never std::terminate.
+int main(int argc, char** argv) {
+  try {
+    return flytecd::cli::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "flytecd: internal error: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "flytecd: internal error: an unknown exception\n");
+  }
+  return 1;
+}

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "daemon/common/json_dump.hpp"
 #include "daemon/model/proto_yaml.hpp"
 #include "daemon/model/resolve.hpp"
 #include "daemon/wiring/wiring.hpp"
@@ -86,7 +87,7 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
     j["warnings"] = warnings;
     j["diagnostics"] = nlohmann::ordered_json::array();
     for (const auto& d : r.diagnostics) j["diagnostics"].push_back(diag_json(d));
-    out << j.dump(2) << "\n";
+    out << dump_json(j, 2) << "\n";
   } else {
     for (const auto& d : r.diagnostics) out << model::format(d) << "\n";
     out << (r.ok() ? "valid" : "invalid") << ": " << r.documents.file_count << " files, "
@@ -147,7 +148,7 @@ int run_get_overrides(const GetOverridesOptions& opt, std::ostream& out, std::os
   model::Scope at{opt.project, opt.domain, opt.workflow};
   auto doc = model::collate(at, h.resolve(at));
   if (opt.output == "json")
-    out << doc.dump(2) << "\n";
+    out << dump_json(doc, 2) << "\n";
   else
     out << model::json_to_yaml(doc);
   return 0;

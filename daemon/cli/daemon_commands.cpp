@@ -5,6 +5,8 @@
 
 #include <cstdlib>
 
+#include "daemon/common/json_dump.hpp"
+
 namespace flytecd::cli {
 namespace {
 
@@ -74,7 +76,7 @@ std::string status_summary(const nlohmann::json& s) {
         // Values are JSON text already ("\"64\""); null when absent.
         const auto value = [&](const char* k) {
           const auto v = c.value(k, nlohmann::json());
-          return v.is_string() ? v.get<std::string>() : v.is_null() ? "(none)" : v.dump();
+          return v.is_string() ? v.get<std::string>() : v.is_null() ? "(none)" : dump_json(v);
         };
         d += "; " + str(c, "path") + ": " + value("live") + " -> " + value("desired");
       }
@@ -116,7 +118,7 @@ int run_remote_status(const RemoteFlags& flags, const std::string& format, std::
     return 1;
   }
   if (format == "json")
-    out << st->dump(2) << "\n";
+    out << dump_json(*st, 2) << "\n";
   else
     out << status_summary(*st);
   return status_exit_code(*st);

@@ -11,6 +11,7 @@
 #include "daemon/cli/remote.hpp"
 #include "daemon/cli/suggest.hpp"
 #include "daemon/common/http/client.hpp"
+#include "daemon/common/json_dump.hpp"
 #include "daemon/common/scan.hpp"
 #include "daemon/model/proto_yaml.hpp"
 #include "daemon/pass/apply.hpp"
@@ -223,7 +224,7 @@ int run_apply(const TargetOptions& opt, const std::string& format, std::ostream&
                     {"rounds", applied.rounds},
                     {"converged", applied.converged},
                     {"registrationRpcs", report.registrations.rpcs}};
-    out << j.dump(2) << "\n";
+    out << dump_json(j, 2) << "\n";
   } else if (report.outcome == pass::Outcome::refused) {
     out << "applied 0 steps; registrations: 0 write RPCs\n" << verdict.line << "\n";
   } else if (!report.observed) {
@@ -292,7 +293,7 @@ int run_plan_live(const TargetOptions& opt, const std::string& format, std::ostr
     auto j = pass::plan_json(report);
     j["ownership"] = pass::ownership_json(report.ownership,
                                           "file " + pass::record_file(target->state_dir).string());
-    out << j.dump(2) << "\n";
+    out << dump_json(j, 2) << "\n";
   } else {
     if (worth_saying(report.ownership, report.plan))
       err << "flytecd plan: ownership: " << report.ownership.message << "\n";
@@ -330,7 +331,7 @@ int run_get_registrations(const TargetOptions& opt, const std::string& format, s
   if (format == "json") {
     nlohmann::json j = nlohmann::json::array();
     for (const auto& o : regs.items) j.push_back(registration::to_json(o));
-    out << j.dump(2) << "\n";
+    out << dump_json(j, 2) << "\n";
   } else {
     auto ledger_rows = target->ledger->registrations();
     for (const auto& o : regs.items) {
@@ -433,7 +434,7 @@ int run_import(const TargetOptions& opt, const std::string& out_dir, std::ostrea
       if (!scope.workflow.empty()) j["workflow"] = scope.workflow;
       nlohmann::ordered_json spec = nlohmann::ordered_json::object();
       for (const auto* o : rows) {
-        auto v = nlohmann::ordered_json::parse(model::message_to_json(o->value).dump());
+        auto v = nlohmann::ordered_json::parse(dump_json(model::message_to_json(o->value)));
         for (auto it = v.begin(); it != v.end(); ++it) spec[it.key()] = it.value();
       }
       j["spec"] = spec;
@@ -536,7 +537,7 @@ std::vector<ledger::HistoryEntry> entries_of(const nlohmann::json& j) {
       for (const auto& st : e["steps"])
         h.step_list.push_back(ledger::HistoryStep{
             text(st, "action"), text(st, "key"), text(st, "outcome"), text(st, "message"),
-            st.contains("changes") ? st["changes"].dump() : std::string()});
+            st.contains("changes") ? dump_json(st["changes"]) : std::string()});
     out.push_back(std::move(h));
   }
   return out;
@@ -590,8 +591,10 @@ int run_history(const TargetOptions& opt, const ledger::HistoryQuery& query,
     auto entries = entries_of(*j);
     pass::narrow(scope, entries);
     if (format == "json")
-      out << (scope.empty() ? *j : nlohmann::json::parse(pass::history_json(entries).dump()))
-                 .dump(2)
+      out << dump_json(
+                 (scope.empty() ? *j
+                                : nlohmann::json::parse(dump_json(pass::history_json(entries)))),
+                 2)
           << "\n";
     else
       out << pass::history_text(entries);
@@ -620,7 +623,7 @@ int run_history(const TargetOptions& opt, const ledger::HistoryQuery& query,
   }
   pass::narrow(scope, *entries);
   if (format == "json")
-    out << pass::history_json(*entries).dump(2) << "\n";
+    out << dump_json(pass::history_json(*entries), 2) << "\n";
   else
     out << pass::history_text(*entries);
   return 0;

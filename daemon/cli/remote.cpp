@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "daemon/common/http/client.hpp"
+#include "daemon/common/json_dump.hpp"
 #include "daemon/common/scan.hpp"
 #include "daemon/config/config.hpp"
 
@@ -75,7 +76,7 @@ Result<nlohmann::json> daemon_request(const RemoteOptions& remote, const std::st
   req.headers.push_back("Accept: application/json");
   if (!remote.token.empty()) req.headers.push_back("Authorization: Bearer " + remote.token);
   if (!body.is_null()) {
-    req.body = body.dump();
+    req.body = dump_json(body);
     req.headers.push_back("Content-Type: application/json");
   } else if (method == "POST") {
     req.headers.push_back("Content-Length: 0");

@@ -2,6 +2,7 @@
 
 #include "daemon/cli/commands.hpp"
 #include "daemon/cli/compile_command.hpp"
+#include "daemon/common/json_dump.hpp"
 #include "daemon/model/loader.hpp"
 #include "daemon/pass/scope.hpp"
 #include "daemon/reconcile/review.hpp"
@@ -88,7 +89,7 @@ int run_plan_review(const TargetOptions& opt, const ReviewOptions& r, std::ostre
   auto review = reconcile::review(pass::narrowed(scope, base->documents),
                                   pass::narrowed(scope, head->documents));
   if (r.format == "json")
-    out << reconcile::render_review_json(review, base_rev, head_rev).dump(2) << "\n";
+    out << dump_json(reconcile::render_review_json(review, base_rev, head_rev), 2) << "\n";
   else if (r.format == "markdown")
     out << reconcile::render_review_markdown(review, base_rev, head_rev);
   else

@@ -1,6 +1,7 @@
 #include "daemon/common/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -43,12 +44,13 @@ void fsync_dir(const std::filesystem::path& dir) {
 Status write_file_atomically(const std::filesystem::path& file, const std::string& data,
                              const std::string& what) {
   const auto dir = file.parent_path();
-  std::error_code ec;
-  if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+  if (!dir.empty())
+    if (auto s = create_private_directory(dir, what + " directory"); !s) return s;
   const std::filesystem::path tmp = file.string() + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return io_error(what, tmp, "cannot create");
-  if (!write_all(fd, data) || ::fsync(fd) != 0) {
+  // An earlier .tmp (or a umask such as 0277) may have other bits: exactly 0600.
+  if (!write_all(fd, data) || ::fchmod(fd, 0600) != 0 || ::fsync(fd) != 0) {
     auto e = io_error(what, tmp, "cannot write");
     ::close(fd);
     ::unlink(tmp.c_str());
@@ -65,6 +67,23 @@ Status write_file_atomically(const std::filesystem::path& file, const std::strin
     return e;
   }
   fsync_dir(dir);
+  return ok_status();
+}
+
+Status create_private_directory(const std::filesystem::path& dir, const std::string& what) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(dir, ec)) return ok_status();
+  const auto parent = dir.parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  if (ec)
+    return make_error(ErrorCode::unavailable, what + " " + dir.string() + ": cannot create " +
+                                                  parent.string() + ": " + ec.message());
+  if (::mkdir(dir.c_str(), 0700) != 0) {
+    if (errno == EEXIST && std::filesystem::is_directory(dir, ec)) return ok_status();  // a race
+    return io_error(what, dir, "cannot create");
+  }
+  // mkdir's mode is masked by the umask; the directory must not be wider, nor narrower, than 0700.
+  if (::chmod(dir.c_str(), 0700) != 0) return io_error(what, dir, "cannot set mode 0700");
   return ok_status();
 }
 

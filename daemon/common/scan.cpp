@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "daemon/common/text.hpp"
+
 namespace flytecd::scan {
 
 namespace {
@@ -231,7 +233,18 @@ std::string printable(std::string_view s, size_t max_bytes) {
         out += "\\t";
         break;
       default:
-        if (c < 0x20 || c == 0x7f) {
+        if (c >= 0x80) {
+          // UTF-8 characters are kept; a byte that is not part of one is shown as \xNN, so the
+          // result is always valid UTF-8 (JSON, status, the ledger).
+          if (const size_t len = text::utf8_char_length(s.substr(0, n), i); len > 0) {
+            out.append(s.substr(i, len));
+            i += len - 1;
+          } else {
+            out += "\\x";
+            out += k_hex[c >> 4];
+            out += k_hex[c & 0xF];
+          }
+        } else if (c < 0x20 || c == 0x7f) {
           out += "\\x";
           out += k_hex[c >> 4];
           out += k_hex[c & 0xF];

@@ -52,8 +52,9 @@ bool is_proto_duration(std::string_view s);
 bool is_base64_text(std::string_view s);
 
 // Untrusted text made safe to print in one line of a message or log: control characters
-// (newline, carriage return, ESC, ...) become \n, \r, \x1b, and text longer than max_bytes is
-// cut with "… (N bytes)" so a 60 KB value cannot flood a log or forge a line.
+// (newline, carriage return, ESC, ...) and bytes that are not UTF-8 become \n, \r, \x1b, \xe9,
+// and text longer than max_bytes is cut with "… (N bytes)" so a 60 KB value cannot flood a log
+// or forge a line. The result is valid UTF-8.
 std::string printable(std::string_view s, size_t max_bytes = 200);
 
 }  // namespace flytecd::scan

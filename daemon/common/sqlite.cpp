@@ -1,6 +1,12 @@
 #include "daemon/common/sqlite.hpp"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <utility>
 
@@ -82,6 +88,20 @@ int64_t Statement::int64(int col) const { return sqlite3_column_int64(m_stmt, co
 
 Result<std::unique_ptr<Database>> Database::open(const std::string& path, std::string context,
                                                  const OpenOptions& options) {
+  // A new database is created 0600 whatever the umask; SQLite gives its -wal and -shm files the
+  // database file's mode.
+  if (path != ":memory:" && !path.empty()) {
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd >= 0) {
+      const int err = ::fchmod(fd, 0600) == 0 ? 0 : errno;
+      ::close(fd);
+      if (err != 0)
+        return make_error(
+            ErrorCode::unavailable,
+            context + ": open " + path + ": cannot set mode 0600: " + std::strerror(err));
+    }
+    // EEXIST: an existing database keeps its mode; any other error is SQLite's to report.
+  }
   sqlite3* db = nullptr;
   const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
                     (options.serialized ? SQLITE_OPEN_FULLMUTEX : SQLITE_OPEN_NOMUTEX);

@@ -5,6 +5,7 @@
 #include <set>
 #include <string_view>
 
+#include "daemon/common/json_dump.hpp"
 #include "daemon/common/scan.hpp"
 
 namespace flytecd::yaml_json {
@@ -70,7 +71,7 @@ void emit(YAML::Emitter& out, const nlohmann::ordered_json& j) {
   } else if (j.is_null()) {
     out << YAML::Null;
   } else {
-    out << j.dump();
+    out << dump_json(j);
   }
 }
 }  // namespace

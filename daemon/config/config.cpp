@@ -3,7 +3,10 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
+
+#include "daemon/common/duration.hpp"
 
 namespace flytecd::config {
 namespace {
@@ -20,19 +23,10 @@ Result<bool> to_bool(const std::string& where, const std::string& v) {
   return make_error(ErrorCode::invalid_input, where + ": '" + v + "' is not true or false");
 }
 
-// "90s", "3m", "1h", "45" (seconds).
-std::optional<int> parse_seconds(const std::string& v) {
-  try {
-    size_t pos = 0;
-    double n = std::stod(v, &pos);
-    std::string unit = v.substr(pos);
-    double mult = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
-    if (mult < 0 || n <= 0) return std::nullopt;
-    return static_cast<int>(n * mult);
-  } catch (...) {
-    return std::nullopt;
-  }
-}
+// The range of each duration key (daemon/common/duration): a poll interval under a second is a
+// busy loop against Git and FlyteAdmin; a lock wait is bounded so a stuck writer is named.
+constexpr DurationRange k_interval_range{std::chrono::seconds(1), std::chrono::hours(24)};
+constexpr DurationRange k_lock_wait_range{std::chrono::seconds(0), std::chrono::hours(1)};
 
 Status merge_flytectl(const std::string& path, Config& cfg) {
   auto admin = sinks::flyteadmin::load_flytectl_config(expand_home(path));
@@ -45,6 +39,7 @@ Status merge_flytectl(const std::string& path, Config& cfg) {
 std::string expected_for(const std::string& key) {
   if (key == "packages.cacheMaxBytes") return "a number of bytes, 0 or more";
   if (key == "parallelism") return "a whole number, 1 or more";
+  if (key == "interval" || key == "lockWait") return "a duration like 30s, 5m or 1h";
   if (key == "policy.maxPruneShare") return "a number between 0 and 1";
   if (key == "domains" || key == "packages.plainHttpRegistries") return "a list of strings";
   if (key.rfind("policy.", 0) == 0) return "true or false";
@@ -65,12 +60,19 @@ Config defaults() {
 }
 
 Status load_file(const std::string& path, Config& cfg) {
+  // A ConfigMap mounted where a file was expected is a directory: YAML::LoadFile would throw an
+  // I/O exception that is not a YAML::Exception.
+  if (std::error_code ec; std::filesystem::is_directory(path, ec))
+    return make_error(ErrorCode::invalid_input,
+                      "config " + path + ": is a directory (expected a YAML file)");
   YAML::Node root;
   try {
     root = YAML::LoadFile(path);
   } catch (const YAML::Exception& e) {
     return make_error(ErrorCode::invalid_input,
                       "config " + path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  } catch (const std::exception& e) {
+    return make_error(ErrorCode::invalid_input, "config " + path + ": cannot be read: " + e.what());
   }
   if (root.IsNull()) return ok_status();
   if (!root.IsMap())
@@ -91,11 +93,10 @@ Status load_file(const std::string& path, Config& cfg) {
       else if (key == "parallelism")
         cfg.parallelism = std::max(1, v.as<int>());
       else if (key == "lockWait") {
-        auto d = parse_seconds(v.as<std::string>());
+        auto d = parse_duration(v.as<std::string>(), k_lock_wait_range);
         if (!d)
-          return make_error(ErrorCode::invalid_input,
-                            where(v, key) + ": expected a duration like 10s or 1m");
-        cfg.lock_wait_seconds = *d;
+          return make_error(ErrorCode::invalid_input, where(v, key) + ": " + d.error().message);
+        cfg.lock_wait_seconds = static_cast<double>(d->count()) / 1000.0;
       } else if (key == "flytectlConfig") {
         if (auto s = merge_flytectl(v.as<std::string>(), cfg); !s) return s;
       } else if (key == "domains") {
@@ -114,11 +115,10 @@ Status load_file(const std::string& path, Config& cfg) {
                               where(a.first, "admin") + ": " + s.error().message);
         }
       } else if (key == "interval") {
-        auto d = parse_seconds(v.as<std::string>());
+        auto d = parse_duration(v.as<std::string>(), k_interval_range);
         if (!d)
-          return make_error(ErrorCode::invalid_input,
-                            where(v, key) + ": expected a duration like 3m, 90s or 1h");
-        cfg.interval_seconds = *d;
+          return make_error(ErrorCode::invalid_input, where(v, key) + ": " + d.error().message);
+        cfg.interval_seconds = static_cast<double>(d->count()) / 1000.0;
       } else if (key == "git") {
         if (!v.IsMap())
           return make_error(ErrorCode::invalid_input, where(v, key) + ": expected a mapping");

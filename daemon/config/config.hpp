@@ -84,7 +84,7 @@ struct Config {
   int parallelism = 8;
   double lock_wait_seconds = 10;  // how long a second writer waits for the state directory lock
   GitConfig git;
-  int interval_seconds = 180;  // poll interval; +-10% jitter
+  double interval_seconds = 180;  // poll interval (1s..24h, milliseconds kept); +-10% jitter
   HttpConfig http;
   std::vector<NotificationConfig> notifications;
   PackagesConfig packages;

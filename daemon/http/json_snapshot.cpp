@@ -1,5 +1,7 @@
 #include "daemon/http/json_snapshot.hpp"
 
+#include "daemon/common/json_dump.hpp"
+
 namespace flytecd::http {
 
 nlohmann::json& JsonSnapshot::operator[](const std::string& key) {
@@ -19,8 +21,7 @@ std::shared_ptr<const std::string> JsonSnapshot::rendered(const nlohmann::json& 
   if (extra.is_object()) {
     for (const auto& [k, v] : extra.items()) doc[k] = v;
   }
-  m_rendered = std::make_shared<const std::string>(
-      doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  m_rendered = std::make_shared<const std::string>(dump_json(doc));
   m_rendered_version = m_version;
   m_rendered_extra = extra;
   ++m_renders;

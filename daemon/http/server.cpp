@@ -10,6 +10,7 @@
 
 #include "daemon/common/http/listener.hpp"
 #include "daemon/common/log.hpp"
+#include "daemon/common/text.hpp"
 #include "daemon/http/webhooks.hpp"
 #include "daemon/metrics/flytecd_metrics.hpp"
 
@@ -85,13 +86,14 @@ std::string query_value(std::string_view query, std::string_view name) {
   return {};
 }
 
-// Free text from a client, kept in status and the log: printable, one line, bounded.
+// Free text from a client, kept in status and the log: UTF-8 (ill-formed bytes become U+FFFD),
+// printable, one line, bounded — and cut on a character boundary, so a reason in any script
+// stays valid JSON.
 std::string clean_text(std::string_view v) {
-  std::string out;
-  for (char c : v) {
-    if (out.size() >= k_max_reason_bytes) break;
+  std::string out = text::cut_utf8(v, k_max_reason_bytes);
+  for (char& c : out) {
     const auto u = static_cast<unsigned char>(c);
-    out += u < 0x20 || u == 0x7f ? ' ' : c;
+    if (u < 0x20 || u == 0x7f) c = ' ';
   }
   return out;
 }

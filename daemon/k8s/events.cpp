@@ -5,6 +5,7 @@
 #include <deque>
 #include <thread>
 
+#include "daemon/common/json_dump.hpp"
 #include "daemon/common/log.hpp"
 #include "daemon/common/scan.hpp"
 #include "daemon/pass/pass.hpp"
@@ -276,12 +277,12 @@ class ClientEventRecorder final : public EventRecorder {
       if (got && got->status == 200) {
         auto j = nlohmann::json::parse(got->body, nullptr, false);
         if (j.is_object() && j.contains("metadata") && j["metadata"].is_object())
-          m_uid = j["metadata"].value("uid", "");
+          m_uid = json_string(j["metadata"], "uid");
       }
     }
     if (!m_uid.empty()) e["involvedObject"]["uid"] = m_uid;
     const std::string path = "/api/v1/namespaces/" + m_object.ns + "/events";
-    auto r = m_client->request("POST", path, e.dump(), "application/json", k_post_timeout_ms);
+    auto r = m_client->request("POST", path, dump_json(e), "application/json", k_post_timeout_ms);
     if (!r)
       log->warn("kubernetes events: {} {}: {}", e.value("reason", ""), path, r.error().message);
     else if (r->status != 201 && r->status != 200)

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "daemon/common/json_dump.hpp"
+
 namespace flytecd::k8s {
 namespace {
 
@@ -45,7 +47,7 @@ class ClientKubeApi final : public sinks::configmap::KubeApi {
     auto r = m_client->request(
         "PATCH",
         "/apis/apps/v1/namespaces/" + ns + "/deployments/" + deployment + "?fieldManager=flytecd",
-        patch.dump(), "application/strategic-merge-patch+json", k_timeout_ms);
+        dump_json(patch), "application/strategic-merge-patch+json", k_timeout_ms);
     if (!r) return r.error();
     if (r->status != 200) return failed("restart deployment " + deployment, *r);
     return ok_status();

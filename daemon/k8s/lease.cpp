@@ -2,6 +2,7 @@
 
 #include <ctime>
 
+#include "daemon/common/json_dump.hpp"
 #include "daemon/common/log.hpp"
 
 namespace flytecd::k8s {
@@ -20,11 +21,22 @@ std::string micro_time(std::chrono::system_clock::time_point t) {
 }
 
 Result<ObservedLease> parse_lease(const std::string& json) {
+  // Every field's type is checked before it is read: json::value() throws on a wrong type, and
+  // an API server (or a proxy) answering something else is an error, not an abort.
   auto j = nlohmann::json::parse(json, nullptr, false);
-  if (!j.is_object() || j.value("kind", "") != "Lease" || !j.contains("metadata"))
+  const auto is_string_at = [](const nlohmann::json& o, const char* k) {
+    return o.is_object() && o.contains(k) && o[k].is_string();
+  };
+  if (!j.is_object() || !is_string_at(j, "kind") || j["kind"] != "Lease" ||
+      !j.contains("metadata") || !j["metadata"].is_object())
     return make_error(ErrorCode::invalid_input, "kubernetes: response is not a Lease");
+  const auto& meta = j["metadata"];
+  if (meta.contains("resourceVersion") && !is_string_at(meta, "resourceVersion"))
+    return make_error(ErrorCode::invalid_input,
+                      "kubernetes: Lease metadata.resourceVersion is not a string");
   ObservedLease o;
-  o.resource_version = j["metadata"].value("resourceVersion", "");
+  if (is_string_at(meta, "resourceVersion"))
+    o.resource_version = meta["resourceVersion"].get<std::string>();
   if (j.contains("spec") && j["spec"].is_object()) {
     const auto& s = j["spec"];
     auto str = [&](const char* k) {
@@ -159,7 +171,7 @@ bool LeaderElector::try_acquire_or_renew() {
     LeaseRecord mine{m_identity, lease_s, now, now, 0};
     auto created = m_client->request(
         "POST", lease_path(),
-        lease_object(m_settings.lease_name, m_settings.lease_namespace, "", mine).dump(),
+        dump_json(lease_object(m_settings.lease_name, m_settings.lease_namespace, "", mine)),
         "application/json", deadline_ms(start));
     if (!created) return fail(created.error().message);
     if (created->status == 409) return false;  // another replica created it first
@@ -188,11 +200,11 @@ bool LeaderElector::try_acquire_or_renew() {
   auto next = next_record(obs->record, m_identity, unchanged, lease_s,
                           micro_time(std::chrono::system_clock::now()));
   if (!next) return false;  // held by someone else and not expired
-  auto put = m_client->request(
-      "PUT", path,
-      lease_object(m_settings.lease_name, m_settings.lease_namespace, obs->resource_version, *next)
-          .dump(),
-      "application/json", deadline_ms(start));
+  auto put =
+      m_client->request("PUT", path,
+                        dump_json(lease_object(m_settings.lease_name, m_settings.lease_namespace,
+                                               obs->resource_version, *next)),
+                        "application/json", deadline_ms(start));
   if (!put) return fail(put.error().message);
   if (put->status == 409) return false;  // lost the race (stale resourceVersion)
   if (put->status != 200) return fail("update lease: " + status_message(*put));
@@ -217,11 +229,11 @@ void LeaderElector::release() {
   r.lease_duration_seconds = 1;
   r.renew_time = now;
   r.acquire_time = now;
-  auto put = m_client->request(
-      "PUT", path,
-      lease_object(m_settings.lease_name, m_settings.lease_namespace, obs->resource_version, r)
-          .dump(),
-      "application/json", timeout);
+  auto put =
+      m_client->request("PUT", path,
+                        dump_json(lease_object(m_settings.lease_name, m_settings.lease_namespace,
+                                               obs->resource_version, r)),
+                        "application/json", timeout);
   if (put && put->status == 200)
     log::get("flytecd")->info("leader election: released lease {}/{}", m_settings.lease_namespace,
                               m_settings.lease_name);

@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "daemon/common/json_dump.hpp"
+
 namespace flytecd::k8s {
 namespace {
 
@@ -21,7 +23,7 @@ class ConfigMapRecordStore final : public pass::RecordStore {
     if (!j.is_object() || !j.contains("metadata") || !j["metadata"].is_object())
       return make_error(ErrorCode::invalid_input, describe() + ": response is not a ConfigMap");
     pass::StoredRecord stored;
-    stored.token = j["metadata"].value("resourceVersion", "");
+    stored.token = json_string(j["metadata"], "resourceVersion");
     if (stored.token.empty())
       return make_error(ErrorCode::invalid_input, describe() + ": no metadata.resourceVersion");
     std::map<std::string, std::string> data;
@@ -36,7 +38,7 @@ class ConfigMapRecordStore final : public pass::RecordStore {
 
   Result<std::string> write(const pass::AppliedRecord& record,
                             const std::string& expected_token) override {
-    const std::string body = record_config_map(m_name, m_ns, expected_token, record).dump();
+    const std::string body = dump_json(record_config_map(m_name, m_ns, expected_token, record));
     const bool create = expected_token.empty();
     auto r = create
                  ? m_client->request("POST", collection(), body, "application/json", k_timeout_ms)
@@ -58,7 +60,7 @@ class ConfigMapRecordStore final : public pass::RecordStore {
     auto j = nlohmann::json::parse(r->body, nullptr, false);
     std::string token;
     if (j.is_object() && j.contains("metadata") && j["metadata"].is_object())
-      token = j["metadata"].value("resourceVersion", "");
+      token = json_string(j["metadata"], "resourceVersion");
     if (token.empty())
       return make_error(ErrorCode::internal,
                         describe() + ": the API server's answer has no resourceVersion");

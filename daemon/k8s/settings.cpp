@@ -8,21 +8,18 @@
 #include <optional>
 #include <sstream>
 
+#include "daemon/common/duration.hpp"
+
 namespace flytecd::k8s {
 namespace {
 
-// "15s", "500ms", "1m", "2" (seconds) -> milliseconds.
-std::optional<int> parse_millis(const std::string& v) {
-  try {
-    size_t pos = 0;
-    double n = std::stod(v, &pos);
-    std::string unit = v.substr(pos);
-    double mult = unit == "ms" ? 1 : unit.empty() || unit == "s" ? 1000 : unit == "m" ? 60000 : -1;
-    if (mult < 0 || n <= 0 || n * mult > 24.0 * 3600 * 1000) return std::nullopt;
-    return static_cast<int>(std::lround(n * mult));
-  } catch (...) {
-    return std::nullopt;
-  }
+// The range of each duration key (parsed by daemon/common/duration): a lease or retry period
+// near zero is a busy loop against the API server; none is longer than a day.
+DurationRange range_of(const std::string& key) {
+  using std::chrono::hours, std::chrono::milliseconds, std::chrono::seconds;
+  if (key == "leaderElection.leaseDuration") return {seconds(1), hours(24)};
+  if (key == "events.interval") return {seconds(1), hours(24)};
+  return {milliseconds(100), hours(24)};  // renewDeadline, retryPeriod
 }
 
 std::string trimmed_file(const std::string& path) {
@@ -46,11 +43,11 @@ Status parse_settings(const YAML::Node& node, const std::string& where, Settings
   if (!node.IsMap())
     return make_error(ErrorCode::invalid_input, where + ": kubernetes: expected a mapping");
   auto duration = [&](const YAML::Node& v, const std::string& key, int& ms) -> Status {
-    auto d = parse_millis(v.as<std::string>());
+    auto d = parse_duration(v.as<std::string>(), range_of(key));
     if (!d)
       return make_error(ErrorCode::invalid_input,
-                        where + ": kubernetes." + key + ": expected a duration like 15s or 500ms");
-    ms = *d;
+                        where + ": kubernetes." + key + ": " + d.error().message);
+    ms = static_cast<int>(d->count());  // at most 24 h: fits
     return ok_status();
   };
   try {

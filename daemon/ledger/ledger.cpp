@@ -4,6 +4,8 @@
 
 #include <chrono>
 
+#include "daemon/common/json_dump.hpp"
+
 namespace flytecd::ledger {
 namespace {
 
@@ -87,9 +89,9 @@ Status insert_registration(sqlite::Database& db, const RegistrationRecord& r) {
       .bind(r.project)
       .bind(r.domain)
       .bind(r.version)
-      .bind(nlohmann::json(r.entities).dump())
-      .bind(nlohmann::json(r.launch_plans).dump())
-      .bind(nlohmann::json(r.activated).dump())
+      .bind(dump_json(nlohmann::json(r.entities)))
+      .bind(dump_json(nlohmann::json(r.launch_plans)))
+      .bind(dump_json(nlohmann::json(r.activated)))
       .bind(r.revision)
       .bind(now_seconds());
   return st->run();

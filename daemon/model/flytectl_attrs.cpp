@@ -5,6 +5,7 @@
 #include <exception>
 #include <map>
 
+#include "daemon/common/json_dump.hpp"
 #include "daemon/common/scan.hpp"
 #include "daemon/model/flytectl_go_yaml.hpp"
 #include "daemon/model/proto_yaml.hpp"
@@ -238,7 +239,7 @@ std::string render_document(const Scope& scope, const std::vector<const AttrFile
   if (!scope.workflow.empty()) doc["workflow"] = scope.workflow;
   nlohmann::ordered_json spec = nlohmann::ordered_json::object();
   for (const auto* f : sorted) {
-    auto v = nlohmann::ordered_json::parse(message_to_json(f->value).dump());
+    auto v = nlohmann::ordered_json::parse(dump_json(message_to_json(f->value)));
     for (auto it = v.begin(); it != v.end(); ++it) spec[it.key()] = it.value();
   }
   doc["spec"] = spec;

@@ -7,6 +7,7 @@
 
 #include "daemon/common/quantity.hpp"
 #include "daemon/common/scan.hpp"
+#include "daemon/common/text.hpp"
 #include "daemon/model/attribute_checks.hpp"
 #include "daemon/model/package_ref.hpp"
 #include "daemon/model/proto_yaml.hpp"
@@ -585,31 +586,34 @@ void parse_project(const std::string& file, const YAML::Node& doc, Fields& f, Do
 
 size_t parse_file(const SourceFile& file, const Limits& limits, const Policy& policy,
                   Documents& out, Diagnostics& diags) {
+  // A path is bytes (Git and POSIX allow any name, e.g. a Latin-1 "caf\xe9.yaml"); every
+  // diagnostic and field source names the file in UTF-8, ill-formed bytes shown as U+FFFD.
+  const std::string path = text::to_utf8_lossy(file.path);
   if (file.size > limits.max_file_bytes || file.bytes.size() > limits.max_file_bytes) {
     diags.push_back(
         Diagnostic{Severity::error,
                    DiagKind::file_too_large,
-                   Location{file.path, 0, 0},
+                   Location{path, 0, 0},
                    "",
                    "file is " + std::to_string(std::max(file.size, file.bytes.size())) + " bytes",
                    "at most " + std::to_string(limits.max_file_bytes) + " bytes",
                    {}});
     return 0;
   }
-  auto docs = parse_yaml_file(file.path, file.bytes, limits, diags);
+  auto docs = parse_yaml_file(path, file.bytes, limits, diags);
   for (const auto& yd : docs) {
     const YAML::Node& doc = yd.root;
     if (!doc.IsMap()) {
       diags.push_back(Diagnostic{Severity::error,
                                  DiagKind::not_a_mapping,
-                                 location_of(file.path, doc),
+                                 location_of(path, doc),
                                  "",
                                  "document is not a mapping",
                                  "a mapping with apiVersion and kind",
                                  {}});
       continue;
     }
-    Fields f(file.path, doc, "", diags);
+    Fields f(path, doc, "", diags);
     std::string kind =
         f.str("kind", true,
               "Overrides, WorkflowRegistration, Project, PlatformDefaults or FlyteRegistration");
@@ -619,14 +623,14 @@ size_t parse_file(const SourceFile& file, const Limits& limits, const Policy& po
     const bool known_kind = is_operator || kind == "Overrides" || kind == "WorkflowRegistration" ||
                             kind == "Project" || kind == "PlatformDefaults";
     if (!known_kind) {
-      f.add(DiagKind::unknown_kind, location_of(file.path, doc["kind"]), "kind",
+      f.add(DiagKind::unknown_kind, location_of(path, doc["kind"]), "kind",
             "unknown kind '" + scan::printable(kind) + "'",
             "Overrides, WorkflowRegistration, Project, PlatformDefaults or FlyteRegistration");
       continue;
     }
     const char* want_api = is_operator ? k_operator_api_version : k_api_version;
     if (api != want_api) {
-      f.add(DiagKind::unknown_api_version, location_of(file.path, doc["apiVersion"]), "apiVersion",
+      f.add(DiagKind::unknown_api_version, location_of(path, doc["apiVersion"]), "apiVersion",
             "unknown apiVersion '" + scan::printable(api) + "' for kind " + kind, want_api);
       continue;
     }
@@ -634,20 +638,20 @@ size_t parse_file(const SourceFile& file, const Limits& limits, const Policy& po
     // check must reject this document, never terminate the daemon on a commit.
     try {
       if (kind == "Overrides")
-        parse_overrides(file.path, doc, f, policy, out, diags, false);
+        parse_overrides(path, doc, f, policy, out, diags, false);
       else if (kind == "PlatformDefaults")
-        parse_overrides(file.path, doc, f, policy, out, diags, true);
+        parse_overrides(path, doc, f, policy, out, diags, true);
       else if (kind == "WorkflowRegistration")
-        parse_registration(file.path, doc, f, policy, out, diags);
+        parse_registration(path, doc, f, policy, out, diags);
       else if (kind == "FlyteRegistration")
-        parse_flyte_registration(file.path, doc, f, policy, out, diags);
+        parse_flyte_registration(path, doc, f, policy, out, diags);
       else
-        parse_project(file.path, doc, f, out, diags);
+        parse_project(path, doc, f, out, diags);
     } catch (const std::exception& e) {
       diags.push_back(
           Diagnostic{Severity::error,
                      DiagKind::invalid_value,
-                     location_of(file.path, doc),
+                     location_of(path, doc),
                      "",
                      "this document could not be checked (" + scan::printable(e.what()) + ")",
                      "a document flytecd can read; this is a flytecd bug, please "

@@ -10,6 +10,7 @@
 #include <set>
 #include <string_view>
 
+#include "daemon/common/json_dump.hpp"
 #include "daemon/common/scan.hpp"
 #include "daemon/common/yaml_json.hpp"
 #include "daemon/model/yaml_safe.hpp"
@@ -301,7 +302,7 @@ std::optional<nlohmann::json> yaml_to_proto_json(const YAML::Node& node,
 std::string json_to_message(const nlohmann::json& json, pb::Message* msg) {
   pb::util::JsonParseOptions opts;
   opts.ignore_unknown_fields = false;
-  auto status = pb::util::JsonStringToMessage(json.dump(), msg, opts);
+  auto status = pb::util::JsonStringToMessage(dump_json(json), msg, opts);
   if (status.ok()) return {};
   std::string m(status.message());
   return m.empty() ? "invalid message" : m;

@@ -2,6 +2,7 @@
 
 #include <google/protobuf/reflection.h>
 
+#include "daemon/common/json_dump.hpp"
 #include "daemon/model/proto_yaml.hpp"
 
 namespace flytecd::model {
@@ -189,7 +190,7 @@ nlohmann::ordered_json origin_json(const Origin& o) {
 }
 
 nlohmann::ordered_json to_ordered(const nlohmann::json& j) {
-  return nlohmann::ordered_json::parse(j.dump());
+  return nlohmann::ordered_json::parse(dump_json(j));
 }
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "daemon/common/http/client.hpp"
+#include "daemon/common/json_dump.hpp"
 #include "daemon/common/log.hpp"
 #include "daemon/http/webhooks.hpp"
 #include "daemon/metrics/flytecd_metrics.hpp"
@@ -78,9 +79,7 @@ std::string escape_mrkdwn(std::string_view s) {
   return out;
 }
 
-std::string dump(const nlohmann::ordered_json& j) {
-  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
-}
+std::string dump(const nlohmann::ordered_json& j) { return dump_json(j); }
 
 std::string render_slack(const Event& e) {
   using nlohmann::ordered_json;

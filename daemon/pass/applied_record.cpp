@@ -4,6 +4,7 @@
 
 #include "daemon/common/atomic_file.hpp"
 #include "daemon/common/digest.hpp"
+#include "daemon/common/json_dump.hpp"
 
 namespace flytecd::pass {
 namespace {
@@ -20,7 +21,7 @@ std::string to_json(const AppliedRecord& r) {
   j["version"] = r.version;
   j["writer"] = r.writer;
   j["updatedAt"] = r.updated_at;
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return dump_json(j);
 }
 
 Result<AppliedRecord> parse_applied_record(std::string_view text, const std::string& where) {

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "daemon/common/breaker.hpp"
+#include "daemon/common/json_dump.hpp"
 #include "daemon/reconcile/render.hpp"
 #include "daemon/reconcile/state.hpp"
 
@@ -102,7 +103,7 @@ ledger::PassRecord history_record(const Report& r, const Revision& rev,
     if (!changes.empty()) {
       nlohmann::ordered_json j = nlohmann::ordered_json::array();
       for (const auto& c : changes) j.push_back(reconcile::change_json(c));
-      h.changes = j.dump();
+      h.changes = dump_json(j);
     }
     rec.steps.push_back(std::move(h));
   }
@@ -126,7 +127,7 @@ ledger::PassRecord history_record(const Report& r, const Revision& rev,
       change("version", o.previous_version, o.version);
       change("digest", o.previous_digest, o.digest);
     }
-    if (!j.empty()) h.changes = j.dump();
+    if (!j.empty()) h.changes = dump_json(j);
     rec.steps.push_back(std::move(h));
   }
   return rec;

@@ -2,6 +2,7 @@
 
 #include <ctime>
 
+#include "daemon/common/json_dump.hpp"
 #include "daemon/common/scan.hpp"
 #include "daemon/reconcile/render.hpp"
 
@@ -60,7 +61,8 @@ nlohmann::ordered_json plan_json(const Report& report, size_t max_steps) {
   j["registrationChanges"] = report.registrations.has_changes();
   j["registrations"] = nlohmann::ordered_json::array();
   for (const auto& o : report.registrations.items)
-    j["registrations"].push_back(nlohmann::ordered_json::parse(registration::to_json(o).dump()));
+    j["registrations"].push_back(
+        nlohmann::ordered_json::parse(dump_json(registration::to_json(o))));
   return j;
 }
 
@@ -173,7 +175,7 @@ nlohmann::json last_sync_json(const Report& report, const std::string& reason) {
           {"error", report.error ? report.error->message : std::string()},
           {"errorCode", report.error ? std::string(to_string(report.error->code)) : std::string()},
           {"stepsNotStarted", a.not_started},
-          {"plan", nlohmann::json::parse(plan_json(report, 200).dump())}};
+          {"plan", nlohmann::json::parse(dump_json(plan_json(report, 200)))}};
 }
 
 nlohmann::json objects_json(const Report& report) {
@@ -193,7 +195,7 @@ nlohmann::json drift_json(const Report& report) {
   for (const auto& d : report.plan.drift) {
     nlohmann::json changes = nlohmann::json::array();
     for (const auto& c : d.changes)
-      changes.push_back(nlohmann::json::parse(reconcile::change_json(c).dump()));
+      changes.push_back(nlohmann::json::parse(dump_json(reconcile::change_json(c))));
     drift.push_back(
         {{"key", d.key}, {"detail", d.detail}, {"reverted", d.healed}, {"changes", changes}});
   }

@@ -2,6 +2,7 @@
 
 #include <google/protobuf/message.h>
 
+#include "daemon/common/json_dump.hpp"
 #include "daemon/common/scan.hpp"
 #include "daemon/model/proto_yaml.hpp"
 
@@ -10,7 +11,7 @@ namespace {
 
 std::string bounded(const nlohmann::json& v, size_t max_value, bool& elided) {
   if (v.is_null()) return "";
-  std::string s = v.dump();
+  std::string s = dump_json(v);
   if (s.size() > max_value) {
     // Cut on a UTF-8 boundary.
     size_t cut = max_value;

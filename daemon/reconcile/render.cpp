@@ -1,5 +1,6 @@
 #include "daemon/reconcile/render.hpp"
 
+#include "daemon/common/json_dump.hpp"
 #include "daemon/common/scan.hpp"
 #include "daemon/model/proto_yaml.hpp"
 
@@ -166,9 +167,10 @@ nlohmann::ordered_json render_json(const Plan& p, const std::string& target) {
     o["reason"] = s.reason;
     o["drift"] = s.drift;
     if (s.desired)
-      o["desired"] = nlohmann::ordered_json::parse(model::message_to_json(s.desired->value).dump());
+      o["desired"] =
+          nlohmann::ordered_json::parse(dump_json(model::message_to_json(s.desired->value)));
     if (s.live)
-      o["live"] = nlohmann::ordered_json::parse(model::message_to_json(s.live->value).dump());
+      o["live"] = nlohmann::ordered_json::parse(dump_json(model::message_to_json(s.live->value)));
     o["changes"] = nlohmann::ordered_json::array();
     for (const auto& c : step_changes(s)) o["changes"].push_back(change_json(c));
     j["steps"].push_back(o);

@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "daemon/common/json_dump.hpp"
 #include "daemon/common/scan.hpp"
 #include "daemon/model/proto_yaml.hpp"
 #include "daemon/model/resolve.hpp"
@@ -437,8 +438,8 @@ nlohmann::ordered_json render_review_json(const Review& r, const ReviewRevision&
     i["action"] = std::string(1, c.action);
     i["object"] = c.object;
     if (c.kind == "override") {
-      i["before"] = nlohmann::ordered_json::parse(c.old_effective.dump());
-      i["after"] = nlohmann::ordered_json::parse(c.new_effective.dump());
+      i["before"] = nlohmann::ordered_json::parse(dump_json(c.old_effective));
+      i["after"] = nlohmann::ordered_json::parse(dump_json(c.new_effective));
       i["beforeSource"] = c.old_source;
       i["afterSource"] = c.new_source;
       i["inheritingWorkflows"] = c.inheriting_workflows;

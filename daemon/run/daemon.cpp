@@ -14,7 +14,9 @@
 #include <sstream>
 #include <thread>
 
+#include "daemon/common/json_dump.hpp"
 #include "daemon/common/log.hpp"
+#include "daemon/common/text.hpp"
 #include "daemon/http/json_snapshot.hpp"
 #include "daemon/http/server.hpp"
 #include "daemon/k8s/in_cluster.hpp"
@@ -26,6 +28,7 @@
 #include "daemon/pass/views.hpp"
 #include "daemon/reconcile/render.hpp"
 #include "daemon/registration/registrar.hpp"
+#include "daemon/run/guarded.hpp"
 #include "daemon/run/suspension.hpp"
 #include "daemon/wiring/target.hpp"
 
@@ -65,6 +68,7 @@ struct Daemon::Impl {
   std::unique_ptr<model::IncrementalLoader> loader;
   std::unique_ptr<wiring::Target> target;
   std::unique_ptr<http::HttpServer> http;
+  http::HttpOptions http_options;  // with the secrets read, to start HTTP again after a reload
   std::unique_ptr<notify::Notifier> notifier;
   metrics::Registry registry;
   metrics::FlytecdMetrics metrics{registry};
@@ -113,53 +117,29 @@ struct Daemon::Impl {
   std::optional<Suspension> suspension;
   std::map<std::string, uint64_t> rpc_seen;
 
-  Status build() {
+  // What a configuration needs that can be read without touching the wiring in force: the
+  // suspension file, the source, the notification and HTTP secrets. A reload that fails here
+  // changes nothing.
+  struct Prepared {
+    std::optional<Suspension> suspension;
+    std::unique_ptr<sources::Source> source;
+    std::unique_ptr<notify::Notifier> notifier;
+    http::HttpOptions http;
+  };
+
+  Result<Prepared> prepare(const config::Config& c) {
+    Prepared p;
     // Before anything that could write: a suspension in force survives the restart, and a
     // suspension file that cannot be read stops the start rather than resume writing.
-    auto suspended = read_suspension(suspension_file(cfg.state_dir));
+    auto suspended = read_suspension(suspension_file(c.state_dir));
     if (!suspended) return suspended.error();
-    {
-      std::lock_guard<std::mutex> lock(status_mu);
-      suspension = *suspended;
-      status["suspended"] = suspension ? to_json(*suspension) : nlohmann::json();
-    }
-    metrics.set_suspended(suspension.has_value());
-    if (suspension)
-      log->warn(
-          "SUSPENDED since {} by {}{}: sources are polled and drift reported, nothing is "
-          "written (POST /api/v1/resume or `flytecd resume` to resume)",
-          suspension->since, suspension->by,
-          suspension->reason.empty() ? "" : " (" + suspension->reason + ")");
-    auto src = wiring::make_source(cfg);
+    p.suspension = *suspended;
+    auto src = wiring::make_source(c);
     if (!src) return src.error();
-    source = std::move(*src);
-    model::Policy policy = cfg.documents;
-    loader = std::make_unique<model::IncrementalLoader>(model::Limits{}, policy);
-    auto t = wiring::open_target(cfg);
-    if (!t) return t.error();
-    target = std::make_unique<wiring::Target>(std::move(*t));
-    packages.reset();  // the packages settings may have changed
-    package_memory = std::make_unique<registration::MemoryBudget>(cfg.packages.memory_budget_bytes);
-    metrics.set_target(false, target->embedded());
-    k8s::ElectorCallbacks on_lease{[this] {
-                                     leader_gauge.with({}).set(1);
-                                     nudge("became leader");
-                                   },
-                                   [this] {
-                                     halt = true;  // before anything else: stop writing
-                                     leader_gauge.with({}).set(0);
-                                   }};
-    auto in_cluster = k8s::InCluster::start(cfg.kubernetes, std::move(on_lease));
-    if (!in_cluster) return in_cluster.error();
-    cluster = std::move(*in_cluster);
-    leader_gauge.with({}).set(!cluster || cluster->leading() ? 1 : 0);
-    // In a cluster the record is a ConfigMap every replica reads (kubernetes.appliedRecord); on
-    // a VM, a file in the state directory.
-    record = cluster ? cluster->record_store() : nullptr;
-    if (!record) record = wiring::make_file_record_store(cfg);
+    p.source = std::move(*src);
 
     std::vector<notify::NotifyTarget> targets;
-    for (const auto& n : cfg.notifications) {
+    for (const auto& n : c.notifications) {
       notify::NotifyTarget nt;
       nt.kind = n.type == "slack" ? notify::NotifyTarget::Kind::slack
                                   : notify::NotifyTarget::Kind::generic;
@@ -174,29 +154,83 @@ struct Daemon::Impl {
                           "notification URL variable " + n.url_env + " is not set");
       }
       if (!n.hmac_secret_file.empty()) {
-        auto s = read_secret_file(n.hmac_secret_file);
-        if (!s) return s.error();
-        nt.hmac_secret = *s;
+        auto sec = read_secret_file(n.hmac_secret_file);
+        if (!sec) return sec.error();
+        nt.hmac_secret = *sec;
       }
       targets.push_back(std::move(nt));
     }
-    if (!targets.empty()) {
-      auto nf = notify::Notifier::start(std::move(targets), notify::NotifierOptions{}, &metrics);
-      if (!nf) return nf.error();
-      notifier = std::move(*nf);
-    }
 
-    http::HttpOptions ho;
-    ho.listen = cfg.http.listen;
+    p.http.listen = c.http.listen;
     for (auto [file, env, out] :
-         {std::tuple{cfg.http.github_secret_file, "FLYTECD_GITHUB_SECRET", &ho.github_secret},
-          std::tuple{cfg.http.gitlab_token_file, "FLYTECD_GITLAB_TOKEN", &ho.gitlab_token},
-          std::tuple{cfg.http.generic_secret_file, "FLYTECD_WEBHOOK_SECRET", &ho.generic_secret},
-          std::tuple{cfg.http.sync_token_file, "FLYTECD_SYNC_TOKEN", &ho.sync_token}}) {
+         {std::tuple{c.http.github_secret_file, "FLYTECD_GITHUB_SECRET", &p.http.github_secret},
+          std::tuple{c.http.gitlab_token_file, "FLYTECD_GITLAB_TOKEN", &p.http.gitlab_token},
+          std::tuple{c.http.generic_secret_file, "FLYTECD_WEBHOOK_SECRET", &p.http.generic_secret},
+          std::tuple{c.http.sync_token_file, "FLYTECD_SYNC_TOKEN", &p.http.sync_token}}) {
       auto v = optional_secret(file, env);
       if (!v) return v.error();
       *out = *v;
     }
+    // Last: the only step here that starts threads.
+    if (!targets.empty()) {
+      auto nf = notify::Notifier::start(std::move(targets), notify::NotifierOptions{}, &metrics);
+      if (!nf) return nf.error();
+      p.notifier = std::move(*nf);
+    }
+    return p;
+  }
+
+  // The suspension read from the state directory in force (before HTTP serves it).
+  void use_suspension(const std::optional<Suspension>& s) {
+    {
+      std::lock_guard<std::mutex> lock(status_mu);
+      suspension = s;
+      status["suspended"] = suspension ? to_json(*suspension) : nlohmann::json();
+    }
+    metrics.set_suspended(s.has_value());
+    if (s)
+      log->warn(
+          "SUSPENDED since {} by {}{}: sources are polled and drift reported, nothing is "
+          "written (POST /api/v1/resume or `flytecd resume` to resume)",
+          s->since, s->by, s->reason.empty() ? "" : " (" + s->reason + ")");
+  }
+
+  // Puts a prepared configuration in force (the source, loader, notifier); the previous ones
+  // are released. cfg is already the new configuration.
+  void adopt(Prepared p) {
+    source = std::move(p.source);
+    loader = std::make_unique<model::IncrementalLoader>(model::Limits{}, cfg.documents);
+    if (notifier) notifier->stop();
+    notifier = std::move(p.notifier);
+    http_options = std::move(p.http);
+    packages.reset();  // the packages settings may have changed
+    package_memory = std::make_unique<registration::MemoryBudget>(cfg.packages.memory_budget_bytes);
+  }
+
+  // The parts that hold something only one of them can hold at a time — the state directory's
+  // lock (the target), the lease (the cluster), the listening port (HTTP) — started from `c`.
+  Status start_serving(const config::Config& c, const http::HttpOptions& ho) {
+    auto t = wiring::open_target(c);
+    if (!t) return t.error();
+    target = std::make_unique<wiring::Target>(std::move(*t));
+    metrics.set_target(false, target->embedded());
+    k8s::ElectorCallbacks on_lease{[this] {
+                                     leader_gauge.with({}).set(1);
+                                     nudge("became leader");
+                                   },
+                                   [this] {
+                                     halt = true;  // before anything else: stop writing
+                                     leader_gauge.with({}).set(0);
+                                   }};
+    auto in_cluster = k8s::InCluster::start(c.kubernetes, std::move(on_lease));
+    if (!in_cluster) return in_cluster.error();
+    cluster = std::move(*in_cluster);
+    leader_gauge.with({}).set(!cluster || cluster->leading() ? 1 : 0);
+    // In a cluster the record is a ConfigMap every replica reads (kubernetes.appliedRecord); on
+    // a VM, a file in the state directory.
+    record = cluster ? cluster->record_store() : nullptr;
+    if (!record) record = wiring::make_file_record_store(c);
+
     http::HttpHandlers hh;
     hh.trigger_sync = [this](const std::string& reason) { nudge(reason); };
     hh.status = [this] {
@@ -221,7 +255,7 @@ struct Daemon::Impl {
       if (!query) return query.error();
       auto entries = target->ledger->history(*query);
       if (!entries) return entries.error();
-      return pass::history_json(*entries).dump();
+      return dump_json(pass::history_json(*entries));
     };
     hh.set_suspended = [this](bool on, const std::string& reason, const std::string& by) {
       return set_suspended(on, reason, by);
@@ -230,8 +264,8 @@ struct Daemon::Impl {
     if (!server) return server.error();
     http = std::move(*server);
     log->info("flytecd {} running: source {}, target {}, http {} (port {}), interval {}s",
-              FLYTECD_VERSION, source->describe(), target->description, cfg.http.listen,
-              http->port(), cfg.interval_seconds);
+              FLYTECD_VERSION, source->describe(), target->description, c.http.listen, http->port(),
+              c.interval_seconds);
     std::lock_guard<std::mutex> lock(status_mu);
     status["source"] = source->describe();
     status["target"] = target->description;
@@ -240,14 +274,82 @@ struct Daemon::Impl {
     return ok_status();
   }
 
-  void teardown() {
+  void stop_serving() {
     if (http) http->stop();
     http.reset();
     cluster.reset();  // releases a held lease
+    record.reset();
+    target.reset();
+  }
+
+  Status build() {
+    auto p = prepare(cfg);
+    if (!p) return p.error();
+    use_suspension(p->suspension);
+    adopt(std::move(*p));
+    return start_serving(cfg, http_options);
+  }
+
+  void teardown() {
+    stop_serving();
     if (notifier) notifier->stop();
     notifier.reset();
-    target.reset();
     source.reset();
+  }
+
+  // SIGHUP: the new configuration is prepared beside the one in force (which keeps serving if
+  // that fails), then the target, lease and port move over; if one of those cannot start, the
+  // previous configuration's are started again. Only when that too fails is `fatal` set.
+  Status reload_to(const config::Config& fresh, bool& fatal) {
+    auto p = prepare(fresh);
+    if (!p) return p.error();
+    const config::Config previous = cfg;
+    const http::HttpOptions previous_http = http_options;
+    std::optional<Suspension> previous_suspension;
+    {
+      std::lock_guard<std::mutex> lock(status_mu);
+      previous_suspension = suspension;
+    }
+    stop_serving();
+    // No HTTP thread runs until start_serving: cfg and the suspension change with none reading.
+    cfg = fresh;
+    use_suspension(p->suspension);
+    std::swap(source, p->source);  // start_serving describes the new source
+    auto started = start_serving(cfg, p->http);
+    std::swap(source, p->source);
+    if (!started) {
+      stop_serving();
+      if (p->notifier) p->notifier->stop();
+      cfg = previous;
+      use_suspension(previous_suspension);
+      if (auto back = start_serving(cfg, previous_http); !back) {
+        fatal = true;
+        return make_error(ErrorCode::internal, started.error().message +
+                                                   "; and the previous configuration could not "
+                                                   "be started again: " +
+                                                   back.error().message);
+      }
+      return started.error();
+    }
+    adopt(std::move(*p));
+    have_desired = false;
+    revision.clear();
+    rejected_revision.clear();
+    return ok_status();
+  }
+
+  // The outcome of the last SIGHUP, in status: `reload` (time, ok, error) and, while the
+  // configuration on disk is not the one in force, `lastReloadError`.
+  void record_reload(const Status& s) {
+    std::lock_guard<std::mutex> lock(status_mu);
+    nlohmann::json r{{"time", iso(Clock::now())}, {"ok", s.ok()}};
+    if (!s) {
+      r["error"] = s.error().message;
+      status["lastReloadError"] = s.error().message;
+    } else {
+      status.erase("lastReloadError");
+    }
+    status["reload"] = std::move(r);
   }
 
   void nudge(const std::string& reason) {
@@ -288,7 +390,7 @@ struct Daemon::Impl {
       log->info("resumed by {}{}", by, was ? "" : " (was not suspended)");
       nudge("api resume");  // reconcile at once
     }
-    return body.dump();
+    return dump_json(body);
   }
 
   void notify_event(notify::EventKind kind, const std::string& summary,
@@ -549,12 +651,31 @@ struct Daemon::Impl {
     if (cluster) cluster->on_pass(report);  // Kubernetes Event (rate-limited, best-effort)
   }
 
+  // One pass that cannot take the daemon down: an exception escaping it (a library that throws
+  // on input nobody foresaw) makes it a failed pass, reported in status and the log; the next
+  // interval tries again.
+  void guarded_pass(const std::string& reason) {
+    const auto thrown = run_guarded([&] { reconcile_once(reason); });
+    if (!thrown) return;
+    const std::string& what = *thrown;
+    metrics.record_reconcile(metrics::ReconcileResult::failed, 0);
+    const std::string message = "reconcile (" + reason + ") failed: internal error: " + what +
+                                " (the pass was abandoned; retried at the next interval)";
+    {
+      std::lock_guard<std::mutex> lock(status_mu);
+      status["lastSync"] = {{"reason", reason},        {"revision", revision},
+                            {"outcome", "failed"},     {"error", message},
+                            {"errorCode", "internal"}, {"time", iso(Clock::now())}};
+    }
+    set_failure(message);
+  }
+
   int loop() {
     std::mt19937_64 rng{std::random_device{}()};
     std::string reason = "startup";
     while (true) {
       if (cancel.load()) break;
-      reconcile_once(reason);
+      guarded_pass(reason);
       // Next poll: interval +-10% jitter, or earlier on a nudge.
       std::uniform_real_distribution<double> jitter(0.9, 1.1);
       auto wait = std::chrono::milliseconds(
@@ -567,19 +688,31 @@ struct Daemon::Impl {
       if (reload) {
         reload = false;
         lock.unlock();
-        auto fresh = load_config();
+        Result<config::Config> fresh = make_error(ErrorCode::internal, "not loaded");
+        if (auto thrown = run_guarded([&] { fresh = load_config(); }))
+          fresh = make_error(ErrorCode::internal, "configuration: " + *thrown);
         if (!fresh) {
-          log->error("SIGHUP: configuration not reloaded: {}", fresh.error().message);
+          log->error("SIGHUP: configuration not reloaded, the previous one stays in force: {}",
+                     fresh.error().message);
+          record_reload(fresh.error());
           continue;
         }
         log->info("SIGHUP: reloading configuration");
-        teardown();
-        cfg = *fresh;
-        have_desired = false;
-        revision.clear();
-        if (auto s = build(); !s) {
+        bool fatal = false;
+        Status s = ok_status();
+        if (auto thrown = run_guarded([&] { s = reload_to(*fresh, fatal); })) {
+          s = make_error(ErrorCode::internal, *thrown);
+          fatal = fatal || !target || !http;  // thrown between stopping and starting
+        }
+        if (fatal) {
           log->critical("reload failed: {}", s.error().message);
           return 1;
+        }
+        record_reload(s);
+        if (!s) {
+          log->error("SIGHUP: configuration not reloaded, the previous one stays in force: {}",
+                     s.error().message);
+          continue;
         }
         reason = "reload";
       }
@@ -631,17 +764,23 @@ int Daemon::run() {
       }
     }
   });
-  auto cfg = m_impl->load_config();
   int rc = 1;
-  if (!cfg) {
-    m_impl->log->critical("configuration: {}", cfg.error().message);
-  } else {
-    m_impl->cfg = *cfg;
-    if (auto s = m_impl->build(); !s) {
-      m_impl->log->critical("{}", s.error().message);
+  try {
+    auto cfg = m_impl->load_config();
+    if (!cfg) {
+      m_impl->log->critical("configuration: {}", cfg.error().message);
     } else {
-      rc = m_impl->loop();
+      m_impl->cfg = *cfg;
+      if (auto s = m_impl->build(); !s) {
+        m_impl->log->critical("{}", s.error().message);
+      } else {
+        rc = m_impl->loop();
+      }
     }
+  } catch (const std::exception& e) {
+    // Passes catch their own; this is start-up or the scheduler itself.
+    m_impl->log->critical("internal error: {}", text::to_utf8_lossy(e.what()));
+    rc = 1;
   }
   m_impl->teardown();
   done = true;

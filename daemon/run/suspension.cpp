@@ -1,6 +1,7 @@
 #include "daemon/run/suspension.hpp"
 
 #include "daemon/common/atomic_file.hpp"
+#include "daemon/common/json_dump.hpp"
 
 namespace flytecd::run {
 namespace {
@@ -47,7 +48,7 @@ Result<std::optional<Suspension>> read_suspension(const std::filesystem::path& f
 
 Status write_suspension(const std::filesystem::path& file, const std::optional<Suspension>& s) {
   if (!s) return remove_file_durably(file, "suspension file");
-  return write_file_atomically(file, to_json(*s).dump(2) + "\n", "suspension file");
+  return write_file_atomically(file, dump_json(to_json(*s), 2) + "\n", "suspension file");
 }
 
 }  // namespace flytecd::run

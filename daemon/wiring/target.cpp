@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "daemon/common/atomic_file.hpp"
 #include "daemon/common/log.hpp"
 #include "daemon/wiring/target_identity.hpp"
 #include "daemon/wiring/wiring.hpp"
@@ -10,11 +11,8 @@ namespace flytecd::wiring {
 
 Result<Target> open_target(const config::Config& cfg, Access access) {
   Target t;
-  std::error_code ec;
-  std::filesystem::create_directories(cfg.state_dir, ec);
-  if (ec)
-    return make_error(ErrorCode::invalid_input,
-                      "state directory " + cfg.state_dir + ": " + ec.message());
+  if (auto s = create_private_directory(cfg.state_dir, "state directory"); !s)
+    return make_error(ErrorCode::invalid_input, s.error().message);
   if (access == Access::write || cfg.admin.endpoint.empty()) {
     auto lock = FileLock::acquire(
         cfg.state_dir + "/lock",

@@ -8,6 +8,7 @@
 
 #include "daemon/common/atomic_file.hpp"
 #include "daemon/common/digest.hpp"
+#include "daemon/common/json_dump.hpp"
 #include "daemon/pass/applied_record.hpp"
 #include "daemon/wiring/wiring.hpp"
 
@@ -152,10 +153,8 @@ Result<TargetStatePrep> prepare_target_state(const config::Config& cfg, bool wri
   ::chmod(out.dir.c_str(), 0700);
   if (target_of(out.dir) != id.id) {
     nlohmann::json j = {{"target", id.id}};
-    if (auto s = write_file_atomically(
-            out.dir / "target.json",
-            j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
-            "target identity");
+    if (auto s =
+            write_file_atomically(out.dir / "target.json", dump_json(j) + "\n", "target identity");
         !s)
       return s.error();
   }

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "daemon/common/atomic_file.hpp"
 #include "daemon/k8s/client.hpp"
 #include "daemon/k8s/kube_api.hpp"
 #include "daemon/model/loader.hpp"
@@ -44,6 +45,8 @@ class GitAdapter : public sources::Source {
 };
 
 Result<std::unique_ptr<sources::Source>> open_git(const config::Config& cfg) {
+  // The state directory is created 0700 by whichever of its users comes first.
+  if (auto s = create_private_directory(cfg.state_dir, "state directory"); !s) return s.error();
   std::error_code ec;
   std::filesystem::create_directories(cfg.state_dir + "/git", ec);
   auto git = sources::git::GitSource::open(git_options(cfg));

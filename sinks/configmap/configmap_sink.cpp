@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "daemon/common/digest.hpp"
+#include "daemon/common/json_dump.hpp"
 #include "daemon/common/log.hpp"
 #include "daemon/common/yaml_json.hpp"
 
@@ -75,7 +76,7 @@ Status parse_entry(const YAML::Node& entry, size_t index, sinks::State& out) {
     pb::util::JsonParseOptions opts;
     opts.ignore_unknown_fields = false;
     const nlohmann::json one = {{it.key(), it.value()}};
-    auto st = pb::util::JsonStringToMessage(one.dump(), &value, opts);
+    auto st = pb::util::JsonStringToMessage(dump_json(one), &value, opts);
     if (!st.ok())
       return bad_entry(index, "overrides." + it.key() + ": " + std::string(st.message()));
     auto type = sinks::attribute_type_of_field(static_cast<int>(value.target_case()));
@@ -251,7 +252,7 @@ Result<ConfigMapSink::Outcome> ConfigMapSink::write(const std::string& document,
           {"annotations",
            {{k_overrides_hash_annotation, out.sha256}, {k_revision_annotation, revision}}}}},
         {"data", {{m_settings.key, document}}}};
-    if (auto st = m_api->apply_config_map(m_settings.cm_namespace, m_settings.name, obj.dump());
+    if (auto st = m_api->apply_config_map(m_settings.cm_namespace, m_settings.name, dump_json(obj));
         !st)
       return st.error().wrap(describe());
     out.changed = true;

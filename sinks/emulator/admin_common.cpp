@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "daemon/common/json_dump.hpp"
 #include "daemon/common/scan.hpp"
 #include "sinks/emulator/encoding.hpp"
 #include "sinks/workflow_compiler.hpp"
@@ -33,7 +34,7 @@ std::string go_quote(const std::string& s) {
 std::string go_value(const nlohmann::json& v) {
   if (v.is_null()) return "<nil>";
   if (v.is_string()) return v.get<std::string>();
-  return v.dump();
+  return dump_json(v);
 }
 
 }  // namespace

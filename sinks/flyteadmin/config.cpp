@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -95,12 +96,20 @@ Status apply_admin_key(AdminConfig& cfg, const std::string& key,
 }
 
 Result<AdminConfig> load_flytectl_config(const std::string& path) {
+  // A directory (a ConfigMap mounted where a file was expected) makes YAML::LoadFile throw an
+  // I/O exception, not a YAML::Exception.
+  if (std::error_code ec; std::filesystem::is_directory(path, ec))
+    return make_error(ErrorCode::invalid_input,
+                      "flytectl config " + path + ": is a directory (expected a YAML file)");
   YAML::Node root;
   try {
     root = YAML::LoadFile(path);
   } catch (const YAML::Exception& e) {
     return make_error(ErrorCode::invalid_input, "flytectl config " + path + ":" +
                                                     std::to_string(e.mark.line + 1) + ": " + e.msg);
+  } catch (const std::exception& e) {
+    return make_error(ErrorCode::invalid_input,
+                      "flytectl config " + path + ": cannot be read: " + e.what());
   }
   AdminConfig cfg;
   YAML::Node admin = root["admin"];

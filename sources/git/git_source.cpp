@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
@@ -13,6 +14,7 @@
 
 #include "daemon/common/log.hpp"
 #include "daemon/common/scan.hpp"
+#include "daemon/common/text.hpp"
 #include "sources/git/net.hpp"
 #include "sources/git/remote_callbacks.hpp"
 #include "sources/git/ssh_signature.hpp"
@@ -23,6 +25,20 @@ namespace flytecd::sources::git {
 namespace fs = std::filesystem;
 
 namespace {
+
+// Commit text (subject, author) as UTF-8 for the ledger, status and JSON. Git stores it in the
+// commit's `encoding` header (i18n.commitEncoding), UTF-8 when absent; Latin-1 is decoded, any
+// other encoding or ill-formed UTF-8 keeps its valid characters and shows U+FFFD for the rest.
+std::string commit_text(const git_commit* commit, const char* raw) {
+  if (!raw) return {};
+  const char* enc = git_commit_message_encoding(commit);
+  std::string e = enc ? enc : "";
+  std::transform(e.begin(), e.end(), e.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (e == "iso-8859-1" || e == "iso8859-1" || e == "latin1" || e == "latin-1")
+    return text::latin1_to_utf8(raw);
+  return text::to_utf8_lossy(raw);
+}
 
 template <auto Free>
 struct FreeFn {
@@ -619,9 +635,10 @@ struct GitSource::Impl {
     CommitPtr commit = std::move(*found);
     Snapshot snap;
     snap.revision = id;
-    snap.subject = git_commit_summary(commit.get()) ? git_commit_summary(commit.get()) : "";
+    snap.subject = commit_text(commit.get(), git_commit_summary(commit.get()));
     if (const git_signature* a = git_commit_author(commit.get()))
-      snap.author = std::string(a->name ? a->name : "") + " <" + (a->email ? a->email : "") + ">";
+      snap.author =
+          commit_text(commit.get(), a->name) + " <" + commit_text(commit.get(), a->email) + ">";
     snap.commit_time = static_cast<int64_t>(git_commit_time(commit.get()));
 
     git_tree* raw_tree = nullptr;

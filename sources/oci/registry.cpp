@@ -3,7 +3,9 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "daemon/common/json_dump.hpp"
 #include "daemon/common/log.hpp"
+#include "daemon/common/text.hpp"
 #include "sources/oci/digest.hpp"
 #include "sources/oci/manifest.hpp"
 
@@ -22,15 +24,15 @@ std::string registry_error_detail(const std::string& body) {
   auto field = [&](const char* key) -> std::string {
     auto it = e.find(key);
     if (it == e.end() || it->is_null()) return {};
-    return it->is_string() ? it->get<std::string>()
-                           : it->dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
+    return it->is_string() ? it->get<std::string>() : dump_json(*it, -1, true);
   };
   std::string code = field("code"), message = field("message");
   if (code.empty() && message.empty()) return {};
   std::string detail = code + (code.empty() || message.empty() ? "" : ": ") + message;
   constexpr std::size_t k_max_detail = 300;
-  if (detail.size() > k_max_detail) detail = detail.substr(0, k_max_detail) + "…";
-  return " (" + detail + ")";
+  // UTF-8, cut on a character boundary: a registry's message may be CJK, or not UTF-8 at all.
+  const bool cut = detail.size() > k_max_detail;
+  return " (" + text::cut_utf8(detail, k_max_detail) + (cut ? "…" : "") + ")";
 }
 
 std::string url_escape_query(const std::string& s) {

@@ -4,6 +4,8 @@
 #   sha256    sha256_hex has exactly one definition in daemon/, sources/ and sinks/
 #   layers    the folders of daemon/ (and sources/, sinks/ as wholes) include each other in one
 #             direction only: the folder-level include graph has no cycle
+#   dump      no JSON is dumped but through dump_json() (daemon/common/json_dump.hpp): a plain
+#             nlohmann dump() throws on text that is not UTF-8 (issue 27)
 set -euo pipefail
 cd "$2"
 case "$1" in
@@ -69,8 +71,19 @@ case "$1" in
     fi
     echo "ok: the folders of daemon/, sources/ and sinks/ include each other one way"
     ;;
+  dump)
+    # Any member call of dump( — `x.dump(`, `x->dump(`, also split over lines (`)\n .dump(`).
+    if hits="$(grep -rnE --include='*.cpp' --include='*.hpp' --include='*.h' --include='*.cc' \
+      '(\.|->)[[:space:]]*dump[[:space:]]*\(' daemon sources sinks |
+      grep -v '^daemon/common/json_dump\.hpp:')"; then
+      echo "FAIL: JSON dumped without dump_json() (throws on invalid UTF-8):" >&2
+      echo "$hits" >&2
+      exit 1
+    fi
+    echo "ok: every JSON dump in daemon/, sources/ and sinks/ goes through dump_json()"
+    ;;
   *)
-    echo "usage: $0 includes|sha256|layers SOURCE_DIR" >&2
+    echo "usage: $0 includes|sha256|layers|dump SOURCE_DIR" >&2
     exit 2
     ;;
 esac

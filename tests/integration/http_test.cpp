@@ -23,7 +23,9 @@
 #include <string>
 #include <vector>
 
+#include "daemon/common/json_dump.hpp"
 #include "daemon/common/log.hpp"
+#include "daemon/common/text.hpp"
 #include "daemon/http/server.hpp"
 #include "daemon/metrics/flytecd_metrics.hpp"
 
@@ -416,6 +418,28 @@ TEST_CASE("http: suspend and resume need the sync token, the reason from the que
   CHECK(f.suspensions[0].rfind("suspend|db upgrade #1|api (127.0.0.1:", 0) == 0);
   CHECK(f.suspensions[1].rfind("suspend|maint enance|alice (127.0.0.1:", 0) == 0);  // one line
   CHECK(f.suspensions[2] == "resume");
+}
+
+// Issue 27.1: clean_text() cut the reason at 500 bytes mid-character; the handler's JSON then
+// threw, the answer was 500 and the daemon was not suspended.
+TEST_CASE("http: a long non-ASCII suspend reason is kept whole characters, valid UTF-8",
+          "[http][text]") {
+  Fixture f;
+  const std::vector<std::string> auth{"Authorization: Bearer " + k_sync_token,
+                                      "Content-Type: application/json"};
+  std::string reason = "x";  // then 500 bytes end mid-character
+  for (int i = 0; i < 400; ++i) reason += "\xC3\xA9";
+  auto r = call("POST", f.base + "/api/v1/suspend",
+                flytecd::dump_json(nlohmann::json{{"reason", reason + "\n"}}), auth);
+  CHECK(r.status == 200);
+  auto latin1 = call("POST", f.base + "/api/v1/suspend?reason=caf%E9", "", {auth[0]});
+  CHECK(latin1.status == 200);
+  std::lock_guard<std::mutex> lock(f.mu);
+  REQUIRE(f.suspensions.size() == 2);
+  const std::string got = f.suspensions[0].substr(8, f.suspensions[0].find('|', 8) - 8);
+  CHECK(got == reason.substr(0, 499));  // "x" and 249 whole characters
+  CHECK(flytecd::text::valid_utf8(f.suspensions[1]));
+  CHECK(f.suspensions[1].rfind("suspend|caf\xEF\xBF\xBD|", 0) == 0);
 }
 
 TEST_CASE("http: suspend and resume are 404 without a sync token", "[http]") {

@@ -72,3 +72,56 @@ TEST_CASE("config: kubernetes.configMap.enabled puts the document policy in Conf
   REQUIRE(load("kubernetes:\n  configMap: {enabled: false}\n", off));
   CHECK_FALSE(off.documents.configmap_mode);
 }
+
+// Issue 27.8: parse_seconds let NaN through, overflowed static_cast<int> (-2147483648 s) and
+// truncated "0.5s" to 0 s: each a busy loop against Git and FlyteAdmin.
+TEST_CASE("config: an interval that is not a sane duration is refused naming the key and range",
+          "[config][duration]") {
+  for (const char* bad : {"nan", "1e10", "inf", "-5m"}) {
+    auto cfg = flytecd::config::defaults();
+    auto s = load(std::string("interval: \"") + bad + "\"\n", cfg);
+    REQUIRE_FALSE(s);
+    CHECK_THAT(s.error().message,
+               Catch::EndsWith(":1: interval: \"" + std::string(bad) +
+                               "\" is not a duration (expected e.g. 30s, 5m, 1h; between 1s and "
+                               "24h)"));
+  }
+  for (const char* bad : {"600000h", "0.5s", "0"}) {
+    auto cfg = flytecd::config::defaults();
+    auto s = load(std::string("interval: ") + bad + "\n", cfg);
+    REQUIRE_FALSE(s);
+    CHECK_THAT(s.error().message, Catch::Contains("interval: \"" + std::string(bad) +
+                                                  "\" is out of range (expected between 1s and "
+                                                  "24h)"));
+    CHECK(cfg.interval_seconds == 180);  // unchanged
+  }
+  auto cfg = flytecd::config::defaults();
+  REQUIRE(load("interval: 1500ms\n", cfg));
+  CHECK(cfg.interval_seconds == 1.5);  // sub-second precision kept, not truncated
+  REQUIRE(load("interval: 1h30m\n", cfg));
+  CHECK(cfg.interval_seconds == 5400);
+  auto lw = load("lockWait: nan\n", cfg);
+  REQUIRE_FALSE(lw);
+  CHECK_THAT(lw.error().message, Catch::Contains("lockWait: \"nan\" is not a duration"));
+  CHECK_FALSE(load("lockWait: 2h\n", cfg));  // at most 1h
+  CHECK(load("lockWait: 0s\n", cfg));
+}
+
+// Issue 27.8: a ConfigMap mounted where a file was expected made YAML::LoadFile throw an I/O
+// exception nobody caught (SIGABRT).
+TEST_CASE("config: --config or flytectlConfig naming a directory is an error, not an abort",
+          "[config]") {
+  std::string tmpl = (fs::temp_directory_path() / "flytecd-config-XXXXXX").string();
+  REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+  auto cfg = flytecd::config::defaults();
+  flytecd::Status s = flytecd::ok_status();
+  REQUIRE_NOTHROW(s = flytecd::config::load_file(tmpl, cfg));
+  REQUIRE_FALSE(s);
+  CHECK(s.error().message == "config " + tmpl + ": is a directory (expected a YAML file)");
+  std::ofstream(tmpl + "/flytecd.yaml") << "flytectlConfig: " << tmpl << "\n";
+  REQUIRE_NOTHROW(s = flytecd::config::load_file(tmpl + "/flytecd.yaml", cfg));
+  REQUIRE_FALSE(s);
+  CHECK_THAT(s.error().message, Catch::Contains("flytectl config " + tmpl +
+                                                ": is a directory (expected a YAML file)"));
+  fs::remove_all(tmpl);
+}

@@ -63,6 +63,46 @@ TEST_CASE("lease: objects carry resourceVersion for optimistic concurrency and r
   CHECK_FALSE(flytecd::k8s::parse_lease(R"({"kind":"Status","code":404})"));
 }
 
+// Issue 27.8: parse_lease read metadata.resourceVersion with value(), which throws type_error
+// when the API server (or a proxy) answers with another type.
+TEST_CASE("lease: an answer whose fields have the wrong type is an error, not an exception",
+          "[k8s]") {
+  for (const char* body : {R"({"kind":"Lease","metadata":{"resourceVersion":42}})",
+                           R"({"kind":"Lease","metadata":{"resourceVersion":{"a":1}}})",
+                           R"({"kind":"Lease","metadata":"x"})", R"({"kind":7,"metadata":{}})",
+                           R"({"kind":"Lease","metadata":[1,2]})", R"([1,2])", "not json"}) {
+    flytecd::Result<flytecd::k8s::ObservedLease> r =
+        flytecd::make_error(flytecd::ErrorCode::internal, "unset");
+    REQUIRE_NOTHROW(r = flytecd::k8s::parse_lease(body));
+    CHECK_FALSE(r);
+  }
+  // Optional spec fields of the wrong type read as absent, as before.
+  auto odd = flytecd::k8s::parse_lease(
+      R"({"kind":"Lease","metadata":{"resourceVersion":"7"},"spec":{"holderIdentity":5}})");
+  REQUIRE(odd);
+  CHECK(odd->resource_version == "7");
+  CHECK(odd->record.holder.empty());
+}
+
+// Issue 27.8: lround(NaN) made `retryPeriod: nan` 0 ms.
+TEST_CASE("lease: kubernetes durations go through the one duration parser, with ranges",
+          "[k8s][duration]") {
+  for (const char* bad : {"nan", "inf", "1e10", "0ms", "50ms", "600000h"}) {
+    flytecd::k8s::Settings st;
+    auto s = flytecd::k8s::parse_settings(
+        YAML::Load(std::string("{leaderElection: {retryPeriod: \"") + bad + "\"}}"), "test", st);
+    REQUIRE_FALSE(s);
+    CHECK_THAT(s.error().message, Catch::Contains("kubernetes.leaderElection.retryPeriod: \"" +
+                                                  std::string(bad) + "\""));
+    CHECK_THAT(s.error().message, Catch::Contains("between 100ms and 24h"));
+  }
+  flytecd::k8s::Settings ev;
+  auto e = flytecd::k8s::parse_settings(YAML::Load("{events: {interval: nan}}"), "test", ev);
+  REQUIRE_FALSE(e);
+  CHECK_THAT(e.error().message, Catch::Contains("kubernetes.events.interval: \"nan\" is not a "
+                                                "duration"));
+}
+
 TEST_CASE("lease: MicroTime has microseconds and a Z", "[k8s]") {
   std::chrono::system_clock::time_point t{std::chrono::microseconds(1764421848123456LL)};
   CHECK(flytecd::k8s::micro_time(t) == "2025-11-29T13:10:48.123456Z");

@@ -1,0 +1,105 @@
+#include "daemon/common/text.hpp"
+
+namespace flytecd::text {
+namespace {
+
+// The length of the well-formed sequence starting at s[i], or 0 when the bytes there are not
+// one (Table 3-7 of the Unicode standard). `*bad` is then the length of the maximal ill-formed
+// subpart, to be replaced by one U+FFFD.
+std::size_t sequence_at(std::string_view s, std::size_t i, std::size_t* bad) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  *bad = 1;
+  if (c < 0x80) return 1;
+  std::size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) lo = 0xA0;  // no overlong forms
+    if (c == 0xED) hi = 0x9F;  // no surrogates
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;  // at most U+10FFFF
+  } else {
+    return 0;  // a continuation byte, C0/C1 (overlong) or F5..FF
+  }
+  for (std::size_t k = 1; k < n; ++k) {
+    if (i + k >= s.size()) {
+      *bad = k;
+      return 0;
+    }
+    const unsigned char d = b(i + k);
+    const bool ok = k == 1 ? d >= lo && d <= hi : d >= 0x80 && d <= 0xBF;
+    if (!ok) {
+      *bad = k;
+      return 0;
+    }
+  }
+  return n;
+}
+
+constexpr std::string_view k_replacement = "\xEF\xBF\xBD";  // U+FFFD
+
+}  // namespace
+
+std::size_t utf8_char_length(std::string_view s, std::size_t i) {
+  std::size_t bad = 0;
+  return sequence_at(s, i, &bad);
+}
+
+bool valid_utf8(std::string_view s) {
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t n = sequence_at(s, i, &bad);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::string to_utf8_lossy(std::string_view s) {
+  if (valid_utf8(s)) return std::string(s);
+  std::string out;
+  out.reserve(s.size() + 16);
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < s.size();) {
+    if (const std::size_t n = sequence_at(s, i, &bad); n > 0) {
+      out.append(s.substr(i, n));
+      i += n;
+    } else {
+      out.append(k_replacement);
+      i += bad;
+    }
+  }
+  return out;
+}
+
+std::string latin1_to_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + s.size() / 4);
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x80) {
+      out += ch;
+    } else {
+      out += static_cast<char>(0xC0 | (c >> 6));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    }
+  }
+  return out;
+}
+
+std::string cut_utf8(std::string_view s, std::size_t max_bytes) {
+  std::string out = to_utf8_lossy(s);
+  if (out.size() <= max_bytes) return out;
+  std::size_t n = max_bytes;
+  // Back to the first byte of the character that would be cut (at most 3 continuation bytes).
+  while (n > 0 && (static_cast<unsigned char>(out[n]) & 0xC0) == 0x80) --n;
+  out.resize(n);
+  return out;
+}
+
+}  // namespace flytecd::text

@@ -1,0 +1,31 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+// Text that comes from outside (registry answers, file names, commit messages, API requests)
+// is bytes; JSON, status and the ledger need UTF-8. Every external string goes through one of
+// these on its way in, so nothing downstream meets a byte sequence it cannot encode. Pure,
+// linear and thread-safe.
+namespace flytecd::text {
+
+// True when s is well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, <= U+10FFFF).
+bool valid_utf8(std::string_view s);
+
+// The length (1-4) of the well-formed UTF-8 character starting at s[i], or 0 when the bytes
+// there are not one. i < s.size().
+std::size_t utf8_char_length(std::string_view s, std::size_t i);
+
+// s with each ill-formed sequence replaced by U+FFFD (one per maximal ill-formed subpart, as
+// the Unicode standard and WHATWG decoders do); valid input is returned unchanged.
+std::string to_utf8_lossy(std::string_view s);
+
+// ISO-8859-1 (Latin-1) bytes decoded to UTF-8: every byte is the code point of the same value.
+std::string latin1_to_utf8(std::string_view s);
+
+// The longest prefix of to_utf8_lossy(s) of at most max_bytes that ends on a character
+// boundary: valid UTF-8, never half a character.
+std::string cut_utf8(std::string_view s, std::size_t max_bytes);
+
+}  // namespace flytecd::text
