@@ -16,6 +16,7 @@ constexpr uint64_t k_slot = 16;         // a repeated element's pointer slot
 constexpr uint64_t k_string = 32 + 16;  // a heap std::string (+ its characters)
 constexpr uint64_t k_unknown = 32;      // an UnknownField entry
 constexpr uint64_t k_group = 64;        // an unknown group's own UnknownFieldSet
+constexpr uint64_t k_map_node = 64;     // a map entry's node and hash bucket (key, value apart)
 constexpr int k_max_depth = 100;        // protobuf's default recursion limit
 
 bool read_varint(const uint8_t*& p, const uint8_t* end, uint64_t& out) {
@@ -65,8 +66,13 @@ class Estimator {
   uint64_t object(const Descriptor* d) {
     auto [it, inserted] = m_objects.emplace(d, 0);
     if (inserted) {
-      const auto* proto = google::protobuf::MessageFactory::generated_factory()->GetPrototype(d);
-      it->second = (proto != nullptr ? proto->SpaceUsedLong() : 256) + k_alloc;
+      // A map entry is decoded into the map's own node (its key and value are counted as the
+      // entry's fields); the prototype of a map entry cannot measure itself.
+      const auto* proto =
+          d->options().map_entry()
+              ? nullptr
+              : google::protobuf::MessageFactory::generated_factory()->GetPrototype(d);
+      it->second = (proto != nullptr ? proto->SpaceUsedLong() : k_map_node) + k_alloc;
     }
     return it->second;
   }
