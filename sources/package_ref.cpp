@@ -14,6 +14,17 @@ bool valid_sha256_digest(const std::string& digest) { return scan::is_sha256_dig
 
 bool url_safe_version(const std::string& version) { return scan::is_url_safe(version); }
 
+namespace {
+
+// "sha256:<hex>" -> "sha256=<hex>".
+std::string pin_fragment(const std::string& digest) {
+  std::string out = digest;
+  if (auto colon = out.find(':'); colon != std::string::npos) out[colon] = '=';
+  return out;
+}
+
+}  // namespace
+
 std::string PackageRef::to_string() const {
   switch (kind) {
     case Kind::oci: {
@@ -22,10 +33,12 @@ std::string PackageRef::to_string() const {
       if (!digest.empty()) s += "@" + digest;
       return s;
     }
+    // A pin is written as documents write it ("#sha256=<hex>"), so what flytecd prints is
+    // accepted back by validate.
     case Kind::https:
-      return digest.empty() ? url : url + "#" + digest;
+      return digest.empty() ? url : url + "#" + pin_fragment(digest);
     case Kind::path:
-      return digest.empty() ? path : path + "#" + digest;
+      return digest.empty() ? path : path + "#" + pin_fragment(digest);
   }
   return {};
 }

@@ -1,5 +1,6 @@
 #include "daemon/cli/daemon_commands.hpp"
 
+#include <pwd.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -16,11 +17,19 @@ std::string str(const nlohmann::json& j, const char* key) {
 }
 
 // "alice@host via flytecd" for the suspension's "by" (the daemon adds the remote address).
+// The user: $USER, else the OS account of the process (getpwuid), else "uid <n>".
 std::string who() {
   const char* user = std::getenv("USER");
   char host[256] = {};
   if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-  std::string w = user && *user ? user : "unknown";
+  std::string w;
+  if (user && *user) {
+    w = user;
+  } else if (const struct passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_name && *pw->pw_name) {
+    w = pw->pw_name;
+  } else {
+    w = "uid " + std::to_string(::getuid());
+  }
   if (host[0]) w += std::string("@") + host;
   return w + " via flytecd cli";
 }

@@ -2,13 +2,16 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 
 #include "daemon/cli/commands.hpp"
 
 #include <ctime>
 
 #include "daemon/cli/remote.hpp"
+#include "daemon/cli/suggest.hpp"
 #include "daemon/common/http/client.hpp"
+#include "daemon/common/scan.hpp"
 #include "daemon/model/proto_yaml.hpp"
 #include "daemon/pass/apply.hpp"
 #include "daemon/pass/views.hpp"
@@ -16,6 +19,7 @@
 #include "daemon/registration/registrar.hpp"
 #include "daemon/run/daemon.hpp"
 #include "daemon/wiring/target.hpp"
+#include "daemon/wiring/target_identity.hpp"
 #include "daemon/wiring/wiring.hpp"
 #include "sources/local/directory_reader.hpp"
 
@@ -79,6 +83,35 @@ namespace {
 bool worth_saying(const pass::Ownership& o, const reconcile::Plan& plan) {
   if (o.state == "ledger") return false;
   return o.state != "none" || !plan.unmanaged.empty();
+}
+
+// --project naming a project that neither the revision nor the ledger knows would plan nothing
+// and exit 0: a typo looks like "nothing to do". Errors name the declared projects.
+Status check_scope_project(const TargetOptions& opt, const model::Documents& docs,
+                           const ledger::Ledger& ledger) {
+  if (opt.project.empty()) return ok_status();
+  std::set<std::string> projects;
+  for (const auto& p : docs.projects) projects.insert(p.id);
+  for (const auto& o : docs.overrides) projects.insert(o.scope.project);
+  for (const auto& r : docs.registrations) projects.insert(r.project);
+  if (projects.count(opt.project)) return ok_status();
+  // Removed from Git but still owned: --project prunes it.
+  if (auto managed = ledger.managed())
+    for (const auto& [key, entry] : *managed)
+      if (key == "project/" + opt.project || key.rfind("override/" + opt.project + "/", 0) == 0)
+        return ok_status();
+  if (auto regs = ledger.registrations())
+    for (const auto& [key, rec] : *regs)
+      if (rec.project == opt.project) return ok_status();
+  const std::vector<std::string> known(projects.begin(), projects.end());
+  std::string list;
+  for (size_t i = 0; i < known.size() && i < 10; ++i) list += (i ? ", " : "") + known[i];
+  return make_error(ErrorCode::invalid_input,
+                    "--project '" + scan::printable(opt.project) +
+                        "': no document declares it and flytecd manages nothing in it" +
+                        did_you_mean(opt.project, known) +
+                        (known.empty() ? std::string()
+                                       : "; projects: " + list + (known.size() > 10 ? ", …" : "")));
 }
 
 }  // namespace
@@ -155,6 +188,10 @@ int run_apply(const TargetOptions& opt, const std::string& format, std::ostream&
     err << "flytecd apply: " << target.error().message << "\n";
     return 1;
   }
+  if (auto s = check_scope_project(opt, rev->docs, *target->ledger); !s) {
+    err << "flytecd apply: " << s.error().message << "\n";
+    return 1;
+  }
   const bool json = format == "json";
   if (!json) out << "target: " << target->description << "\n";
   auto options = wiring::pass_options(*cfg, pass::Mode::execute);
@@ -169,6 +206,7 @@ int run_apply(const TargetOptions& opt, const std::string& format, std::ostream&
         out << "    " << reconcile::change_line(c) << "\n";
     };
   const auto report = run_pass(*cfg, *target, *rev, options);
+  const pass::Verdict verdict = pass::apply_verdict(report);  // the last line and the exit code
   const auto& applied = report.applied;
   size_t adopted = 0;
   for (const auto& r : applied.results)
@@ -178,7 +216,7 @@ int run_apply(const TargetOptions& opt, const std::string& format, std::ostream&
   if (json) {
     auto j = pass::plan_json(report);
     j["ownership"] = pass::ownership_json(report.ownership,
-                                          "file " + pass::record_file(cfg->state_dir).string());
+                                          "file " + pass::record_file(target->state_dir).string());
     j["applied"] = {{"steps", applied.results.size() - adopted},
                     {"failed", applied.failed},
                     {"adopted", adopted},
@@ -187,11 +225,9 @@ int run_apply(const TargetOptions& opt, const std::string& format, std::ostream&
                     {"registrationRpcs", report.registrations.rpcs}};
     out << j.dump(2) << "\n";
   } else if (report.outcome == pass::Outcome::refused) {
-    out << "REFUSED: " << report.guard.reason << "\n"
-        << "applied 0 steps; registrations: 0 write RPCs; nothing of this revision was executed\n";
+    out << "applied 0 steps; registrations: 0 write RPCs\n" << verdict.line << "\n";
   } else if (!report.observed) {
-    out << "applied 0 steps; NOT converged: " << (report.error ? report.error->message : "")
-        << "\n";
+    out << "applied 0 steps\n" << verdict.line << "\n";
   } else {
     const auto& p = report.plan;
     for (const auto& d : p.drift) {
@@ -207,14 +243,14 @@ int run_apply(const TargetOptions& opt, const std::string& format, std::ostream&
         << " write RPCs\n";
     out << "applied " << applied.results.size() - adopted << " steps (" << applied.failed
         << " failed), adopted " << adopted << ", rounds " << applied.rounds << ", "
-        << report.seconds << " s; "
-        << (applied.ok() ? "converged" : "NOT converged: " + applied.error) << "\n";
+        << report.seconds << " s\n"
+        << verdict.line << "\n";
   }
   if (report.target_down())
     err << "flytecd apply: FlyteAdmin at " << target->description << " is down ("
         << (report.error ? report.error->message : "") << "); what succeeded is recorded in the "
         << "ledger; run apply again when it is back\n";
-  return pass::apply_exit_code(report);
+  return verdict.exit_code;
 }
 
 int run_plan_live(const TargetOptions& opt, const std::string& format, std::ostream& out,
@@ -241,6 +277,10 @@ int run_plan_live(const TargetOptions& opt, const std::string& format, std::ostr
     err << "flytecd plan: " << target.error().message << "\n";
     return 1;
   }
+  if (auto s = check_scope_project(opt, rev->docs, *target->ledger); !s) {
+    err << "flytecd plan: " << s.error().message << "\n";
+    return 1;
+  }
   auto options = wiring::pass_options(*cfg, pass::Mode::plan);
   options.scope = pass::PassScope{opt.project, opt.domain};
   const auto report = run_pass(*cfg, *target, *rev, options);
@@ -251,7 +291,7 @@ int run_plan_live(const TargetOptions& opt, const std::string& format, std::ostr
   if (format == "json") {
     auto j = pass::plan_json(report);
     j["ownership"] = pass::ownership_json(report.ownership,
-                                          "file " + pass::record_file(cfg->state_dir).string());
+                                          "file " + pass::record_file(target->state_dir).string());
     out << j.dump(2) << "\n";
   } else {
     if (worth_saying(report.ownership, report.plan))
@@ -479,6 +519,34 @@ std::vector<ledger::HistoryEntry> entries_of(const nlohmann::json& j) {
 
 }  // namespace
 
+namespace {
+
+// The ledger `history` reads: the configured target's (target_identity), else — when the state
+// directory holds the ledger of exactly one target — that one.
+Result<std::string> history_ledger(const config::Config& cfg) {
+  std::error_code ec;
+  const auto own = wiring::target_dir(cfg) / "ledger.db";
+  if (std::filesystem::exists(own, ec)) return own.string();
+  const auto legacy = std::filesystem::path(cfg.state_dir) / "ledger.db";
+  const auto known = wiring::known_targets(cfg.state_dir);
+  if (known.size() == 1) return (known.front().second / "ledger.db").string();
+  if (known.empty() && std::filesystem::exists(legacy, ec)) return legacy.string();
+  if (known.empty())
+    return make_error(ErrorCode::not_found,
+                      "no ledger at " + cfg.state_dir +
+                          ": nothing was applied from this state directory (--state-dir, or "
+                          "stateDir in --config)");
+  std::string ids;
+  for (const auto& [id, dir] : known) ids += (ids.empty() ? "" : ", ") + id;
+  return make_error(ErrorCode::invalid_input,
+                    "state directory " + cfg.state_dir + " holds the ledgers of " +
+                        std::to_string(known.size()) + " targets (" + ids + "), none of them " +
+                        wiring::target_identity(cfg).id +
+                        ": say which with --config or --admin-endpoint");
+}
+
+}  // namespace
+
 int run_history(const TargetOptions& opt, const ledger::HistoryQuery& query,
                 const std::string& domain, const std::string& server, const std::string& format,
                 std::ostream& out, std::ostream& err) {
@@ -509,15 +577,13 @@ int run_history(const TargetOptions& opt, const ledger::HistoryQuery& query,
     err << "flytecd history: " << cfg.error().message << "\n";
     return 1;
   }
-  const std::string path = cfg->state_dir + "/ledger.db";
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) {
-    err << "flytecd history: no ledger at " << path
-        << ": nothing was applied from this state directory (--state-dir, or stateDir in "
-           "--config)\n";
+  // The configured target's ledger; with only --state-dir, the one target it holds.
+  auto path = history_ledger(*cfg);
+  if (!path) {
+    err << "flytecd history: " << path.error().message << "\n";
     return 1;
   }
-  auto ledger = ledger::Ledger::open(path);
+  auto ledger = ledger::Ledger::open(*path);
   if (!ledger) {
     err << "flytecd history: " << ledger.error().message << "\n";
     return 1;

@@ -93,7 +93,9 @@ void plan_projects(const State& desired, const State& live, const Managed& manag
     if (m != managed.end()) ++out.managed_count;
     if (d == desired.projects.end()) {
       if (m == managed.end()) {
-        out.unmanaged.push_back(key);
+        // An archived project is not something left standing: flytecd archived it (and forgot
+        // it) or someone else did; either way it is not listed as unmanaged on every pass.
+        if (!l->second.archived) out.unmanaged.push_back(key);
       } else if (!l->second.archived) {
         if (policy.prune) {
           archives.push_back(Step{Action::remove,

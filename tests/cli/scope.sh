@@ -121,4 +121,11 @@ grep -q "data-eng" <<<"$all" && grep -q "ml-training" <<<"$all" || bad "plan --g
   || bad "plan --git --project ml-training: exit $rc: $(head -c 600 <<<"$one")"
 grep -q "limited to project ml-training" "$tmp/review.err" && ok "plan --git --project says it is limited" || bad "no 'limited to' line: $(cat "$tmp/review.err")"
 
+# A --project nobody declares or owns is an error naming the declared ones, not "nothing to do".
+for cmd in "plan --live" apply; do
+  out="$("$bin" $cmd --repo "$example" --state-dir "$tmp/s" --project ml-trainig "${target[@]}" 2>&1)"; rc=$?
+  [[ $rc -eq 1 ]] && grep -q "did you mean 'ml-training'" <<<"$out" && grep -q "projects: .*data-eng" <<<"$out" \
+    && ok "$cmd --project ml-trainig: exit 1, the declared projects named" || bad "$cmd --project ml-trainig: exit $rc: $out"
+done
+
 exit $fail

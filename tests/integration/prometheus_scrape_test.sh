@@ -13,7 +13,7 @@
 set -euo pipefail
 bin="$1"; src="$2"
 for t in prometheus promtool git python3 curl; do
-  command -v "$t" >/dev/null 2>&1 || { echo "FAIL: $t not found: run packaging/setup-debian.sh" >&2; exit 1; }
+  command -v "$t" >/dev/null 2>&1 || { echo "FAIL: $t not found: run packaging/setup-debian.sh --tests" >&2; exit 1; }
 done
 tmp=$(mktemp -d)
 pids=()

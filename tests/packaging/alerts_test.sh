@@ -8,10 +8,10 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 command -v promtool >/dev/null 2>&1 \
-  || { echo "FAIL: promtool not found: run packaging/setup-debian.sh (Debian package prometheus)" >&2; exit 1; }
+  || { echo "FAIL: promtool not found: run packaging/setup-debian.sh --tests (Debian package prometheus)" >&2; exit 1; }
 tools=packaging/k8s-tools/bin
 [[ -x "$tools/helm" && -x "$tools/kubectl" ]] \
-  || { echo "FAIL: $tools/helm or kubectl missing: run packaging/setup-debian.sh" >&2; exit 1; }
+  || { echo "FAIL: $tools/helm or kubectl missing: run packaging/setup-debian.sh --tests" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$tools/helm" template flytecd packaging/helm/flytecd --namespace flytecd >"$tmp/helm.yaml"

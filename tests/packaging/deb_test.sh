@@ -33,7 +33,7 @@ version=$(dpkg-deb --field "$deb" Version)
 changelog_version=$(dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/doc/flytecd/changelog.gz | gzip -dc \
   | sed -n '1s/^flytecd (\([^)]*\)).*/\1/p')
 [[ "$changelog_version" == "$version" ]] || { echo "FAIL: changelog's version '$changelog_version' is not $version"; exit 1; }
-command -v lintian >/dev/null 2>&1 || { echo "FAIL: lintian not found: run packaging/setup-debian.sh" >&2; exit 1; }
+command -v lintian >/dev/null 2>&1 || { echo "FAIL: lintian not found: run packaging/setup-debian.sh --tests" >&2; exit 1; }
 lint=$(lintian --tag-display-limit 0 "$deb" 2>&1 | grep -v '^running with root privileges' || true)
 echo "lintian: ${lint:-no findings}"
 if grep -q '^E:' <<<"$lint"; then echo "FAIL: lintian reports errors"; exit 1; fi

@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 tools=packaging/k8s-tools/bin
 for t in helm kubectl; do
-  [[ -x "$tools/$t" ]] || { echo "FAIL: $tools/$t missing: run packaging/setup-debian.sh" \
+  [[ -x "$tools/$t" ]] || { echo "FAIL: $tools/$t missing: run packaging/setup-debian.sh --tests" \
                                  "(it installs the pinned Helm and kubectl from packaging/k8s-tools)" >&2; exit 1; }
 done
 helm="$tools/helm"

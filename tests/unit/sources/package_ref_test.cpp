@@ -37,6 +37,23 @@ TEST_CASE("package ref: https and repository paths", "[package]") {
   CHECK(p->kind == PackageRef::Kind::path);
 }
 
+TEST_CASE("package ref: a pin is printed as documents write it, and parses back", "[package]") {
+  // `get registrations` printed "#sha256:<hex>", which validate refuses.
+  std::string err;
+  const std::string hex(64, 'c');
+  for (const std::string& text :
+       {"https://files.example.com/p/pkg.tgz#sha256=" + hex, "packages/hello.tgz#sha256=" + hex}) {
+    auto ref = parse_package_ref(text, err);
+    REQUIRE(ref);
+    CHECK(ref->digest == "sha256:" + hex);
+    CHECK(ref->to_string() == text);
+    auto again = parse_package_ref(ref->to_string(), err);
+    INFO(err);
+    REQUIRE(again);
+    CHECK(again->digest == ref->digest);
+  }
+}
+
 TEST_CASE("package ref: malformed addresses say what was expected", "[package]") {
   for (const char* bad :
        {"", "oci://", "oci://host", "oci://host/repo", "oci://host/Repo:tag",

@@ -114,6 +114,24 @@ TEST_CASE("plan: unmanaged live rows are listed and never touched", "[plan]") {
   REQUIRE(out.unmanaged.size() == 1);
 }
 
+TEST_CASE("plan: an archived project Git does not declare is not listed as unmanaged", "[plan]") {
+  // flytecd archived data-eng when Git dropped it and forgot it: every later pass said
+  // "? unmanaged project/data-eng (… never created by flytecd …)".
+  State desired, live;
+  ProjectState gone;
+  gone.id = "data-eng";
+  gone.name = "data-eng";
+  gone.archived = true;
+  live.projects["data-eng"] = gone;
+  ProjectState theirs = gone;
+  theirs.id = theirs.name = "theirs";
+  theirs.archived = false;
+  live.projects["theirs"] = theirs;
+  auto out = plan(desired, live, {}, Policy{});
+  CHECK(out.steps.empty());
+  CHECK(out.unmanaged == std::vector<std::string>{"project/theirs"});
+}
+
 TEST_CASE("plan: override removed from Git is deleted only when we own it", "[plan]") {
   State desired, live;
   auto mine = label("p", "development", "", "c1");
