@@ -66,8 +66,8 @@ int run_compile(const CompileOptions& opt, std::ostream& out, std::ostream& err)
     }
   }
   auto report = reg::compile_package(*pkg, name);
-  for (const auto& e : report.errors) out << "error: " << e << "\n";
-  for (const auto& w : report.warnings) out << "warning: " << w << "\n";
+  for (const auto& e : reg::group_messages(report.errors)) out << "error: " << e << "\n";
+  for (const auto& w : reg::group_messages(report.warnings)) out << "warning: " << w << "\n";
   out << name << ": " << (report.ok() ? "compiles" : "does not compile") << " ("
       << pkg->count(reg::EntityKind::task) << " tasks, " << pkg->count(reg::EntityKind::workflow)
       << " workflows, " << pkg->count(reg::EntityKind::launch_plan) << " launch plans); "
@@ -138,8 +138,8 @@ model::Diagnostics compile_each(
       continue;
     }
     auto report = reg::compile_package(*pkg, label);
-    for (const auto& e : report.errors) diag(model::Severity::error, e);
-    for (const auto& w : report.warnings) diag(model::Severity::warning, w);
+    for (const auto& e : reg::group_messages(report.errors)) diag(model::Severity::error, e);
+    for (const auto& w : reg::group_messages(report.warnings)) diag(model::Severity::warning, w);
     // The launch plans this registration keeps ACTIVE (its activate mode).
     std::vector<std::string> names;
     for (const auto& e : pkg->entities)

@@ -62,6 +62,8 @@ std::string_view to_string(DiagKind kind) {
       return "policy_violation";
     case DiagKind::unknown_project:
       return "unknown_project";
+    case DiagKind::too_many_nodes:
+      return "too_many_nodes";
   }
   return "invalid_value";
 }

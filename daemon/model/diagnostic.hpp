@@ -37,6 +37,7 @@ enum class DiagKind {
   unsupported_attribute,
   policy_violation,
   unknown_project,
+  too_many_nodes,  // a file or a revision over its YAML node bound (Limits)
 };
 
 std::string_view to_string(DiagKind kind);

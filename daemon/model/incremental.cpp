@@ -8,16 +8,27 @@ LoadResult IncrementalLoader::load(const std::vector<SourceFile>& files,
                                    const std::vector<std::string>& blob_ids) {
   std::map<std::string, Parsed> next;
   LoadResult result;
+  NodeBudget budget;
   m_parsed_last = 0;
   for (size_t i = 0; i < files.size(); ++i) {
     const std::string key =
         files[i].path + '\0' + (i < blob_ids.size() ? blob_ids[i] : std::string());
     auto it = m_cache.find(key);
     Parsed parsed;
-    if (it != m_cache.end() && i < blob_ids.size() && !blob_ids[i].empty()) {
+    // A cached result holds if this revision's budget would not run out within that file.
+    const bool same_budget =
+        it != m_cache.end() && !budget.exhausted && !it->second.budget_bound &&
+        budget.spent + it->second.nodes_scanned <= m_limits.max_nodes_per_revision;
+    if (same_budget && i < blob_ids.size() && !blob_ids[i].empty()) {
       parsed = std::move(it->second);
+      budget.spent += parsed.nodes_spent;
     } else {
-      parsed.count = parse_file(files[i], m_limits, m_policy, parsed.docs, parsed.diags);
+      const size_t spent = budget.spent;
+      const bool exhausted = budget.exhausted;
+      parsed.count = parse_file(files[i], m_limits, m_policy, parsed.docs, parsed.diags, &budget);
+      parsed.nodes_scanned = budget.last_file;
+      parsed.nodes_spent = budget.spent - spent;
+      parsed.budget_bound = exhausted || budget.exhausted;
       ++m_parsed_last;
     }
     auto& d = result.documents;

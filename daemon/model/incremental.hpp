@@ -24,6 +24,11 @@ class IncrementalLoader {
     Documents docs;
     Diagnostics diags;
     size_t count = 0;
+    // Its share of the revision's node budget: what the streaming pass counted (up to where it
+    // stopped) and what was spent (0 if refused). A file whose result depended on the budget
+    // (it ran out there or before) is parsed again.
+    size_t nodes_scanned = 0, nodes_spent = 0;
+    bool budget_bound = false;
   };
   Limits m_limits;
   Policy m_policy;

@@ -585,7 +585,11 @@ void parse_project(const std::string& file, const YAML::Node& doc, Fields& f, Do
 }  // namespace
 
 size_t parse_file(const SourceFile& file, const Limits& limits, const Policy& policy,
-                  Documents& out, Diagnostics& diags) {
+                  Documents& out, Diagnostics& diags, NodeBudget* budget) {
+  if (budget) {
+    budget->last_file = 0;
+    if (budget->exhausted) return 0;  // an earlier file's error says the rest is not read
+  }
   // A path is bytes (Git and POSIX allow any name, e.g. a Latin-1 "caf\xe9.yaml"); every
   // diagnostic and field source names the file in UTF-8, ill-formed bytes shown as U+FFFD.
   const std::string path = text::to_utf8_lossy(file.path);
@@ -600,8 +604,8 @@ size_t parse_file(const SourceFile& file, const Limits& limits, const Policy& po
                    {}});
     return 0;
   }
-  auto docs = parse_yaml_file(path, file.bytes, limits, diags);
-  for (const auto& yd : docs) {
+  // One document at a time: each tree is converted and dropped before the next is built.
+  auto convert = [&](const YamlDocument& yd) {
     const YAML::Node& doc = yd.root;
     if (!doc.IsMap()) {
       diags.push_back(Diagnostic{Severity::error,
@@ -611,14 +615,14 @@ size_t parse_file(const SourceFile& file, const Limits& limits, const Policy& po
                                  "document is not a mapping",
                                  "a mapping with apiVersion and kind",
                                  {}});
-      continue;
+      return;
     }
     Fields f(path, doc, "", diags);
     std::string kind =
         f.str("kind", true,
               "Overrides, WorkflowRegistration, Project, PlatformDefaults or FlyteRegistration");
     std::string api = f.str("apiVersion", true, k_api_version);
-    if (kind.empty() || api.empty()) continue;
+    if (kind.empty() || api.empty()) return;
     const bool is_operator = kind == "FlyteRegistration";
     const bool known_kind = is_operator || kind == "Overrides" || kind == "WorkflowRegistration" ||
                             kind == "Project" || kind == "PlatformDefaults";
@@ -626,13 +630,13 @@ size_t parse_file(const SourceFile& file, const Limits& limits, const Policy& po
       f.add(DiagKind::unknown_kind, location_of(path, doc["kind"]), "kind",
             "unknown kind '" + scan::printable(kind) + "'",
             "Overrides, WorkflowRegistration, Project, PlatformDefaults or FlyteRegistration");
-      continue;
+      return;
     }
     const char* want_api = is_operator ? k_operator_api_version : k_api_version;
     if (api != want_api) {
       f.add(DiagKind::unknown_api_version, location_of(path, doc["apiVersion"]), "apiVersion",
             "unknown apiVersion '" + scan::printable(api) + "' for kind " + kind, want_api);
-      continue;
+      return;
     }
     // Defence in depth: a library exception (yaml-cpp's InvalidNode, a bad conversion) in a
     // check must reject this document, never terminate the daemon on a commit.
@@ -658,8 +662,8 @@ size_t parse_file(const SourceFile& file, const Limits& limits, const Policy& po
                      "report it with the document",
                      {}});
     }
-  }
-  return docs.size();
+  };
+  return for_each_yaml_document(path, file.bytes, limits, diags, convert, budget);
 }
 
 void check_documents(const Documents& docs, const Limits& limits, Diagnostics& diags) {
@@ -741,9 +745,10 @@ void sort_diagnostics(Diagnostics& diags) {
 LoadResult load_documents(const std::vector<SourceFile>& files, const Limits& limits,
                           const Policy& policy) {
   LoadResult result;
+  NodeBudget nodes;
   for (const auto& file : files) {
     result.documents.document_count +=
-        parse_file(file, limits, policy, result.documents, result.diagnostics);
+        parse_file(file, limits, policy, result.documents, result.diagnostics, &nodes);
     ++result.documents.file_count;
   }
   check_documents(result.documents, limits, result.diagnostics);

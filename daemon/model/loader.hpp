@@ -23,10 +23,11 @@ struct Policy {
 // One file of the revision being loaded (declared with the Source interface that produces it).
 using SourceFile = sources::SourceFile;
 
-// Parses one file into typed documents, appending to `out`. Pure: no I/O, never throws.
+// Parses one file into typed documents, appending to `out`, one document at a time. `budget` is
+// the revision's node budget (for_each_yaml_document). Pure: no I/O, never throws.
 // Returns the number of YAML documents it held (0 if the file was rejected).
 size_t parse_file(const SourceFile& file, const Limits& limits, const Policy& policy,
-                  Documents& out, Diagnostics& diags);
+                  Documents& out, Diagnostics& diags, NodeBudget* budget = nullptr);
 
 // Checks across all documents of a revision: duplicates (naming both places), unknown projects,
 // total-document bound. Pure.

@@ -6,9 +6,25 @@
 
 namespace flytecd::model {
 
+namespace {
+// Lines before the document being converted (for_each_yaml_document parses each document from
+// its own part of the file, so yaml-cpp's marks count from the line that part starts on).
+thread_local int t_line_offset = 0;
+
+struct LineOffsetScope {
+  explicit LineOffsetScope(int lines) : m_saved(t_line_offset) { t_line_offset = lines; }
+  ~LineOffsetScope() { t_line_offset = m_saved; }
+  LineOffsetScope(const LineOffsetScope&) = delete;
+  LineOffsetScope& operator=(const LineOffsetScope&) = delete;
+
+ private:
+  int m_saved;
+};
+}  // namespace
+
 Location location_of(const std::string& file, const YAML::Mark& mark) {
   if (mark.is_null()) return Location{file, 0, 0};
-  return Location{file, mark.line + 1, mark.column + 1};
+  return Location{file, mark.line + 1 + t_line_offset, mark.column + 1};
 }
 
 Location location_of(const std::string& file, const YAML::Node& node) {
@@ -69,12 +85,52 @@ Location offset_location(const std::string& file, std::string_view bytes, size_t
   return Location{file, line, col};
 }
 
+// Where one document lies in the file: yaml-cpp converts each from its own part of the bytes.
+struct DocumentSpan {
+  size_t begin = 0;  // byte offset: the start of the line the document starts on (0 for the first)
+  size_t end = 0;    // byte offset just past the document
+  int line_offset = 0;  // lines before `begin`
+};
+
+// libyaml counts its marks in characters; the file is valid UTF-8 by now. Converts increasing
+// character indexes to byte offsets and counts the line feeds passed on the way.
+class CharToByte {
+ public:
+  explicit CharToByte(std::string_view bytes) : m_bytes(bytes) {
+    if (bytes.starts_with("\xEF\xBB\xBF")) m_byte = 3;  // libyaml does not count the BOM
+  }
+  size_t byte_at(size_t char_index) {
+    while (m_char < char_index && m_byte < m_bytes.size()) {
+      const auto c = static_cast<unsigned char>(m_bytes[m_byte]);
+      if (c == '\n') ++m_lines;
+      m_byte += c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+      ++m_char;
+    }
+    return std::min(m_byte, m_bytes.size());
+  }
+  int lines_before() const { return m_lines; }  // line feeds before the last byte_at()
+
+ private:
+  std::string_view m_bytes;
+  size_t m_char = 0, m_byte = 0;
+  int m_lines = 0;
+};
+
+// What the strict pass learnt about a file it accepted.
+struct Scanned {
+  std::vector<DocumentSpan> documents;
+  size_t nodes = 0;  // YAML nodes of the whole file, each alias counted as what it expands to
+  bool revision_spent = false;  // refused because the revision's node budget ran out here
+};
+
 // libyaml's strict event parser runs first: yaml-cpp is lenient in places (it accepts a quoted
-// scalar left open at the end of the stream, for one). The same pass bounds nesting depth and the
-// size each document would have once aliases are expanded, reporting the exact event where a bound
-// is crossed, so yaml-cpp only ever sees input within bounds.
+// scalar left open at the end of the stream, for one). The same pass bounds nesting depth, the
+// size each document would have once aliases are expanded, the documents and nodes of the file and
+// the nodes of the revision (`revision_nodes`: those of the files before this one), reporting the
+// exact event where a bound is crossed — all before yaml-cpp builds any tree, so that yaml-cpp
+// only ever sees input within bounds. It also records where each document lies.
 bool strict_pass(const std::string& file, std::string_view bytes, const Limits& limits,
-                 Diagnostics& diags) {
+                 size_t revision_nodes, Diagnostics& diags, Scanned& scanned) {
   yaml_parser_t parser;
   if (!yaml_parser_initialize(&parser)) return true;
   yaml_parser_set_input_string(&parser, reinterpret_cast<const unsigned char*>(bytes.data()),
@@ -88,11 +144,19 @@ bool strict_pass(const std::string& file, std::string_view bytes, const Limits& 
   };
   std::vector<Open> stack;
   std::unordered_map<std::string, size_t> anchor_size;  // expanded size of each anchored node
-  size_t total = 0;
+  CharToByte to_byte(bytes);
+  size_t total = 0;      // expanded nodes of the current document
+  size_t documents = 0;  // documents started so far
+  bool over_documents = false;
   bool ok = true;
   auto add = [&](size_t n) {
     total += n;
+    scanned.nodes += n;
     for (auto& o : stack) o.nodes += n;
+  };
+  auto error = [&](DiagKind kind, const yaml_mark_t& mark, std::string msg, std::string expected) {
+    diags.push_back(
+        Diagnostic{Severity::error, kind, at(mark), "", std::move(msg), std::move(expected), {}});
   };
   for (;;) {
     yaml_event_t ev;
@@ -100,7 +164,7 @@ bool strict_pass(const std::string& file, std::string_view bytes, const Limits& 
       ok = false;
       std::string msg = parser.problem ? parser.problem : "syntax error";
       Location loc = at(parser.problem_mark);
-      const size_t off = parser.problem_mark.index;
+      const size_t off = to_byte.byte_at(parser.problem_mark.index);
       if (off < bytes.size() && bytes[off] == '\t') {
         diags.push_back(Diagnostic{Severity::error,
                                    DiagKind::tab_indentation,
@@ -133,11 +197,39 @@ bool strict_pass(const std::string& file, std::string_view bytes, const Limits& 
     auto anchor_of = [](const unsigned char* a) {
       return a ? std::string(reinterpret_cast<const char*>(a)) : std::string();
     };
+    // The document over the per-file bound is reported at its first node (or its end, if empty).
+    if (over_documents) {
+      error(DiagKind::too_many_documents_in_file, ev.start_mark,
+            "file holds more than " + std::to_string(limits.max_documents_per_file) +
+                " documents (document " + std::to_string(documents) + " starts here)",
+            "at most " + std::to_string(limits.max_documents_per_file) +
+                " documents per file (split the file)");
+      yaml_event_delete(&ev);
+      ok = false;
+      break;
+    }
     switch (type) {
-      case YAML_DOCUMENT_START_EVENT:
+      case YAML_DOCUMENT_START_EVENT: {
         total = 0;
         stack.clear();
         anchor_size.clear();
+        if (++documents > limits.max_documents_per_file) {
+          over_documents = true;
+          break;
+        }
+        DocumentSpan span;
+        if (documents > 1) {
+          size_t b = to_byte.byte_at(ev.start_mark.index);
+          span.line_offset = to_byte.lines_before();
+          while (b > 0 && bytes[b - 1] != '\n') --b;
+          span.begin = b;
+        }
+        scanned.documents.push_back(span);
+        break;
+      }
+      case YAML_DOCUMENT_END_EVENT:
+        if (!scanned.documents.empty())
+          scanned.documents.back().end = to_byte.byte_at(ev.end_mark.index);
         break;
       case YAML_SCALAR_EVENT:
         add(1);
@@ -151,13 +243,9 @@ bool strict_pass(const std::string& file, std::string_view bytes, const Limits& 
                                                                : ev.data.mapping_start.anchor);
         stack.push_back(std::move(o));
         if (static_cast<int>(stack.size()) > limits.max_depth) {
-          diags.push_back(Diagnostic{Severity::error,
-                                     DiagKind::nesting_too_deep,
-                                     at(ev.start_mark),
-                                     "",
-                                     "nesting depth exceeds " + std::to_string(limits.max_depth),
-                                     "at most " + std::to_string(limits.max_depth) + " levels",
-                                     {}});
+          error(DiagKind::nesting_too_deep, ev.start_mark,
+                "nesting depth exceeds " + std::to_string(limits.max_depth),
+                "at most " + std::to_string(limits.max_depth) + " levels");
           stop = true;
         }
         break;
@@ -174,15 +262,10 @@ bool strict_pass(const std::string& file, std::string_view bytes, const Limits& 
         auto it = anchor_size.find(anchor_of(ev.data.alias.anchor));
         add(it == anchor_size.end() ? 1 : it->second);
         if (total > limits.max_nodes_per_document) {
-          diags.push_back(Diagnostic{
-              Severity::error,
-              DiagKind::alias_expansion,
-              at(ev.start_mark),
-              "",
-              "YAML alias expansion exceeds " + std::to_string(limits.max_nodes_per_document) +
-                  " nodes (alias bomb?)",
-              "at most " + std::to_string(limits.max_nodes_per_document) + " nodes per document",
-              {}});
+          error(DiagKind::alias_expansion, ev.start_mark,
+                "YAML alias expansion exceeds " + std::to_string(limits.max_nodes_per_document) +
+                    " nodes (alias bomb?)",
+                "at most " + std::to_string(limits.max_nodes_per_document) + " nodes per document");
           stop = true;
         }
         break;
@@ -191,14 +274,27 @@ bool strict_pass(const std::string& file, std::string_view bytes, const Limits& 
         break;
     }
     if (!stop && total > limits.max_nodes_per_document && type != YAML_ALIAS_EVENT) {
-      diags.push_back(Diagnostic{
-          Severity::error,
-          DiagKind::invalid_value,
-          at(ev.start_mark),
-          "",
-          "document has more than " + std::to_string(limits.max_nodes_per_document) + " nodes",
-          "at most " + std::to_string(limits.max_nodes_per_document) + " nodes per document",
-          {}});
+      error(DiagKind::invalid_value, ev.start_mark,
+            "document has more than " + std::to_string(limits.max_nodes_per_document) + " nodes",
+            "at most " + std::to_string(limits.max_nodes_per_document) + " nodes per document");
+      stop = true;
+    }
+    if (!stop && scanned.nodes > limits.max_nodes_per_file) {
+      error(DiagKind::too_many_nodes, ev.start_mark,
+            "file holds more than " + std::to_string(limits.max_nodes_per_file) +
+                " YAML nodes (aliases counted as what they expand to) by here",
+            "at most " + std::to_string(limits.max_nodes_per_file) +
+                " nodes per file (split the file)");
+      stop = true;
+    }
+    if (!stop && revision_nodes + scanned.nodes > limits.max_nodes_per_revision) {
+      error(DiagKind::too_many_nodes, ev.start_mark,
+            "the revision holds more than " + std::to_string(limits.max_nodes_per_revision) +
+                " YAML nodes by here (" + std::to_string(revision_nodes) +
+                " in the files read before this one); the files after it are not read",
+            "at most " + std::to_string(limits.max_nodes_per_revision) +
+                " nodes in all documents of a revision");
+      scanned.revision_spent = true;
       stop = true;
     }
     yaml_event_delete(&ev);
@@ -280,9 +376,12 @@ class Walker {
 
 }  // namespace
 
-std::vector<YamlDocument> parse_yaml_file(const std::string& file, std::string_view bytes,
-                                          const Limits& limits, Diagnostics& diags) {
-  std::vector<YamlDocument> out;
+size_t for_each_yaml_document(const std::string& file, std::string_view bytes, const Limits& limits,
+                              Diagnostics& diags, const DocumentFn& fn, NodeBudget* budget) {
+  NodeBudget none;
+  NodeBudget& b = budget ? *budget : none;
+  b.last_file = 0;
+  if (b.exhausted) return 0;
   if (bytes.size() > limits.max_file_bytes) {
     diags.push_back(Diagnostic{Severity::error,
                                DiagKind::file_too_large,
@@ -291,7 +390,7 @@ std::vector<YamlDocument> parse_yaml_file(const std::string& file, std::string_v
                                "file is " + std::to_string(bytes.size()) + " bytes",
                                "at most " + std::to_string(limits.max_file_bytes) + " bytes",
                                {}});
-    return out;
+    return 0;
   }
   if (size_t bad = find_invalid_utf8(bytes); bad != std::string_view::npos) {
     diags.push_back(Diagnostic{Severity::error,
@@ -301,7 +400,7 @@ std::vector<YamlDocument> parse_yaml_file(const std::string& file, std::string_v
                                "invalid UTF-8 byte sequence",
                                "UTF-8 encoded text",
                                {}});
-    return out;
+    return 0;
   }
   if (size_t nul = bytes.find('\0'); nul != std::string_view::npos) {
     diags.push_back(Diagnostic{Severity::error,
@@ -311,50 +410,58 @@ std::vector<YamlDocument> parse_yaml_file(const std::string& file, std::string_v
                                "NUL byte in a text file",
                                "UTF-8 encoded text without NUL bytes",
                                {}});
-    return out;
+    return 0;
   }
-  if (!strict_pass(file, bytes, limits, diags)) return out;
-  std::vector<YAML::Node> nodes;
-  try {
-    nodes = YAML::LoadAll(std::string(bytes));
-  } catch (const YAML::Exception& e) {
-    diags.push_back(Diagnostic{Severity::error,
-                               DiagKind::yaml_syntax,
-                               location_of(file, e.mark),
-                               "",
-                               "YAML syntax error: " + e.msg,
-                               "well-formed YAML",
-                               {}});
-    return out;
-  } catch (const std::exception& e) {
-    diags.push_back(Diagnostic{Severity::error,
-                               DiagKind::yaml_syntax,
-                               Location{file, 0, 0},
-                               "",
-                               std::string("YAML parse failed: ") + e.what(),
-                               "well-formed YAML",
-                               {}});
-    return out;
-  }
-  if (nodes.size() > limits.max_documents_per_file) {
-    diags.push_back(Diagnostic{
-        Severity::error,
-        DiagKind::too_many_documents_in_file,
-        location_of(file, nodes[limits.max_documents_per_file]),
-        "",
-        "file holds " + std::to_string(nodes.size()) + " documents",
-        "at most " + std::to_string(limits.max_documents_per_file) + " documents per file",
-        {}});
-    return out;
-  }
-  // A document that breaks a bound or repeats a key is dropped (its file already has an error);
-  // the others are still checked so one pass reports every problem.
-  for (const auto& node : nodes) {
+  Scanned scanned;
+  const bool accepted = strict_pass(file, bytes, limits, b.spent, diags, scanned);
+  b.last_file = scanned.nodes;
+  if (scanned.revision_spent) b.exhausted = true;
+  if (!accepted) return 0;
+  b.spent += scanned.nodes;
+  // One document at a time: its tree is built, checked, handed to `fn` and dropped before the
+  // next one is built.
+  size_t passed = 0;
+  for (const DocumentSpan& span : scanned.documents) {
+    LineOffsetScope lines(span.line_offset);
+    YAML::Node node;
+    try {
+      node = YAML::Load(std::string(bytes.substr(span.begin, span.end - span.begin)));
+    } catch (const YAML::Exception& e) {
+      diags.push_back(Diagnostic{Severity::error,
+                                 DiagKind::yaml_syntax,
+                                 location_of(file, e.mark),
+                                 "",
+                                 "YAML syntax error: " + e.msg,
+                                 "well-formed YAML",
+                                 {}});
+      continue;
+    } catch (const std::exception& e) {
+      diags.push_back(Diagnostic{Severity::error,
+                                 DiagKind::yaml_syntax,
+                                 Location{file, span.line_offset + 1, 0},
+                                 "",
+                                 std::string("YAML parse failed: ") + e.what(),
+                                 "well-formed YAML",
+                                 {}});
+      continue;
+    }
+    // A document that breaks a bound or repeats a key is dropped (its file already has an error);
+    // the others are still checked so one pass reports every problem.
     if (node.IsNull()) continue;  // empty document between separators
     Walker walker(file, bytes.size(), limits, diags);
     if (!walker.walk(node, 0) || walker.had_duplicates()) continue;
-    out.push_back(YamlDocument{node, node.Mark().is_null() ? 1 : node.Mark().line + 1});
+    ++passed;
+    fn(YamlDocument{node, location_of(file, node).line > 0 ? location_of(file, node).line
+                                                           : span.line_offset + 1});
   }
+  return passed;
+}
+
+std::vector<YamlDocument> parse_yaml_file(const std::string& file, std::string_view bytes,
+                                          const Limits& limits, Diagnostics& diags) {
+  std::vector<YamlDocument> out;
+  for_each_yaml_document(file, bytes, limits, diags,
+                         [&](const YamlDocument& doc) { out.push_back(doc); });
   return out;
 }
 

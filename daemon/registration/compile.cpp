@@ -1,6 +1,7 @@
 #include "daemon/registration/compile.hpp"
 
 #include <map>
+#include <unordered_map>
 
 #include "sinks/workflow_compiler.hpp"
 
@@ -121,11 +122,50 @@ Status hydrate_and_compile(Package& pkg, HydrateParams params, const std::string
   return check_compiles(pkg, name);
 }
 
+namespace {
+
+// 999980 -> "999,980"
+std::string with_commas(size_t n) {
+  std::string digits = std::to_string(n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> group_messages(const std::vector<std::string>& messages, size_t max_each,
+                                        size_t max_lines) {
+  std::unordered_map<std::string_view, std::pair<size_t, size_t>> count;  // total, shown
+  for (const auto& m : messages) ++count[m].first;
+  std::vector<std::string> out;
+  size_t covered = 0;  // messages the lines so far stand for
+  for (const auto& m : messages) {
+    auto& [total, shown] = count[m];
+    if (shown >= max_each) continue;
+    if (out.size() + 1 >= max_lines && covered + 1 < messages.size()) {
+      out.push_back("… and " + with_commas(messages.size() - covered) + " more (" +
+                    with_commas(messages.size()) + " messages in all)");
+      return out;
+    }
+    out.push_back(m);
+    ++covered;
+    if (++shown == max_each && total > max_each) {
+      out.push_back("… and " + with_commas(total - max_each) + " more of the same");
+      covered += total - max_each;
+    }
+  }
+  return out;
+}
+
 Status check_compiles(const Package& pkg, const std::string& name) {
   CompileReport report = compile_package(pkg, name);
   if (report.ok()) return ok_status();
   std::string msg = "the package does not compile (FlyteAdmin would refuse it):";
-  for (const auto& e : report.errors) msg += "\n  " + e;
+  for (const auto& e : group_messages(report.errors)) msg += "\n  " + e;
   return make_error(ErrorCode::invalid_input, msg);
 }
 

@@ -27,8 +27,16 @@ struct CompileReport {
 // whole, and hydration rewrites them alike). `name` starts every message. Pure; thread-safe.
 CompileReport compile_package(const Package& pkg, const std::string& name);
 
-// compile_package as a Status: invalid_input "the package does not compile (…):" with every
-// error, one a line (never retried). What the registration executor checks before any Create.
+// Messages as they are shown: in order, at most `max_each` of each distinct message, the last of
+// them followed by "… and 999,980 more of the same"; at most `max_lines` lines in all, the last
+// then "… and N more (M messages in all)". A hostile workflow (a million nodes without an id)
+// gives one error per node: this keeps what is printed, logged and stored short.
+std::vector<std::string> group_messages(const std::vector<std::string>& messages,
+                                        size_t max_each = 20, size_t max_lines = 1000);
+
+// compile_package as a Status: invalid_input "the package does not compile (…):" with the
+// errors, one a line, grouped (group_messages; never retried). What the registration executor
+// checks before any Create.
 Status check_compiles(const Package& pkg, const std::string& name);
 
 // Hydrates `pkg` with `params` (a fast source's location may be unknown yet: a stand-in is

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "daemon/common/digest.hpp"
+#include "daemon/registration/package_decode.hpp"
 
 namespace flytecd::registration {
 
@@ -146,10 +147,47 @@ ResourceType expected_resource_type(EntityKind kind) {
   return flyteidl::core::UNSPECIFIED;
 }
 
-// Parses `data` as `kind` into `e`. Returns false if protobuf rejects the bytes.
-bool parse_as(EntityKind kind, std::string_view data, Entity& e) {
+const google::protobuf::Descriptor& descriptor_of(EntityKind kind) {
+  switch (kind) {
+    case EntityKind::task:
+      return *flyteidl::admin::TaskSpec::descriptor();
+    case EntityKind::workflow:
+      return *flyteidl::admin::WorkflowSpec::descriptor();
+    case EntityKind::launch_plan:
+      break;
+  }
+  return *flyteidl::admin::LaunchPlan::descriptor();
+}
+
+// How decoding is bounded: before any decode, the wire format is walked (estimate_decode) and
+// the estimate checked against `max_bytes`, then reserved with `reserve` (the caller's budget).
+struct DecodeGuard {
+  uint64_t max_bytes = k_default_memory_budget_bytes;
+  std::string max_key = "packages.memoryBudgetBytes";
+  std::function<Status(uint64_t estimate)> reserve;  // may be empty
+};
+
+DecodeGuard guard_for(const ReaderLimits& limits) {
+  DecodeGuard g;
+  g.max_bytes = limits.budget != nullptr ? limits.budget->capacity() : limits.max_decoded_bytes;
+  if (limits.budget != nullptr) g.max_key = limits.budget->key();
+  return g;
+}
+
+// Parses `data` as `kind` into `e`, within `guard`. nullopt: protobuf rejects the bytes (or would:
+// malformed wire format is refused before decoding); an error: the decode is over its bound.
+Result<bool> parse_as(EntityKind kind, std::string_view data, Entity& e, const DecodeGuard& guard,
+                      const std::string& what) {
   e = Entity{};
   e.kind = kind;
+  const DecodeEstimate est = estimate_decode(descriptor_of(kind), data);
+  if (est.malformed) return false;
+  if (auto s = check_decode(est, data.size(), guard.max_bytes, guard.max_key,
+                            what + " (as " + std::string(message_name(kind)) + ")");
+      !s)
+    return s.error();
+  if (guard.reserve)
+    if (auto s = guard.reserve(est.bytes); !s) return s.error();
   const int size = static_cast<int>(data.size());
   switch (kind) {
     case EntityKind::task:
@@ -175,8 +213,9 @@ bool has_identifier(const Entity& e) {
 }
 
 Result<Entity> decode_entity(const std::string& name, const std::string& path,
-                             std::string_view data) {
+                             std::string_view data, const DecodeGuard& guard) {
   Entity e;
+  const std::string what = name + ": " + path;
   auto suffix = kind_from_suffix(path);
   if (!suffix && unknown_type_suffix(path))
     return invalid(name, path,
@@ -185,7 +224,9 @@ Result<Entity> decode_entity(const std::string& name, const std::string& path,
   if (suffix) {
     std::string suffix_text = "the _" + std::to_string(static_cast<int>(*suffix) + 1) +
                               ".pb suffix means a " + std::string(to_string(*suffix));
-    if (!parse_as(*suffix, data, e)) {
+    auto parsed = parse_as(*suffix, data, e, guard, what);
+    if (!parsed) return parsed.error();
+    if (!*parsed) {
       return invalid(name, path,
                      "cannot be decoded as " + std::string(message_name(*suffix)) + " (" +
                          suffix_text + "); expected a protobuf file written by pyflyte package");
@@ -208,8 +249,9 @@ Result<Entity> decode_entity(const std::string& name, const std::string& path,
     // the embedded resource_type to agree before accepting a guess.
     bool found = false;
     for (EntityKind k : {EntityKind::task, EntityKind::workflow, EntityKind::launch_plan}) {
-      if (parse_as(k, data, e) && has_identifier(e) &&
-          e.id().resource_type() == expected_resource_type(k)) {
+      auto parsed = parse_as(k, data, e, guard, what);
+      if (!parsed) return parsed.error();
+      if (*parsed && has_identifier(e) && e.id().resource_type() == expected_resource_type(k)) {
         found = true;
         break;
       }
@@ -526,6 +568,16 @@ uint64_t estimate_memory(const Scan& c) {
 
 // Grows `pkg.memory` to `bytes` (never waits: the lease was taken whole up front).
 Status hold(Package& pkg, uint64_t bytes, const std::string& name, const ReaderLimits& limits) {
+  if (limits.budget == nullptr) {
+    if (bytes <= limits.max_decoded_bytes) {
+      if (bytes > pkg.memory.bytes()) pkg.memory.try_grow(bytes - pkg.memory.bytes());
+      return ok_status();
+    }
+    return invalid(name, "",
+                   "decoding needs " + std::to_string(bytes) + " bytes of memory, more than " +
+                       std::to_string(limits.max_decoded_bytes) +
+                       " (the default of packages.memoryBudgetBytes); expected a smaller package");
+  }
   if (bytes <= pkg.memory.bytes() || pkg.memory.try_grow(bytes - pkg.memory.bytes()))
     return ok_status();
   const MemoryBudget& b = *limits.budget;
@@ -573,7 +625,11 @@ Status read_members(std::string_view bytes, const std::string& name, const Reade
     }
     std::string raw;
     if (auto s = read_entry(a->get(), name, path, m.size, raw); !s) return s;
-    auto e = decode_entity(name, path, raw);
+    DecodeGuard guard = guard_for(limits);
+    guard.reserve = [&](uint64_t estimate) {
+      return hold(pkg, held + m.size + estimate, name, limits);
+    };
+    auto e = decode_entity(name, path, raw, guard);
     if (!e) return e.error();
     const uint64_t decoded = footprint(*e) - sizeof(Entity);
     if (auto s = hold(pkg, held + m.size + decoded, name, limits); !s) return s;
@@ -726,7 +782,17 @@ Result<PackageSummary> summarize_package(std::string_view bytes, const std::stri
     }
     std::string raw;
     if (auto s = read_entry(a, name, path, declared, raw); !s) return s;
-    auto e = decode_entity(name, path, raw);
+    DecodeGuard guard = guard_for(limits);
+    guard.reserve = [&](uint64_t estimate) -> Status {
+      const uint64_t want = declared + estimate;
+      if (want <= lease.bytes() || lease.try_grow(want - lease.bytes())) return ok_status();
+      return make_error(ErrorCode::unavailable,
+                        name + ": " + path + ": decoding needs about " + std::to_string(want) +
+                            " bytes of memory, more than the package memory budget (" +
+                            limits.budget->key() +
+                            ") has free while other registrations hold it; retried next reconcile");
+    };
+    auto e = decode_entity(name, path, raw, guard);
     if (!e) return e.error();
     if (e->kind == EntityKind::launch_plan)
       plans.push_back(

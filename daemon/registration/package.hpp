@@ -93,6 +93,10 @@ struct ReaderLimits {
   std::string total_key = "packages.maxPackageBytes";      // the setting, named in its error
   // Shared by every reader in the process; null = nothing is accounted (tests, tools).
   MemoryBudget* budget = nullptr;
+  // What a package may hold decoded when there is no budget (with one: its capacity). Checked,
+  // like the budget, on an estimate from the wire format before each entity is decoded
+  // (package_decode.hpp), as is a bound on decoded bytes per wire byte.
+  uint64_t max_decoded_bytes = k_default_memory_budget_bytes;
   std::chrono::milliseconds budget_wait = std::chrono::minutes(5);  // while others hold it
   const std::atomic<bool>* cancel = nullptr;                        // stops that wait
 };

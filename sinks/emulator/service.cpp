@@ -8,8 +8,11 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <vector>
 
+#include "daemon/registration/package_decode.hpp"
 #include "flytecd_service.grpc.pb.h"
 
 namespace flytecd::sinks::emulator {
@@ -73,7 +76,7 @@ class CallGate {
       : m_faults(faults), m_log(std::move(log)) {}
 
   template <typename Body>
-  grpc::Status run(grpc::ServerContext* ctx, const char* method, Body&& body,
+  grpc::Status run(grpc::ServerContextBase* ctx, const char* method, Body&& body,
                    const google::protobuf::Any* detail = nullptr) {
     {
       std::lock_guard<std::mutex> lock(m_mu);
@@ -118,7 +121,7 @@ class CallGate {
   // Sleeps, but stops early when the call is cancelled (client gone or server shutting down),
   // so that a long injected latency never holds up shutdown. The call then still executes,
   // like a slow server that finishes work its client gave up on.
-  static void delay(grpc::ServerContext* ctx, int ms) {
+  static void delay(grpc::ServerContextBase* ctx, int ms) {
     const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
     while (std::chrono::steady_clock::now() < until && !ctx->IsCancelled()) {
       std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
@@ -147,9 +150,55 @@ class CallGate {
 using grpc::ServerContext;
 using GStatus = grpc::Status;
 
-class AdminServiceImpl final : public fs::AdminService::Service {
+// What decoding one Create* request may take (the package memory budget's default): the emulator
+// receives the entities a client registers, and checks the bound before decoding them.
+constexpr uint64_t k_max_decoded_request_bytes = 256ull << 20;
+
+// The Create* methods take their request undecoded: a request is decoded only once the wire
+// format's estimate (registration/package_decode.hpp) is within bounds, so an entity that is a
+// decode bomb (millions of empty nodes) is refused with INVALID_ARGUMENT before memory is spent.
+using AdminServiceBase = fs::AdminService::WithRawCallbackMethod_CreateTask<
+    fs::AdminService::WithRawCallbackMethod_CreateWorkflow<
+        fs::AdminService::WithRawCallbackMethod_CreateLaunchPlan<fs::AdminService::Service>>>;
+
+class AdminServiceImpl final : public AdminServiceBase {
  public:
   AdminServiceImpl(Admin& admin, CallGate& gate) : m_admin(admin), m_gate(gate) {}
+
+  grpc::ServerUnaryReactor* CreateTask(grpc::CallbackServerContext* ctx,
+                                       const grpc::ByteBuffer* req,
+                                       grpc::ByteBuffer* resp) override {
+    return raw_unary<fa::TaskCreateRequest, fa::TaskCreateResponse>(
+        ctx, "CreateTask", *req, resp,
+        [&](const fa::TaskCreateRequest& r, fa::TaskCreateResponse* out, google::protobuf::Any*) {
+          return m_gate.run(ctx, "CreateTask", [&] { return m_admin.create_task(r, out); });
+        });
+  }
+
+  grpc::ServerUnaryReactor* CreateWorkflow(grpc::CallbackServerContext* ctx,
+                                           const grpc::ByteBuffer* req,
+                                           grpc::ByteBuffer* resp) override {
+    return raw_unary<fa::WorkflowCreateRequest, fa::WorkflowCreateResponse>(
+        ctx, "CreateWorkflow", *req, resp,
+        [&](const fa::WorkflowCreateRequest& r, fa::WorkflowCreateResponse* out,
+            google::protobuf::Any* detail) {
+          return m_gate.run(
+              ctx, "CreateWorkflow", [&] { return m_admin.create_workflow(r, out, detail); },
+              detail);
+        });
+  }
+
+  grpc::ServerUnaryReactor* CreateLaunchPlan(grpc::CallbackServerContext* ctx,
+                                             const grpc::ByteBuffer* req,
+                                             grpc::ByteBuffer* resp) override {
+    return raw_unary<fa::LaunchPlanCreateRequest, fa::LaunchPlanCreateResponse>(
+        ctx, "CreateLaunchPlan", *req, resp,
+        [&](const fa::LaunchPlanCreateRequest& r, fa::LaunchPlanCreateResponse* out,
+            google::protobuf::Any*) {
+          return m_gate.run(ctx, "CreateLaunchPlan",
+                            [&] { return m_admin.create_launch_plan(r, out); });
+        });
+  }
 
 // Request/Response are type names, which cannot be parenthesized.
 // NOLINTBEGIN(bugprone-macro-parentheses)
@@ -210,15 +259,49 @@ class AdminServiceImpl final : public fs::AdminService::Service {
 
 #undef FLYTECD_EMULATOR_RPC
 
-  GStatus CreateWorkflow(ServerContext* ctx, const fa::WorkflowCreateRequest* req,
-                         fa::WorkflowCreateResponse* resp) override {
+ private:
+  // Decodes `req` as Request within the bound, runs `call` and encodes its response.
+  template <typename Request, typename Response, typename Call>
+  grpc::ServerUnaryReactor* raw_unary(grpc::CallbackServerContext* ctx, const char* method,
+                                      const grpc::ByteBuffer& req, grpc::ByteBuffer* resp,
+                                      Call&& call) {
+    auto* reactor = ctx->DefaultReactor();
+    auto finish = [reactor](GStatus st) {
+      reactor->Finish(std::move(st));
+      return reactor;
+    };
+    std::vector<grpc::Slice> slices;
+    if (!req.Dump(&slices).ok())
+      return finish(GStatus(grpc::StatusCode::INTERNAL, "emulator: cannot read the request"));
+    std::string wire;
+    wire.reserve(req.Length());
+    for (const auto& sl : slices) wire.append(reinterpret_cast<const char*>(sl.begin()), sl.size());
+    slices.clear();
+    const std::string what = std::string(method) + " request";
+    const std::string type = Request::descriptor()->full_name();
+    const auto est = registration::estimate_decode(*Request::descriptor(), wire);
+    if (est.malformed)
+      return finish(GStatus(grpc::StatusCode::INVALID_ARGUMENT,
+                            what + ": not a well-formed " + type + " (truncated or corrupt)"));
+    if (auto s = registration::check_decode(est, wire.size(), k_max_decoded_request_bytes,
+                                            "the emulator's bound on a decoded request", what);
+        !s)
+      return finish(GStatus(grpc::StatusCode::INVALID_ARGUMENT, s.error().message));
+    Request request;
+    if (!request.ParseFromString(wire))
+      return finish(
+          GStatus(grpc::StatusCode::INVALID_ARGUMENT, what + ": cannot be decoded as " + type));
+    std::string().swap(wire);
+    Response response;
     google::protobuf::Any detail;
-    return m_gate.run(
-        ctx, "CreateWorkflow", [&] { return m_admin.create_workflow(*req, resp, &detail); },
-        &detail);
+    GStatus st = call(request, &response, &detail);
+    if (st.ok()) {
+      grpc::Slice out(response.SerializeAsString());
+      *resp = grpc::ByteBuffer(&out, 1);
+    }
+    return finish(std::move(st));
   }
 
- private:
   Admin& m_admin;
   CallGate& m_gate;
 };

@@ -64,6 +64,21 @@ max_len_for() {
   esac
 }
 
+# Peak RSS a target may reach (MiB): its memory property (tests/fuzz/memory_property.hpp, which
+# each target also checks on its own heap per input) over the longest input it is given, plus
+# 512 MiB for ASan's redzones, its quarantine (256 MiB) and libFuzzer's corpus.
+#   documents:       1 KiB per input byte + 16 MiB (the loader holds one document's tree at a time)
+#   package_archive: one 8 MiB member + twice the 64 MiB decode bound + 16 MiB (compressed input:
+#                    the reader limits the fuzzer sets, not the input size, bound it)
+rss_limit_for() {
+  local asan=512
+  case "$1" in
+    documents) echo $((asan + ((1024 * $(max_len_for documents)) >> 20) + 16)) ;;
+    package_archive) echo $((asan + 8 + 2 * 64 + 16)) ;;
+    *) echo 2048 ;;
+  esac
+}
+
 passed=0
 failed=0
 summary=()
@@ -85,7 +100,7 @@ for t in "${targets[@]}"; do
       < <(find "$root/tests/fuzz/regressions/$t" -type f ! -name '*.md' -print0 | sort -z)
   fi
   if ((${#regressions[@]})); then
-    if ! "$bin" -timeout=25 "${regressions[@]}" >"$log" 2>&1; then
+    if ! "$bin" -timeout=25 -rss_limit_mb="$(rss_limit_for "$t")" "${regressions[@]}" >"$log" 2>&1; then
       tail -n 60 "$log"
       echo "fuzz: $t: FAILED on a saved regression input (tests/fuzz/regressions/$t/)"
       failed=$((failed + 1))
@@ -99,7 +114,7 @@ for t in "${targets[@]}"; do
   seed_corpus "$t" "$corpus"
   seeds=$(find "$corpus" -type f | wc -l)
   rc=0
-  "$bin" -max_total_time="$seconds" -max_len="$(max_len_for "$t")" -timeout=25 -rss_limit_mb=2048 \
+  "$bin" -max_total_time="$seconds" -max_len="$(max_len_for "$t")" -timeout=25 -rss_limit_mb="$(rss_limit_for "$t")" \
     -print_final_stats=1 \
     -artifact_prefix="$artifacts/$t/" "$corpus" >"$log" 2>&1 || rc=$?
   execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)

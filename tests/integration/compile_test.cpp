@@ -21,6 +21,7 @@
 #include "sinks/flyteadmin/admin_sink.hpp"
 #include "tests/oci/oci_test_support.hpp"
 #include "tests/unit/daemon/registration/mismatch_package.hpp"
+#include "tests/unit/daemon/registration/package_bomb.hpp"
 
 using namespace flytecd;
 namespace fs = std::filesystem;
@@ -310,4 +311,66 @@ TEST_CASE(
   INFO(no_config.output);
   CHECK(no_config.rc == 1);  // a --config that cannot be read is an error, not ignored
   fs::remove_all(dir);
+}
+
+namespace {
+
+// A workflow of `n` nodes that each carry a metadata name (or nothing, `empty`) and no id.
+fa::WorkflowSpec nodes_without_id(int n, bool empty) {
+  fa::WorkflowSpec spec;
+  auto* id = spec.mutable_template_()->mutable_id();
+  id->set_resource_type(fc::WORKFLOW);
+  id->set_project("flytesnacks");
+  id->set_domain("development");
+  id->set_name("many.wf");
+  id->set_version("v1");
+  for (int i = 0; i < n; ++i) {
+    auto* node = spec.mutable_template_()->add_nodes();
+    if (!empty) node->mutable_metadata()->set_name(std::string(40, 'n'));
+  }
+  return spec;
+}
+
+}  // namespace
+
+TEST_CASE("compile e2e: flytecd compile shows 20 of a repeated error, then how many more",
+          "[compile]") {
+  const fs::path dir = fs::temp_directory_path() / ("flytecd-many-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path file = dir / "many.tgz";
+  test::write_package(file,
+                      {{"000_many.wf_2.pb", nodes_without_id(5000, false).SerializeAsString()}});
+  auto r = run_cli("compile " + file.string());
+  fs::remove_all(dir);
+  CHECK(r.rc == 1);
+  size_t lines = 0, no_id = 0;
+  for (size_t at = 0; (at = r.output.find('\n', at)) != std::string::npos; ++at) ++lines;
+  for (size_t at = 0; (at = r.output.find("a node has no id", at)) != std::string::npos; ++at)
+    ++no_id;
+  INFO(r.output.substr(0, 4000));
+  CHECK(no_id == 20);
+  CHECK_THAT(r.output, Catch::Contains("error: … and 4,980 more of the same\n"));
+  CHECK(lines < 200);  // every other message of those nodes is grouped the same way
+  CHECK_THAT(r.output, Catch::Contains("does not compile"));
+}
+
+TEST_CASE("compile e2e: the emulator refuses a CreateWorkflow decode bomb before decoding it",
+          "[compile][memory]") {
+  Admin admin;
+  fa::WorkflowCreateRequest req;
+  *req.mutable_spec() = nodes_without_id(200000, true);  // 400 KB on the wire, ~30 MB decoded
+  *req.mutable_id() = req.spec().template_().id();
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  fa::WorkflowCreateResponse resp;
+  auto st = admin.raw->CreateWorkflow(&ctx, req, &resp);
+  CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  CHECK_THAT(st.error_message(),
+             Catch::StartsWith("CreateWorkflow request: decoding it would take"));
+  CHECK_THAT(st.error_message(), Catch::Contains("bytes per byte of protobuf"));
+  // The emulator serves on: an ordinary package is created through the same (raw) methods.
+  auto ok = admin.create(
+      hydrated(testing::read_bytes(testing::package_fixtures() / "valid-register.tgz")));
+  INFO(ok.error_message());
+  CHECK(ok.ok());
 }

@@ -85,3 +85,122 @@ TEST_CASE("yaml: syntax errors carry line and column", "[yaml]") {
   CHECK(d[0].kind == DiagKind::yaml_syntax);
   CHECK(d[0].where.line >= 2);
 }
+
+namespace {
+// `n` documents, each a mapping of one key to a flow sequence of `items` scalars: 3 + items nodes.
+std::string docs_of(int n, int items) {
+  std::string s;
+  for (int i = 0; i < n; ++i) {
+    s += i ? "---\n" : "";
+    s += "k: [";
+    for (int j = 0; j < items; ++j) s += j ? ",a" : "a";
+    s += "]\n";
+  }
+  return s;
+}
+}  // namespace
+
+TEST_CASE("yaml: the document over the per-file bound is refused where it starts, unread after",
+          "[yaml][memory]") {
+  Limits few;
+  few.max_documents_per_file = 2;
+  // The streaming pass stops at the third document: the syntax error after it is never reached
+  // (a whole-file load would have parsed every document first).
+  auto d = parse("a: 1\n---\nb: 2\n---\nc: 3\n---\nd: [unclosed\n", few);
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].kind == DiagKind::too_many_documents_in_file);
+  CHECK(d[0].where.line == 5);
+  CHECK(d[0].message == "file holds more than 2 documents (document 3 starts here)");
+  CHECK(d[0].expected == "at most 2 documents per file (split the file)");
+}
+
+TEST_CASE("yaml: a file's node bound is enforced before any document's tree is built",
+          "[yaml][memory]") {
+  Limits limits;
+  limits.max_nodes_per_file = 50;
+  Diagnostics d;
+  int converted = 0;
+  // Three documents of 23 nodes: the bound is crossed in the third, and no document (not even
+  // the first two, within it) is built or handed out.
+  const size_t n = for_each_yaml_document("f.yaml", docs_of(3, 20), limits, d,
+                                          [&](const YamlDocument&) { ++converted; });
+  CHECK(n == 0);
+  CHECK(converted == 0);
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].kind == DiagKind::too_many_nodes);
+  CHECK(d[0].where.file == "f.yaml");
+  CHECK(d[0].where.line == 5);
+  CHECK(d[0].expected == "at most 50 nodes per file (split the file)");
+  d.clear();
+  CHECK(for_each_yaml_document("f.yaml", docs_of(2, 20), limits, d,
+                               [&](const YamlDocument&) { ++converted; }) == 2);
+  CHECK(d.empty());
+  CHECK(converted == 2);
+}
+
+TEST_CASE("yaml: the revision's node budget spans files; the file that spends it is named",
+          "[yaml][memory]") {
+  Limits limits;
+  limits.max_nodes_per_revision = 100;
+  NodeBudget budget;
+  Diagnostics d;
+  int converted = 0;
+  auto count = [&](const YamlDocument&) { ++converted; };
+  CHECK(for_each_yaml_document("a.yaml", docs_of(2, 20), limits, d, count, &budget) == 2);
+  CHECK(budget.spent == 46);
+  CHECK(for_each_yaml_document("b.yaml", docs_of(2, 20), limits, d, count, &budget) == 2);
+  CHECK(budget.spent == 92);
+  CHECK(converted == 4);
+  // c.yaml crosses the budget in its first document: refused before it is built.
+  CHECK(for_each_yaml_document("c.yaml", docs_of(2, 20), limits, d, count, &budget) == 0);
+  CHECK(converted == 4);
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].kind == DiagKind::too_many_nodes);
+  CHECK(d[0].where.file == "c.yaml");
+  CHECK(d[0].where.line == 1);
+  CHECK_THAT(d[0].message, Catch::Contains("the revision holds more than 100 YAML nodes") &&
+                               Catch::Contains("92 in the files read before this one"));
+  CHECK(budget.exhausted);
+  // The files after it are not read, and add no diagnostic of their own.
+  CHECK(for_each_yaml_document("d.yaml", "x: 1\n", limits, d, count, &budget) == 0);
+  CHECK(d.size() == 1);
+}
+
+TEST_CASE("yaml: documents converted one at a time still report lines of the whole file",
+          "[yaml]") {
+  // A BOM, comments, multi-byte characters, an explicit end and an empty document before the
+  // documents with problems: every location is where an editor shows it.
+  const std::string s =
+      "\xEF\xBB\xBF# caf\xC3\xA9 \xE2\x82\xAC\n"  // line 1
+      "a: \"\xC3\xA9\xC3\xA9\xC3\xA9\"\n"         // 2
+      "...\n"                                     // 3
+      "---\n"                                     // 4
+      "---\n"                                     // 5
+      "# comment\n"                               // 6
+      "b: 1\n"                                    // 7
+      "c:\n"                                      // 8
+      "  x: \xE2\x82\xAC\n"                       // 9
+      "  x: 2\n"                                  // 10
+      "--- {y: 1,\n"                              // 11
+      "     y: 2}\n";                             // 12
+  Diagnostics d;
+  std::vector<int> lines, b_lines;
+  for_each_yaml_document("f.yaml", s, Limits{}, d, [&](const YamlDocument& doc) {
+    lines.push_back(doc.line);
+    b_lines.push_back(
+        location_of("f.yaml", doc.root["a"].IsDefined() ? doc.root["a"] : doc.root).line);
+  });
+  CHECK(lines == std::vector<int>{2});
+  CHECK(b_lines == std::vector<int>{2});
+  REQUIRE(d.size() == 2);
+  CHECK(d[0].kind == DiagKind::duplicate_key);
+  CHECK(d[0].where.line == 10);
+  CHECK(d[0].where.column == 3);
+  CHECK(d[0].related.line == 9);
+  CHECK(d[1].kind == DiagKind::duplicate_key);
+  CHECK(d[1].where.line == 12);
+  CHECK(d[1].where.column == 6);
+  CHECK(d[1].related.line == 11);
+  // Outside the callback, marks are yaml-cpp's own again.
+  CHECK(location_of("f.yaml", YAML::Load("\n\nz: 1")["z"]).line == 3);
+}

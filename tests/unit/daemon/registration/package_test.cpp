@@ -1,6 +1,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <openssl/evp.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <thread>
 
 #include "daemon/registration/package.hpp"
+#include "daemon/registration/package_decode.hpp"
 #include "tests/unit/daemon/registration/package_bomb.hpp"
 
 using namespace flytecd::registration;
@@ -581,4 +583,149 @@ TEST_CASE("package: a summary refuses what the first pass refuses", "[registrati
   CHECK_THAT(error_of(summarize_package(ss.str(), "bomb.tgz", limits)),
              Catch::Contains("33554432 decompressed bytes (packages.maxPackageBytes)"));
   CHECK(budget.in_use() == 0);
+}
+
+namespace {
+
+std::string varint(uint64_t v) {
+  std::string out;
+  while (v >= 0x80) {
+    out += static_cast<char>((v & 0x7F) | 0x80);
+    v >>= 7;
+  }
+  out += static_cast<char>(v);
+  return out;
+}
+
+std::string length_delimited(int number, const std::string& payload) {
+  return varint(static_cast<uint64_t>(number) << 3 | 2) + varint(payload.size()) + payload;
+}
+
+// A WorkflowSpec whose template carries its id and `n` copies of `node` (wire bytes of one
+// WorkflowTemplate.nodes entry's payload): written on the wire directly, never decoded here.
+std::string workflow_with_nodes(size_t n, const std::string& node = "") {
+  flyteidl::core::WorkflowTemplate t;
+  set_placeholder_id(t.mutable_id(), flyteidl::core::WORKFLOW, "bomb");
+  std::string tmpl = t.SerializeAsString();
+  const std::string entry =
+      length_delimited(flyteidl::core::WorkflowTemplate::kNodesFieldNumber, node);
+  tmpl.reserve(tmpl.size() + n * entry.size());
+  for (size_t i = 0; i < n; ++i) tmpl += entry;
+  return length_delimited(flyteidl::admin::WorkflowSpec::kTemplateFieldNumber, tmpl);
+}
+
+long peak_rss_kib() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+}  // namespace
+
+TEST_CASE("package: the decode estimate bounds every pyflyte entity from above, within the ratio",
+          "[registration][memory]") {
+  double worst = 0;
+  for (const char* file : {"valid-register.tgz", "flyte-package.tgz", "flytesnacks-core.tgz",
+                           "valid-fast-register.tgz"}) {
+    auto pkg = read_package(read_fixture(file), file);
+    REQUIRE(pkg.ok());
+    for (const auto& e : pkg->entities) {
+      const google::protobuf::Message& m =
+          e.kind == EntityKind::task ? static_cast<const google::protobuf::Message&>(e.task)
+          : e.kind == EntityKind::workflow
+              ? static_cast<const google::protobuf::Message&>(e.workflow)
+              : static_cast<const google::protobuf::Message&>(e.launch_plan);
+      const std::string wire = m.SerializeAsString();
+      const auto est = estimate_decode(*m.GetDescriptor(), wire);
+      INFO(file << ": " << e.file << ": " << wire.size() << " bytes, estimate " << est.bytes
+                << ", SpaceUsedLong " << m.SpaceUsedLong());
+      CHECK_FALSE(est.malformed);
+      CHECK(est.bytes >= m.SpaceUsedLong());
+      CHECK(check_decode(est, wire.size(), k_default_memory_budget_bytes, "k", "x").ok());
+      worst = std::max(worst, static_cast<double>(est.bytes) / static_cast<double>(wire.size()));
+    }
+  }
+  // Real entities stay far below the bound (~11 of 48): room for denser workflows.
+  INFO("worst decoded/wire ratio " << worst);
+  CHECK(worst * 3 < static_cast<double>(k_max_decode_amplification));
+}
+
+TEST_CASE("package: a workflow of a million empty nodes (2 bytes each) is refused before decoding",
+          "[registration][memory]") {
+  const std::string pb = workflow_with_nodes(1000000);
+  REQUIRE(pb.size() < (2100u << 10));  // 2 MB member, a few KB compressed
+  const std::string tgz = make_tar({{"0_bomb.wf_2.pb", pb}});
+  REQUIRE(tgz.size() < (16u << 10));
+  const long before = peak_rss_kib();
+  MemoryBudget budget(k_default_memory_budget_bytes);
+  ReaderLimits limits;
+  limits.budget = &budget;
+  auto msg = error_of(read_package(tgz, "bomb.tgz", limits));
+  CHECK_THAT(msg, Catch::StartsWith("bomb.tgz: 0_bomb.wf_2.pb (as flyteidl.admin.WorkflowSpec): "
+                                    "decoding it would take about "));
+  CHECK_THAT(msg, Catch::Contains("(1000006 elements in 2000097 bytes of protobuf)"));
+  CHECK_THAT(msg, Catch::Contains("more than 48 bytes per byte of protobuf"));
+  CHECK(budget.peak() < (16u << 20));  // the raw member and the first lease, never the decode
+  CHECK(budget.in_use() == 0);
+  // The same without a budget (flytecd compile), and for the plan-time summary of a file
+  // without a type suffix (decoded there).
+  CHECK_THAT(error_of(read_package(tgz, "bomb.tgz")), Catch::Contains("bytes per byte"));
+  CHECK_THAT(error_of(summarize_package(make_tar({{"bomb.pb", pb}}), "bomb.tgz", limits)),
+             Catch::Contains("bytes per byte"));
+  CHECK(budget.in_use() == 0);
+  // Decoding it took ~150 MB before; the bytes above are all this test held.
+  CHECK(peak_rss_kib() - before < 48 * 1024);
+}
+
+TEST_CASE("package: an entity within the ratio but over the memory budget is refused undecoded",
+          "[registration][memory]") {
+  // 100,000 nodes with a 12-character id: ~1.5 MB on the wire, ~30 MB decoded.
+  flyteidl::core::Node node;
+  node.set_id("node-0000001");
+  const std::string pb = workflow_with_nodes(100000, node.SerializeAsString());
+  const auto est = estimate_decode(*flyteidl::admin::WorkflowSpec::descriptor(), pb);
+  REQUIRE(est.bytes < k_max_decode_amplification * pb.size());
+  MemoryBudget budget(16u << 20);
+  ReaderLimits limits;
+  limits.budget = &budget;
+  auto msg = error_of(read_package(make_tar({{"0_wide.wf_2.pb", pb}}), "wide.tgz", limits));
+  CHECK_THAT(msg, Catch::Contains("0_wide.wf_2.pb"));
+  CHECK_THAT(msg, Catch::Contains("more than the package memory budget of 16777216 bytes "
+                                  "(packages.memoryBudgetBytes)"));
+  CHECK(budget.peak() < (8u << 20));  // refused on the estimate: the decode was never leased
+  CHECK(budget.in_use() == 0);
+  // Within a budget that has room, it decodes (and the lease covers it).
+  MemoryBudget roomy(k_default_memory_budget_bytes);
+  limits.budget = &roomy;
+  auto pkg = read_package(make_tar({{"0_wide.wf_2.pb", pb}}), "wide.tgz", limits);
+  REQUIRE(pkg.ok());
+  CHECK(pkg->entities.at(0).workflow.template_().nodes_size() == 100000);
+  CHECK(roomy.peak() >= est.bytes);
+}
+
+TEST_CASE("package: unknown fields and malformed wire bytes are bounded too",
+          "[registration][memory]") {
+  // A launch plan padded with 500,000 empty unknown fields (number 15; ~40 MB decoded, 1 MB on
+  // the wire): the plan-time summary refuses it on the estimate, before decoding.
+  flyteidl::admin::LaunchPlan lp;
+  set_placeholder_id(lp.mutable_id(), flyteidl::core::LAUNCH_PLAN, "lp");
+  set_placeholder_id(lp.mutable_spec()->mutable_workflow_id(), flyteidl::core::WORKFLOW, "lp");
+  std::string pb = lp.SerializeAsString();
+  for (int i = 0; i < 500000; ++i) pb += length_delimited(15, "");
+  MemoryBudget budget(16u << 20);
+  ReaderLimits limits;
+  limits.budget = &budget;
+  CHECK_THAT(error_of(summarize_package(make_tar({{"0_lp_3.pb", pb}}), "u.tgz", limits)),
+             Catch::Contains("0_lp_3.pb (as flyteidl.admin.LaunchPlan): decoding it would take") &&
+                 Catch::Contains("more than the package memory budget of 16777216 bytes"));
+  CHECK(budget.peak() < (4u << 20));
+  CHECK(budget.in_use() == 0);
+  // A million empty nodes cut short at the end: refused as undecodable, without decoding them.
+  std::string cut = workflow_with_nodes(1000000);
+  cut.pop_back();
+  cut += "\x22";  // a tag with no length
+  const auto est = estimate_decode(*flyteidl::admin::WorkflowSpec::descriptor(), cut);
+  CHECK(est.malformed);
+  CHECK_THAT(error_of(read_package(make_tar({{"0_cut_2.pb", cut}}), "cut.tgz")),
+             Catch::Contains("cannot be decoded as flyteidl.admin.WorkflowSpec"));
 }

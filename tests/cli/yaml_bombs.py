@@ -1,0 +1,27 @@
+#!/usr/bin/env python3
+"""Writes the two 3.8 MB YAML files of issue 27 item 5, each alone in its own directory:
+
+  yaml_bombs.py DIR   ->  DIR/wide/overrides.yaml, DIR/many/projects.yaml
+
+wide: 1,000 Overrides documents of 1,896 YAML nodes each (a 1,883-tag executionQueueAttributes
+      list), within every per-document and documents-per-file bound;
+many: 26,000 small Project documents of 53 nodes each (over the 1,000 documents-per-file bound).
+Document k (from 0) of `many` starts on line 5k + 1.
+"""
+import os
+import sys
+
+work = sys.argv[1]
+os.makedirs(f"{work}/wide", exist_ok=True)
+os.makedirs(f"{work}/many", exist_ok=True)
+with open(f"{work}/wide/overrides.yaml", "w") as f:
+    tags = ",".join(["a"] * 1883)  # + the 13 nodes of the document around it = 1,896
+    for i in range(1000):
+        f.write("---\n" if i else "")
+        f.write(f"apiVersion: flytecd/v1\nkind: Overrides\nproject: p{i:04d}\nspec:\n"
+                f"  executionQueueAttributes:\n    tags: [{tags}]\n")
+with open(f"{work}/many/projects.yaml", "w") as f:
+    tags = ",".join(["a"] * 44)
+    for i in range(26000):
+        f.write("---\n" if i else "")
+        f.write(f"apiVersion: flytecd/v1\nkind: Project\nid: p{i:05d}\nx: [{tags}]\n")
