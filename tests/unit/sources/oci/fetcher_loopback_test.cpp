@@ -64,7 +64,7 @@ oci::FetchOptions options(const TempDir& dir, const std::string& plain_host) {
   return o;
 }
 
-PackageRef ref(const std::string& host) {
+PackageRef core_ref(const std::string& host) {
   PackageRef r;
   r.kind = PackageRef::Kind::oci;
   r.registry = host;
@@ -85,7 +85,7 @@ TEST_CASE("oci fetcher: a registry that never answers fails the package at its d
   o.package_timeout = 1500ms;
   oci::PackageFetcher fetcher(o);
   const auto t0 = Clock::now();
-  auto r = fetcher.fetch(ref(silent.host()));
+  auto r = fetcher.fetch(core_ref(silent.host()));
   const auto took = Clock::now() - t0;
   REQUIRE_FALSE(r);
   CHECK(r.error().code == ErrorCode::timeout);
@@ -104,7 +104,7 @@ TEST_CASE("oci fetcher: a stalled transfer is retried within the deadline, then 
   o.max_attempts = 2;
   oci::PackageFetcher fetcher(o);
   const auto t0 = Clock::now();
-  auto r = fetcher.fetch(ref(silent.host()));
+  auto r = fetcher.fetch(core_ref(silent.host()));
   REQUIRE_FALSE(r);
   CHECK(r.error().code == ErrorCode::timeout);
   CHECK_THAT(r.error().message, Catch::Contains("stalled"));
@@ -125,7 +125,7 @@ TEST_CASE("oci fetcher: the caller's cancel flag aborts a fetch from a registry 
     cancel = true;
   });
   const auto t0 = Clock::now();
-  auto r = fetcher.fetch(ref(silent.host()), &cancel);
+  auto r = fetcher.fetch(core_ref(silent.host()), &cancel);
   stopper.join();
   REQUIRE_FALSE(r);
   CHECK_THAT(r.error().message, Catch::Contains("cancelled"));
@@ -152,7 +152,7 @@ TEST_CASE("oci fetcher: a 404 with an endless body is not_found at once, the bod
   o.total_timeout = 20s;
   oci::PackageFetcher fetcher(o);
   const auto t0 = Clock::now();
-  auto r = fetcher.fetch(ref(reg.host()));
+  auto r = fetcher.fetch(core_ref(reg.host()));
   REQUIRE_FALSE(r);
   CHECK(r.error().code == ErrorCode::not_found);
   CHECK_THAT(r.error().message, Catch::Contains("HTTP 404"));
@@ -187,7 +187,7 @@ TEST_CASE("oci fetcher: a token that would inject a header never reaches the reg
   });
   reg.start();
   oci::PackageFetcher fetcher(options(dir, reg.host()));
-  auto r = fetcher.fetch(ref(reg.host()));
+  auto r = fetcher.fetch(core_ref(reg.host()));
   REQUIRE_FALSE(r);
   CHECK(r.error().code == ErrorCode::invalid_input);
   CHECK_THAT(r.error().message, Catch::Contains("b64token"));

@@ -348,10 +348,10 @@ TEST_CASE("http client: a header value with CR, LF or NUL is refused before anyt
   });
   server.start();
   http::Client client(http::ClientOptions{});
-  for (const std::string bad : {std::string("Authorization: Bearer SECRET\r\nX-Injected: yes"),
-                                std::string("Authorization: Bearer SECRET\nX-Injected: yes"),
-                                std::string("X-Custom: SECRET\rtail"),
-                                std::string("Authorization: Bearer SECRET\0x", 30)}) {
+  for (const std::string& bad : {std::string("Authorization: Bearer SECRET\r\nX-Injected: yes"),
+                                 std::string("Authorization: Bearer SECRET\nX-Injected: yes"),
+                                 std::string("X-Custom: SECRET\rtail"),
+                                 std::string("Authorization: Bearer SECRET\0x", 30)}) {
     http::ClientRequest req;
     req.url = server.url("/x");
     req.headers = {"Accept: */*", bad};
