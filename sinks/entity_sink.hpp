@@ -1,6 +1,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "daemon/common/result.hpp"
@@ -43,6 +44,12 @@ class EntitySink {
   // (NOT_FOUND -> false). Used to rebuild ownership: launch plans are created last, so a package
   // whose launch plans all exist was registered whole.
   virtual Result<bool> launch_plan_exists(const flyteidl::core::Identifier& id) = 0;
+  // ListLaunchPlans of (project, domain) filtered to `version` (every state): the names of the
+  // launch plans registered at that version. Observation checks a registration the ledger calls
+  // registered against it, so "in sync" means FlyteAdmin has it. Read-only.
+  virtual Result<std::set<std::string>> launch_plans_at(const std::string& project,
+                                                        const std::string& domain,
+                                                        const std::string& version) = 0;
   // UpdateLaunchPlan(ACTIVE | INACTIVE). Activating deactivates the name's other version.
   virtual Status set_launch_plan_state(const flyteidl::core::Identifier& id, bool active) = 0;
   // DataProxyService.CreateUploadLocation for a fast-registration source archive.

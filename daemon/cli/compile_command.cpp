@@ -9,6 +9,7 @@
 
 #include "daemon/registration/compile.hpp"
 #include "daemon/registration/packages.hpp"
+#include "daemon/registration/plan.hpp"
 
 namespace flytecd::cli {
 namespace reg = ::flytecd::registration;
@@ -107,6 +108,7 @@ model::Diagnostics compile_each(
     const std::function<std::optional<Result<std::pair<std::string, std::string>>>(
         const model::Registration&)>& load) {
   model::Diagnostics out;
+  std::vector<std::pair<const model::Registration*, std::vector<std::string>>> launch_plans;
   for (const auto& r : regs) {
     auto diag = [&](model::Severity sev, const std::string& message) {
       model::Diagnostic d;
@@ -138,6 +140,27 @@ model::Diagnostics compile_each(
     auto report = reg::compile_package(*pkg, label);
     for (const auto& e : report.errors) diag(model::Severity::error, e);
     for (const auto& w : report.warnings) diag(model::Severity::warning, w);
+    // The launch plans this registration keeps ACTIVE (its activate mode).
+    std::vector<std::string> names;
+    for (const auto& e : pkg->entities)
+      if (e.kind == reg::EntityKind::launch_plan &&
+          (r.activate == model::Activate::all ||
+           (r.activate == model::Activate::scheduled &&
+            e.launch_plan.spec().entity_metadata().has_schedule())))
+        names.push_back(e.id().name());
+    launch_plans.emplace_back(&r, std::move(names));
+  }
+  // A launch plan two registrations of one project and domain both keep ACTIVE: each pass would
+  // take its activation from the other. The revision is refused at the second, naming the first.
+  for (const auto& clash : reg::launch_plan_clashes(launch_plans)) {
+    model::Diagnostic d;
+    d.severity = model::Severity::error;
+    d.kind = model::DiagKind::invalid_value;
+    d.where = clash.second->where;
+    d.related = clash.first->where;
+    d.path = "package";
+    d.message = reg::describe(clash);
+    out.push_back(std::move(d));
   }
   return out;
 }

@@ -16,6 +16,7 @@
 #include "daemon/registration/registrar.hpp"
 #include "daemon/run/daemon.hpp"
 #include "daemon/wiring/target.hpp"
+#include "daemon/wiring/target_identity.hpp"
 #include "daemon/wiring/wiring.hpp"
 #include "sources/local/directory_reader.hpp"
 
@@ -169,6 +170,7 @@ int run_apply(const TargetOptions& opt, const std::string& format, std::ostream&
         out << "    " << reconcile::change_line(c) << "\n";
     };
   const auto report = run_pass(*cfg, *target, *rev, options);
+  const pass::Verdict verdict = pass::apply_verdict(report);  // the last line and the exit code
   const auto& applied = report.applied;
   size_t adopted = 0;
   for (const auto& r : applied.results)
@@ -178,7 +180,7 @@ int run_apply(const TargetOptions& opt, const std::string& format, std::ostream&
   if (json) {
     auto j = pass::plan_json(report);
     j["ownership"] = pass::ownership_json(report.ownership,
-                                          "file " + pass::record_file(cfg->state_dir).string());
+                                          "file " + pass::record_file(target->state_dir).string());
     j["applied"] = {{"steps", applied.results.size() - adopted},
                     {"failed", applied.failed},
                     {"adopted", adopted},
@@ -187,11 +189,9 @@ int run_apply(const TargetOptions& opt, const std::string& format, std::ostream&
                     {"registrationRpcs", report.registrations.rpcs}};
     out << j.dump(2) << "\n";
   } else if (report.outcome == pass::Outcome::refused) {
-    out << "REFUSED: " << report.guard.reason << "\n"
-        << "applied 0 steps; registrations: 0 write RPCs; nothing of this revision was executed\n";
+    out << "applied 0 steps; registrations: 0 write RPCs\n" << verdict.line << "\n";
   } else if (!report.observed) {
-    out << "applied 0 steps; NOT converged: " << (report.error ? report.error->message : "")
-        << "\n";
+    out << "applied 0 steps\n" << verdict.line << "\n";
   } else {
     const auto& p = report.plan;
     for (const auto& d : p.drift) {
@@ -207,14 +207,14 @@ int run_apply(const TargetOptions& opt, const std::string& format, std::ostream&
         << " write RPCs\n";
     out << "applied " << applied.results.size() - adopted << " steps (" << applied.failed
         << " failed), adopted " << adopted << ", rounds " << applied.rounds << ", "
-        << report.seconds << " s; "
-        << (applied.ok() ? "converged" : "NOT converged: " + applied.error) << "\n";
+        << report.seconds << " s\n"
+        << verdict.line << "\n";
   }
   if (report.target_down())
     err << "flytecd apply: FlyteAdmin at " << target->description << " is down ("
         << (report.error ? report.error->message : "") << "); what succeeded is recorded in the "
         << "ledger; run apply again when it is back\n";
-  return pass::apply_exit_code(report);
+  return verdict.exit_code;
 }
 
 int run_plan_live(const TargetOptions& opt, const std::string& format, std::ostream& out,
@@ -251,7 +251,7 @@ int run_plan_live(const TargetOptions& opt, const std::string& format, std::ostr
   if (format == "json") {
     auto j = pass::plan_json(report);
     j["ownership"] = pass::ownership_json(report.ownership,
-                                          "file " + pass::record_file(cfg->state_dir).string());
+                                          "file " + pass::record_file(target->state_dir).string());
     out << j.dump(2) << "\n";
   } else {
     if (worth_saying(report.ownership, report.plan))
@@ -479,6 +479,34 @@ std::vector<ledger::HistoryEntry> entries_of(const nlohmann::json& j) {
 
 }  // namespace
 
+namespace {
+
+// The ledger `history` reads: the configured target's (target_identity), else — when the state
+// directory holds the ledger of exactly one target — that one.
+Result<std::string> history_ledger(const config::Config& cfg) {
+  std::error_code ec;
+  const auto own = wiring::target_dir(cfg) / "ledger.db";
+  if (std::filesystem::exists(own, ec)) return own.string();
+  const auto legacy = std::filesystem::path(cfg.state_dir) / "ledger.db";
+  const auto known = wiring::known_targets(cfg.state_dir);
+  if (known.size() == 1) return (known.front().second / "ledger.db").string();
+  if (known.empty() && std::filesystem::exists(legacy, ec)) return legacy.string();
+  if (known.empty())
+    return make_error(ErrorCode::not_found,
+                      "no ledger at " + cfg.state_dir +
+                          ": nothing was applied from this state directory (--state-dir, or "
+                          "stateDir in --config)");
+  std::string ids;
+  for (const auto& [id, dir] : known) ids += (ids.empty() ? "" : ", ") + id;
+  return make_error(ErrorCode::invalid_input,
+                    "state directory " + cfg.state_dir + " holds the ledgers of " +
+                        std::to_string(known.size()) + " targets (" + ids + "), none of them " +
+                        wiring::target_identity(cfg).id +
+                        ": say which with --config or --admin-endpoint");
+}
+
+}  // namespace
+
 int run_history(const TargetOptions& opt, const ledger::HistoryQuery& query,
                 const std::string& domain, const std::string& server, const std::string& format,
                 std::ostream& out, std::ostream& err) {
@@ -509,15 +537,13 @@ int run_history(const TargetOptions& opt, const ledger::HistoryQuery& query,
     err << "flytecd history: " << cfg.error().message << "\n";
     return 1;
   }
-  const std::string path = cfg->state_dir + "/ledger.db";
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) {
-    err << "flytecd history: no ledger at " << path
-        << ": nothing was applied from this state directory (--state-dir, or stateDir in "
-           "--config)\n";
+  // The configured target's ledger; with only --state-dir, the one target it holds.
+  auto path = history_ledger(*cfg);
+  if (!path) {
+    err << "flytecd history: " << path.error().message << "\n";
     return 1;
   }
-  auto ledger = ledger::Ledger::open(path);
+  auto ledger = ledger::Ledger::open(*path);
   if (!ledger) {
     err << "flytecd history: " << ledger.error().message << "\n";
     return 1;

@@ -39,7 +39,7 @@ int run_recover(const TargetOptions& opt, const std::string& from_revision, bool
     return 1;
   }
   if (!*empty && !force) {
-    err << "flytecd recover: the ledger in " << cfg->state_dir
+    err << "flytecd recover: the ledger of " << target->identity << " in " << target->state_dir
         << " already records what flytecd owns; recovering replaces it with what "
         << from->revision.substr(0, 12)
         << " declares (pass --force to do so; `flytecd plan --live` shows the current view)\n";

@@ -21,8 +21,16 @@ int run_plan_review(const TargetOptions& opt, const ReviewOptions& r, std::ostre
   c.git.url = r.git;
   if (!r.path.empty()) c.git.path = r.path;
   c.git.allowed_signers_file.clear();  // a review reads revisions; it applies nothing
+  // --head A...B would name a merge base, not the change under review.
+  if (r.head.find("..") != std::string::npos) {
+    err << "flytecd plan: --head '" << r.head
+        << "' is a range; give the one revision under review (A...B is for --base: the merge "
+           "base of A and B)\n";
+    return 1;
+  }
+  // Names resolve as `git rev-parse` resolves them in that repository (a URL is fetched
+  // first); the configured ref only decides what a URL's HEAD is once followed.
   auto opts = wiring::git_options(c);
-  opts.ref = r.head;
   std::error_code ec;
   std::filesystem::create_directories(opts.cache_dir, ec);
   auto git = sources::git::GitSource::open(opts);
@@ -31,20 +39,21 @@ int run_plan_review(const TargetOptions& opt, const ReviewOptions& r, std::ostre
     return 1;
   }
   model::Limits limits;
-  std::string head_commit;
-  auto load = [&](const std::string& rev, const char* which) -> Result<model::LoadResult> {
+  std::string base_commit, head_commit;
+  auto load = [&](const std::string& rev, const char* which,
+                  std::string& commit) -> Result<model::LoadResult> {
     auto snap = (*git)->snapshot(rev);
     if (!snap) return snap.error().wrap(std::string(which) + " revision '" + rev + "'");
-    if (rev == r.head) head_commit = snap->revision;
+    commit = snap->revision;
     auto loaded = model::load_documents(snap->files, limits, c.documents);
     return loaded;
   };
-  auto base = load(r.base, "base");
+  auto base = load(r.base, "base", base_commit);
   if (!base) {
     err << "flytecd plan: " << base.error().message << "\n";
     return 1;
   }
-  auto head = load(r.head, "head");
+  auto head = load(r.head, "head", head_commit);
   if (!head) {
     err << "flytecd plan: " << head.error().message << "\n";
     return 1;
@@ -56,11 +65,14 @@ int run_plan_review(const TargetOptions& opt, const ReviewOptions& r, std::ostre
            },
            head->documents.registrations))
     head->diagnostics.push_back(std::move(d));
+  const reconcile::ReviewRevision base_rev{r.base, base_commit}, head_rev{r.head, head_commit};
   if (!head->ok()) {
     // The change itself is invalid: that is the review's answer.
-    out << (r.format == "markdown" ? "### flytecd plan\n\n:x: **The head revision is invalid**; "
-                                     "nothing would be applied.\n\n```\n"
-                                   : "head revision is invalid; nothing would be applied:\n");
+    const std::string at = "head " + r.head + " = " + head_commit.substr(0, 12);
+    out << (r.format == "markdown"
+                ? "### flytecd plan\n\n:x: **The head revision is invalid** (" + at +
+                      "); nothing would be applied.\n\n```\n"
+                : "head revision is invalid (" + at + "); nothing would be applied:\n");
     for (const auto& d : head->diagnostics)
       if (d.severity == model::Severity::error) out << model::format(d) << "\n";
     if (r.format == "markdown") out << "```\n";
@@ -76,11 +88,11 @@ int run_plan_review(const TargetOptions& opt, const ReviewOptions& r, std::ostre
   auto review = reconcile::review(pass::narrowed(scope, base->documents),
                                   pass::narrowed(scope, head->documents));
   if (r.format == "json")
-    out << reconcile::render_review_json(review, r.base, r.head).dump(2) << "\n";
+    out << reconcile::render_review_json(review, base_rev, head_rev).dump(2) << "\n";
   else if (r.format == "markdown")
-    out << reconcile::render_review_markdown(review, r.base, r.head);
+    out << reconcile::render_review_markdown(review, base_rev, head_rev);
   else
-    out << reconcile::render_review_text(review, r.base, r.head);
+    out << reconcile::render_review_text(review, base_rev, head_rev);
   return review.empty() ? 0 : 2;
 }
 

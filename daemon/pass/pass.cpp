@@ -393,9 +393,9 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
 
   // Plan: projects and overrides, then registrations. Registrations are planned once, here, in
   // both modes, before the guard (which counts their removals and deactivations from this plan);
-  // execution carries out this plan. The one exception: an activation that finds FlyteAdmin
-  // lacks the entities the ledger records plans that registration again, forced to register
-  // (registrar.cpp, register_again).
+  // execution carries out this plan. What the ledger calls registered is observed first (the
+  // launch plans at the version), so a target that lacks it is planned as "missing in
+  // FlyteAdmin" here, not discovered during execution.
   r.plan = reconcile::plan(desired, *live, *managed, opt.policy);
   *live = reconcile::State{};  // the plan holds what it needs; a cold pass's observation is large
   CircuitBreaker breaker;      // one per pass: a target that stops answering stops all of it

@@ -46,6 +46,12 @@ nlohmann::ordered_json plan_json(const Report& report, size_t max_steps) {
   j["outcome"] = std::string(to_string(report.outcome));
   if (report.error) j["error"] = report.error->message;
   j["summary"] = summary(report);
+  {
+    const Verdict v = report.mode == Mode::execute ? apply_verdict(report) : plan_verdict(report);
+    j["verdict"] = v.word;
+    j["verdictLine"] = v.line;
+    j["exitCode"] = v.exit_code;
+  }
   if (max_steps && j["steps"].size() > max_steps) {
     const size_t omitted = j["steps"].size() - max_steps;
     j["steps"].erase(j["steps"].begin() + static_cast<std::ptrdiff_t>(max_steps), j["steps"].end());
@@ -62,22 +68,83 @@ std::string plan_text(const Report& report, bool markdown) {
   std::string out = markdown ? reconcile::render_markdown(report.plan, report.target)
                              : reconcile::render_text(report.plan, report.target);
   if (!report.registrations.items.empty()) {
-    out += markdown ? "\n### Registrations\n\n" : "\nregistrations:\n";
+    out += markdown ? "\n### Registrations\n\n" : "registrations:\n";
     for (const auto& o : report.registrations.items)
       out += (markdown ? "- " : "  ") + registration::describe(o) + "\n";
   }
-  if (report.outcome == Outcome::failed && report.error)
-    out += (markdown ? "\n**failed:** " : "\nFAILED: ") + report.error->message + "\n";
+  // The summary (registrations counted) and the verdict close the text; the verdict is the
+  // value the exit code comes from.
+  const Verdict v = plan_verdict(report);
+  if (markdown)
+    out += "\n**" + v.line + "** · " + summary(report) + "\n";
+  else
+    out += summary(report) + "\n" + v.line + "\n";
   return out;
 }
 
-int plan_exit_code(const Report& report) {
-  if (report.outcome != Outcome::success) return 1;
-  // Drift left in place (self-heal off) is a difference between Git and live state too.
-  return report.has_changes() || !report.plan.drift.empty() ? 2 : 0;
+namespace {
+
+// The first failure of a pass, and how many there were (steps and registrations).
+std::pair<size_t, std::string> failures(const Report& r) {
+  size_t n = r.applied.failed + r.registrations.failed();
+  std::string first;
+  for (const auto& s : r.applied.results)
+    if (!s.status.ok()) {
+      first = reconcile::object_name(s.step) + ": " + s.status.error().message;
+      break;
+    }
+  if (first.empty())
+    for (const auto& o : r.registrations.items)
+      if (!o.ok()) {
+        first = o.key + ": " + o.message;
+        break;
+      }
+  if (first.empty() && r.error) first = r.error->message;
+  if (first.empty() && !r.applied.error.empty()) first = r.applied.error;
+  return {n, first};
 }
 
-int apply_exit_code(const Report& report) { return report.outcome == Outcome::success ? 0 : 1; }
+}  // namespace
+
+Verdict plan_verdict(const Report& report) {
+  if (report.outcome == Outcome::refused)
+    return {1, "REFUSED: " + report.guard.reason + " (nothing of this revision would be executed)",
+            "refused"};
+  if (report.outcome != Outcome::success) {
+    auto [n, first] = failures(report);
+    return {1, "FAILED: " + (first.empty() ? std::string("the pass failed") : first), "failed"};
+  }
+  if (report.has_changes()) return {2, "changes pending", "changes"};
+  // Drift left in place (self-heal off) is a difference between Git and live state too.
+  if (!report.plan.drift.empty())
+    return {2,
+            "no changes planned; " + std::to_string(report.plan.drift.size()) +
+                " object(s) drifted from Git (self-heal off)",
+            "drift"};
+  return {0, "no changes", "no-changes"};
+}
+
+Verdict apply_verdict(const Report& report) {
+  if (report.outcome == Outcome::refused)
+    return {1, "REFUSED: " + report.guard.reason + " (nothing of this revision was executed)",
+            "refused"};
+  if (report.outcome == Outcome::success && report.observed) return {0, "converged", "converged"};
+  auto [n, first] = failures(report);
+  // The target went away: what stopped the pass (and how much never started) comes first.
+  if (report.target_down() && report.error)
+    return {1,
+            "not converged: " + report.error->message +
+                (n ? " (" + std::to_string(n) + " failed)" : std::string()),
+            "not-converged"};
+  if (!report.observed || n == 0)
+    return {1, "not converged: " + (first.empty() ? std::string("the pass failed") : first),
+            "not-converged"};
+  return {1, "not converged: " + std::to_string(n) + " failed: " + first, "not-converged"};
+}
+
+int plan_exit_code(const Report& report) { return plan_verdict(report).exit_code; }
+
+int apply_exit_code(const Report& report) { return apply_verdict(report).exit_code; }
 
 Readiness readiness(const Report& report) {
   Readiness r;

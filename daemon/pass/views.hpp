@@ -27,10 +27,22 @@ std::string plan_text(const Report& report, bool markdown);
 // 0 to remove".
 std::string summary(const Report& report);
 
-// plan --live: 1 refused or failed, 2 changes, 0 none.
-int plan_exit_code(const Report& report);
-// apply: 0 converged (and every registration ok), 1 otherwise.
-int apply_exit_code(const Report& report);
+// What a command concludes from a pass: its exit code and the line that says so, made from one
+// value so the two cannot disagree. Pure.
+struct Verdict {
+  int exit_code = 0;
+  std::string line;  // the command's last line ("converged", "not converged: 1 failed: …")
+  std::string word;  // one word for JSON: converged | not-converged | refused | no-changes |
+                     // changes | drift | failed
+};
+// plan --live: 1 refused ("REFUSED: …") or failed ("FAILED: …"), 2 changes ("changes pending",
+// registrations included) or drift left in place, 0 "no changes".
+Verdict plan_verdict(const Report& report);
+// apply: 0 "converged" (every step and every registration ok), 1 "not converged: N failed: <the
+// first error>", "not converged: <why>" (not observed), or "REFUSED: …".
+Verdict apply_verdict(const Report& report);
+int plan_exit_code(const Report& report);   // plan_verdict(report).exit_code
+int apply_exit_code(const Report& report);  // apply_verdict(report).exit_code
 
 // The daemon's readiness after a pass: ready once a pass's overrides converged with the target
 // reachable; a failing registration fails only itself (reported, not unready).

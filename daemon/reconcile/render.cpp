@@ -22,14 +22,14 @@ const char* sigil(Action a) {
   return "?";
 }
 
+}  // namespace
+
 std::string object_name(const Step& s) {
   if (s.kind == ObjectKind::project) return "project " + s.project->id;
   const OverrideState* o = s.desired ? &*s.desired : s.live ? &*s.live : nullptr;
   if (!o) return s.key;
   return "override " + model::to_string(o->scope) + " " + model::attribute_type_name(o->type);
 }
-
-}  // namespace
 
 std::string md_escape(std::string_view text) {
   std::string out;
@@ -101,11 +101,8 @@ std::string render_text(const Plan& p, const std::string& target) {
     out += "? unmanaged " + u + " (not in Git, never created by flytecd: left alone)\n";
   for (const auto& o : p.orphaned)
     out += "? not pruned " + o + " (removed from Git; prune is off)\n";
-  out += summary_line(p) + "\n";
-  out += p.has_changes()    ? "changes pending\n"
-         : !p.drift.empty() ? "no changes planned; " + std::to_string(p.drift.size()) +
-                                  " object(s) drifted from Git (self-heal off)\n"
-                            : "no changes\n";
+  // The summary and the verdict are the caller's (pass::plan_text): they count registrations
+  // too, and the verdict is the value the exit code comes from.
   return out;
 }
 

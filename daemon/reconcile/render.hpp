@@ -17,6 +17,9 @@ nlohmann::ordered_json render_json(const Plan& plan, const std::string& target);
 // come from documents and from FlyteAdmin.
 std::string md_escape(std::string_view text);
 
+// "project flytesnacks", "override flytesnacks/development TASK_RESOURCE".
+std::string object_name(const Step& step);
+
 // One line per step: "+ override flytesnacks/development TASK_RESOURCE (new in Git)".
 std::string step_line(const Step& step);
 // "projects: +1 ~0 -0 · overrides: +3 ~1 -0 (replace 0) · adopt 2 · drift 1 · unmanaged 4".

@@ -353,9 +353,14 @@ std::string rollup_markdown(const std::vector<ProjectRollup>& rows) {
 
 }  // namespace
 
-std::string render_review_text(const Review& r, const std::string& base_rev,
-                               const std::string& head_rev) {
-  std::string out = "plan " + base_rev + " -> " + head_rev + "\n";
+std::string render_review_text(const Review& r, const ReviewRevision& base,
+                               const ReviewRevision& head) {
+  auto line = [](const char* which, const ReviewRevision& rev) {
+    std::string out = std::string(which) + " " + rev.name;
+    if (!rev.commit.empty()) out += " = " + rev.commit.substr(0, 12);
+    return scan::printable(out, 4096) + "\n";
+  };
+  std::string out = line("base", base) + line("head", head);
   for (const auto& c : r.changes) {
     out += scan::printable(std::string(1, c.action) + " " + c.object, 4096) + "\n";
     if (c.kind == "override") {
@@ -372,10 +377,15 @@ std::string render_review_text(const Review& r, const std::string& base_rev,
   return out;
 }
 
-std::string render_review_markdown(const Review& r, const std::string& base_rev,
-                                   const std::string& head_rev, size_t max_chars) {
-  std::string head = "### flytecd plan\n\n**" + review_summary(r) + "**\n\n<code>" +
-                     md_escape(base_rev) + "</code> → <code>" + md_escape(head_rev) + "</code>\n\n";
+std::string render_review_markdown(const Review& r, const ReviewRevision& base_rev,
+                                   const ReviewRevision& head_rev, size_t max_chars) {
+  auto named = [](const char* which, const ReviewRevision& rev) {
+    if (rev.commit.empty()) return "<code>" + md_escape(rev.name) + "</code>";
+    return std::string(which) + " <code>" + md_escape(rev.name) + "</code> = <code>" +
+           md_escape(rev.commit.substr(0, 12)) + "</code>";
+  };
+  std::string head = "### flytecd plan\n\n**" + review_summary(r) + "**\n\n" +
+                     named("base", base_rev) + " → " + named("head", head_rev) + "\n\n";
   if (r.empty()) return head + "No changes to Flyte.\n";
   head += rollup_markdown(r.rollup);
   std::vector<std::string> items;
@@ -399,11 +409,11 @@ std::string render_review_markdown(const Review& r, const std::string& base_rev,
   return out + note;
 }
 
-nlohmann::ordered_json render_review_json(const Review& r, const std::string& base_rev,
-                                          const std::string& head_rev) {
+nlohmann::ordered_json render_review_json(const Review& r, const ReviewRevision& base_rev,
+                                          const ReviewRevision& head_rev) {
   nlohmann::ordered_json j;
-  j["base"] = base_rev;
-  j["head"] = head_rev;
+  j["base"] = {{"name", base_rev.name}, {"commit", base_rev.commit}};
+  j["head"] = {{"name", head_rev.name}, {"commit", head_rev.commit}};
   j["changes"] = !r.empty();
   j["summary"] = review_summary(r);
   j["rollup"] = nlohmann::ordered_json::array();

@@ -62,16 +62,27 @@ Review review(const model::Documents& base, const model::Documents& head,
 
 // "overrides: +3 ~1 -0 · projects: +1 · registrations: +1 · deactivations: 0"
 std::string review_summary(const Review& r);
-std::string render_review_text(const Review& r, const std::string& base_rev,
-                               const std::string& head_rev);
+// A revision of the review as the user named it ("origin/main", "HEAD") and the commit it
+// resolved to ("" when not known), so a reviewer sees what was compared.
+struct ReviewRevision {
+  std::string name;
+  std::string commit;
+  ReviewRevision(const char* n) : name(n) {}         // NOLINT(google-explicit-constructor)
+  ReviewRevision(std::string n, std::string c = {})  // NOLINT(google-explicit-constructor)
+      : name(std::move(n)), commit(std::move(c)) {}
+};
+// "base origin/main = 1a2b3c4d5e6f" / "head HEAD = 5d6e7f8a9b0c" lines first.
+std::string render_review_text(const Review& r, const ReviewRevision& base,
+                               const ReviewRevision& head);
 // PR comment: summary line, a per-project rollup table (overrides +~-, the project record,
 // registrations, scopes reached), then per changed scope a field table (field, before, after, where
 // the after value comes from) and the scopes it reaches; only long items are collapsed in
 // <details>. Text from documents is escaped for GFM (pipes, backticks, '<', newlines). At most
 // `max_chars` with a truncation note.
-std::string render_review_markdown(const Review& r, const std::string& base_rev,
-                                   const std::string& head_rev, size_t max_chars = 65000);
-nlohmann::ordered_json render_review_json(const Review& r, const std::string& base_rev,
-                                          const std::string& head_rev);
+std::string render_review_markdown(const Review& r, const ReviewRevision& base,
+                                   const ReviewRevision& head, size_t max_chars = 65000);
+// "base" and "head" are {"name", "commit"}.
+nlohmann::ordered_json render_review_json(const Review& r, const ReviewRevision& base,
+                                          const ReviewRevision& head);
 
 }  // namespace flytecd::reconcile

@@ -1,6 +1,7 @@
 #include "daemon/registration/plan.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 #include "daemon/common/digest.hpp"
 
@@ -102,8 +103,8 @@ RegistrationStep create_step(StepKind kind, size_t count, std::string reason) {
 
 // Why the package is registered again (the first difference that decides it).
 std::string register_reason(const model::Registration& r, const ledger::RegistrationRecord* prev,
-                            const PackageFacts& pkg, bool force_register) {
-  if (force_register) return "FlyteAdmin lacks entities the ledger says were registered";
+                            const PackageFacts& pkg, const std::vector<std::string>& missing) {
+  if (!missing.empty()) return missing_reason(missing, r.version);
   if (!prev) return "new registration";
   if (prev->version != r.version)
     return "new version " + r.version + " (was " + prev->version + ")";
@@ -165,7 +166,7 @@ namespace {
 // plan of many registrations does not hold every record twice).
 PlanItem plan_item(const model::Registration& r, std::optional<ledger::RegistrationRecord> previous,
                    const Result<PackageFacts>& package, const LiveLaunchPlans* live,
-                   const PlanPolicy& policy, bool force_register) {
+                   const PlanPolicy& policy, const std::vector<std::string>& missing) {
   PlanItem it;
   it.key = registration_key(r);
   it.registration = r;
@@ -185,7 +186,7 @@ PlanItem plan_item(const model::Registration& r, std::optional<ledger::Registrat
     return fail(Error{ErrorCode::internal, "active launch plans of " + r.project + "/" + r.domain +
                                                " were not observed"});
   if (!*live) return fail(live->error().wrap("reading active launch plans"));
-  const bool registered_before = !force_register && prev && prev->fingerprint == it.fingerprint;
+  const bool registered_before = missing.empty() && prev && prev->fingerprint == it.fingerprint;
   if (registered_before) {
     it.launch_plans = prev->launch_plans;
     it.wanted = prev->activated;
@@ -199,7 +200,7 @@ PlanItem plan_item(const model::Registration& r, std::optional<ledger::Registrat
           (r.activate == model::Activate::scheduled && lp.scheduled))
         it.wanted.push_back(lp.name);
     }
-    const std::string why = register_reason(r, prev, *package, force_register);
+    const std::string why = register_reason(r, prev, *package, missing);
     it.steps.push_back(create_step(StepKind::fetch_package, 0, why));
     if (!package->fast_source.empty())
       it.steps.push_back(create_step(StepKind::upload_fast_source, 0,
@@ -224,11 +225,18 @@ PlanItem plan_item(const model::Registration& r, std::optional<ledger::Registrat
 
 }  // namespace
 
+std::string missing_reason(const std::vector<std::string>& missing, const std::string& version) {
+  if (missing.empty()) return "";
+  return "missing in FlyteAdmin: launch plan " + missing.front() +
+         (missing.size() > 1 ? " (and " + std::to_string(missing.size() - 1) + " more)" : "") +
+         " not registered at " + version;
+}
+
 PlanItem plan_registration(const model::Registration& r, const ledger::RegistrationRecord* prev,
                            const Result<PackageFacts>& package, const LiveLaunchPlans* live,
-                           const PlanPolicy& policy, bool force_register) {
+                           const PlanPolicy& policy, const std::vector<std::string>& missing) {
   return plan_item(r, prev ? std::optional<ledger::RegistrationRecord>(*prev) : std::nullopt,
-                   package, live, policy, force_register);
+                   package, live, policy, missing);
 }
 
 PlanItem plan_removal(const ledger::RegistrationRecord& rec, const LiveLaunchPlans* live,
@@ -287,15 +295,43 @@ RegistrationPlan compute_plan(const std::vector<model::Registration>& desired, O
     }
     auto pkg = observed.packages.find(key);
     auto live = observed.live.find({r->project, r->domain});
+    static const std::vector<std::string> k_none;
+    const std::vector<std::string>* missing = &k_none;
+    std::optional<Result<PackageFacts>> unverified;
+    if (auto m = observed.missing.find(key); m != observed.missing.end()) {
+      if (m->second)
+        missing = &*m->second;
+      else
+        unverified.emplace(
+            m->second.error().wrap("checking that FlyteAdmin holds " + key + " at " + r->version));
+    }
     plan.items.push_back(plan_item(*r, std::move(prev),
-                                   pkg == observed.packages.end() ? unobserved : pkg->second,
+                                   unverified                       ? *unverified
+                                   : pkg == observed.packages.end() ? unobserved
+                                                                    : pkg->second,
                                    live == observed.live.end() ? nullptr : &live->second, policy,
-                                   /*force_register=*/false));
-    const PlanItem& it = plan.items.back();
+                                   *missing));
+  }
+  // Two registrations that both want a launch plan of one name ACTIVE would take its activation
+  // from each other on every pass: neither is carried out.
+  std::vector<std::pair<const model::Registration*, std::vector<std::string>>> held;
+  for (const auto& it : plan.items)
+    if (it.state != ItemState::failed) held.emplace_back(&*it.registration, it.wanted);
+  for (const auto& clash : launch_plan_clashes(held))
+    for (auto& it : plan.items)
+      if (it.state != ItemState::failed &&
+          (it.key == registration_key(*clash.first) || it.key == registration_key(*clash.second))) {
+        it.state = ItemState::failed;
+        it.steps.clear();
+        it.message = describe(clash);
+        it.error = Error{ErrorCode::invalid_input, it.message};
+      }
+  for (const auto& it : plan.items) {
     // A registration that could not be planned still holds on to what it activated before.
     const auto& names =
         it.state == ItemState::failed && it.previous ? it.previous->activated : it.wanted;
-    for (const auto& name : names) claimed.insert(r->project + "/" + r->domain + "/" + name);
+    for (const auto& name : names)
+      claimed.insert(it.registration->project + "/" + it.registration->domain + "/" + name);
   }
   for (const auto& [key, rec] : observed.records) {  // what is left is gone from Git
     auto live = observed.live.find({rec.project, rec.domain});
@@ -304,6 +340,41 @@ RegistrationPlan compute_plan(const std::vector<model::Registration>& desired, O
   }
   plan.live = std::move(observed.live);
   return plan;
+}
+
+std::vector<LaunchPlanClash> launch_plan_clashes(
+    const std::vector<std::pair<const model::Registration*, std::vector<std::string>>>& regs) {
+  // (project, domain, launch plan) -> the first registration holding it; then one clash per pair
+  // of registrations, with every name they share.
+  std::map<std::tuple<std::string, std::string, std::string>, const model::Registration*> first;
+  std::map<std::pair<const model::Registration*, const model::Registration*>, size_t> pair_at;
+  std::vector<LaunchPlanClash> out;
+  for (const auto& [r, names] : regs) {
+    const std::set<std::string> own(names.begin(), names.end());
+    for (const auto& name : own) {
+      auto [at, fresh] = first.try_emplace({r->project, r->domain, name}, r);
+      if (fresh || at->second == r) continue;
+      auto [slot, added] = pair_at.try_emplace({at->second, r}, out.size());
+      if (added) out.push_back({r->project, r->domain, {}, at->second, r});
+      out[slot->second].launch_plans.push_back(name);
+    }
+  }
+  return out;
+}
+
+std::string describe(const LaunchPlanClash& c) {
+  const auto& names = c.launch_plans;
+  std::string what = names.size() == 1 ? "launch plan " + names.front() + " is"
+                                       : std::to_string(names.size()) + " launch plans (";
+  if (names.size() > 1) {
+    for (size_t i = 0; i < names.size() && i < 3; ++i) what += (i ? ", " : "") + names[i];
+    what += names.size() > 3 ? ", …) are" : ") are";
+  }
+  return what + " kept ACTIVE by two registrations of " + c.project + "/" + c.domain + ": " +
+         c.first->name + " (" + model::to_string(c.first->where) + ") and " + c.second->name +
+         " (" + model::to_string(c.second->where) +
+         "); each would take the activation from the other on every pass (rename the launch "
+         "plans, or register them in different domains)";
 }
 
 size_t RegistrationPlan::deactivations() const { return count_deactivations(items, -1); }

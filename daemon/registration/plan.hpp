@@ -54,6 +54,11 @@ struct Observation {
   std::map<std::string, ledger::RegistrationRecord> records;  // the ledger's, by key
   std::map<std::string, Result<PackageFacts>> packages;       // per desired registration key
   std::map<ProjectDomain, LiveLaunchPlans> live;              // per (project, domain)
+  // For a desired registration the ledger calls registered (same fingerprint): the launch plans
+  // of its record FlyteAdmin does not hold at the version (ListLaunchPlans; empty: all there),
+  // or why that could not be read. Launch plans are created last, so all present means the
+  // package was registered whole. A key that is absent was not checked (nothing recorded).
+  std::map<std::string, Result<std::vector<std::string>>> missing;
 };
 
 struct PlanPolicy {
@@ -126,19 +131,42 @@ struct RegistrationPlan {
   bool has_changes() const;  // any item not in sync
 };
 
-// The plan for one desired registration. `force_register` ignores the ledger's "already
-// registered" (FlyteAdmin lost the entities); `package.read` must then be true.
+// The plan for one desired registration. `missing` (launch plans of the ledger's record that
+// FlyteAdmin does not hold at the version) non-empty: the ledger's "already registered" is not
+// true of this target, so the package is registered again ("missing in FlyteAdmin");
+// `package.read` must then be true.
 PlanItem plan_registration(const model::Registration& r, const ledger::RegistrationRecord* prev,
                            const Result<PackageFacts>& package, const LiveLaunchPlans* live,
-                           const PlanPolicy& policy, bool force_register = false);
+                           const PlanPolicy& policy, const std::vector<std::string>& missing = {});
+
+// "missing in FlyteAdmin: launch plan a (and 2 more) not registered at v1". Pure.
+std::string missing_reason(const std::vector<std::string>& missing, const std::string& version);
 
 // The plan for a registration the ledger holds but Git no longer declares. Launch plans in
 // `claimed` ("<project>/<domain>/<name>", wanted by a desired registration) are left to it.
 PlanItem plan_removal(const ledger::RegistrationRecord& rec, const LiveLaunchPlans* live,
                       const PlanPolicy& policy, const std::set<std::string>& claimed = {});
 
+// Launch plans two registrations of one (project, domain) both keep ACTIVE (their activate mode
+// wants them): FlyteAdmin keeps one version of a name ACTIVE, so each pass would activate one
+// and deactivate the other's.
+struct LaunchPlanClash {
+  std::string project, domain;
+  std::vector<std::string> launch_plans;       // every name the two share, in package order
+  const model::Registration* first = nullptr;  // in input order
+  const model::Registration* second = nullptr;
+};
+// One clash per pair of registrations among `regs` (each with the launch-plan names it keeps
+// ACTIVE) that share a name. Pure.
+std::vector<LaunchPlanClash> launch_plan_clashes(
+    const std::vector<std::pair<const model::Registration*, std::vector<std::string>>>& regs);
+// "launch plan x is kept ACTIVE by two registrations of p/d: a (file:line) and b (file:line);
+// …" ("24 launch plans (a, b, c, …) are …").
+std::string describe(const LaunchPlanClash& clash);
+
 // Every item, in key order, then the removals of ledger records Git no longer declares. Takes
 // the observation by value: its records and live state move into the plan.
+// Two desired registrations that keep one launch plan ACTIVE (launch_plan_clashes) both fail.
 RegistrationPlan compute_plan(const std::vector<model::Registration>& desired, Observation observed,
                               const PlanPolicy& policy);
 

@@ -4,6 +4,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <tuple>
 
 #include "daemon/common/log.hpp"
 #include "daemon/common/worker_pool.hpp"
@@ -63,6 +64,11 @@ class GuardedSink final : public sinks::EntitySink {
   }
   Result<bool> launch_plan_exists(const fc::Identifier& id) override {
     return guard([&] { return m_inner.launch_plan_exists(id); });
+  }
+  Result<std::set<std::string>> launch_plans_at(const std::string& project,
+                                                const std::string& domain,
+                                                const std::string& version) override {
+    return guard([&] { return m_inner.launch_plans_at(project, domain, version); });
   }
   Status set_launch_plan_state(const fc::Identifier& id, bool active) override {
     return guard([&] { return m_inner.set_launch_plan_state(id, active); });
@@ -243,7 +249,24 @@ Observation observe(Context& ctx, const std::vector<model::Registration>& desire
   if (unreachable && unreachable == scope_list.size())
     ctx.breaker.trip(obs.live.begin()->second.error());
 
+  // What the ledger calls registered is checked against the target: the launch plans registered
+  // at each recorded (project, domain, version) still wanted, one ListLaunchPlans each.
+  using Version = std::tuple<std::string, std::string, std::string>;
+  std::map<Version, std::optional<Result<std::set<std::string>>>> held;
+  for (const auto& r : desired)
+    if (auto rec = obs.records.find(registration_key(r));
+        rec != obs.records.end() && rec->second.project == r.project &&
+        rec->second.domain == r.domain && rec->second.version == r.version)
+      held[{r.project, r.domain, r.version}];
+  std::vector<std::pair<const Version, std::optional<Result<std::set<std::string>>>>*> queries;
+  for (auto& q : held) queries.push_back(&q);
+  run_jobs(queries.size(), ctx.packages_in_flight(), [&](size_t i) {
+    const auto& [project, domain, version] = queries[i]->first;
+    queries[i]->second = ctx.admin.launch_plans_at(project, domain, version);
+  });
+
   std::vector<std::optional<Result<PackageFacts>>> facts(desired.size());
+  std::vector<std::optional<Result<std::vector<std::string>>>> missing(desired.size());
   run_jobs(desired.size(), ctx.packages_in_flight(), [&](size_t i) {
     const model::Registration& r = desired[i];
     facts[i] = [&]() -> Result<PackageFacts> {
@@ -255,8 +278,21 @@ Observation observe(Context& ctx, const std::vector<model::Registration>& desire
       PackageFacts f = facts_of(*loaded);
       auto prev = obs.records.find(registration_key(r));
       if (prev != obs.records.end() &&
-          prev->second.fingerprint == registration_fingerprint(r, loaded->digest))
-        return f;  // registered before: its digest is all the plan needs
+          prev->second.fingerprint == registration_fingerprint(r, loaded->digest)) {
+        // Registered before, says the ledger: in sync only if FlyteAdmin holds it.
+        auto q = held.find({r.project, r.domain, r.version});
+        if (q == held.end() || !q->second) return f;
+        if (!*q->second) {
+          missing[i] = q->second->error();
+          return f;
+        }
+        std::vector<std::string> absent;
+        for (const auto& name : prev->second.launch_plans)
+          if (!q->second->value().count(name)) absent.push_back(name);
+        missing[i] = absent;
+        if (absent.empty()) return f;  // its digest is all the plan needs
+        // Missing in FlyteAdmin: planned as a registration, so the package is read below.
+      }
       if (ctx.opt.dry_run) {
         // Nothing executes after a dry run: read the package in full and compile it as
         // FlyteAdmin would, so the plan reports every problem the executor would meet (an
@@ -277,15 +313,17 @@ Observation observe(Context& ctx, const std::vector<model::Registration>& desire
       return f;
     }();
   });
-  for (size_t i = 0; i < desired.size(); ++i)
+  for (size_t i = 0; i < desired.size(); ++i) {
     obs.packages.emplace(registration_key(desired[i]), std::move(*facts[i]));
+    if (missing[i]) obs.missing.emplace(registration_key(desired[i]), std::move(*missing[i]));
+  }
   return obs;
 }
 
 // Carries out the steps of plan items.
 class Executor {
  public:
-  Executor(Context& ctx, const RegistrationPlan& plan) : m_ctx(ctx), m_plan(plan) {}
+  explicit Executor(Context& ctx) : m_ctx(ctx) {}
 
   RegistrationOutcome run(const PlanItem& it) {
     RegistrationOutcome o = outcome_of(it);
@@ -356,43 +394,14 @@ class Executor {
   }
 
   RegistrationOutcome activate_item(const PlanItem& it, RegistrationOutcome& o) {
-    if (auto s = activation(it, o); !s) {
-      if (s.error().code == ErrorCode::not_found) return register_again(it, s.error());
-      return fail(o, s.error());
-    }
+    // Observation checked that FlyteAdmin holds the launch plans at this version; NOT_FOUND here
+    // means they went away during the pass: the next pass plans the registration again.
+    if (auto s = activation(it, o); !s) return fail(o, s.error());
     ledger::RegistrationRecord rec = record_of(it, it.package.reference);
     rec.entities = it.previous->entities;
     if (auto s = m_ctx.ledger.record_registration(rec); !s) return fail(o, s.error());
     o.state = "activated";
     return o;
-  }
-
-  // The ledger says this was registered, but FlyteAdmin does not have it (its database was
-  // reset or restored): register again rather than trust the ledger.
-  RegistrationOutcome register_again(const PlanItem& it, const Error& why) {
-    log::get("registration")->warn("{}: {}; registering the package again", it.key, why.message);
-    const model::Registration& r = *it.registration;
-    RegistrationOutcome o = outcome_of(it);
-    o.activated.clear();
-    o.deactivated.clear();
-    auto pkg = load_planned(m_ctx, r, it.package);
-    if (!pkg) return fail(o, pkg.error());
-    PackageFacts facts = it.package;
-    add_facts(*pkg, facts);
-    PlanPolicy policy{m_ctx.opt.self_heal, m_ctx.opt.prune};
-    auto live = m_plan.live.find({r.project, r.domain});
-    PlanItem again = plan_registration(r, it.previous ? &*it.previous : nullptr, facts,
-                                       live == m_plan.live.end() ? nullptr : &live->second, policy,
-                                       /*force_register=*/true);
-    RegistrationOutcome out = outcome_of(again);
-    out.activated.clear();
-    out.deactivated.clear();
-    if (again.state != ItemState::register_) return fail(out, again.error.value_or(why));
-    out = register_item(again, out, &*pkg);
-    out.drift.insert(out.drift.begin(),
-                     "FlyteAdmin lacks entities registered earlier (database reset?): "
-                     "registered again");
-    return out;
   }
 
   Status activation(const PlanItem& it, RegistrationOutcome& o) {
@@ -551,7 +560,6 @@ class Executor {
   }
 
   Context& m_ctx;
-  const RegistrationPlan& m_plan;
 };
 
 }  // namespace
@@ -583,7 +591,7 @@ RegistrationReport execute_with(Context& ctx, const RegistrationPlan& plan,
                                 const std::function<void(const RegistrationOutcome&)>& on_item) {
   RegistrationReport report;
   report.items.resize(plan.items.size());
-  Executor exec(ctx, plan);
+  Executor exec(ctx);
   std::mutex cb_mu;
   auto one = [&](size_t i) {
     report.items[i] = exec.run(plan.items[i]);

@@ -97,12 +97,13 @@ nlohmann::json to_json(const RegistrationOutcome& o);
 //     wants are deactivated if still ACTIVE at the old version;
 //   * registrations gone from Git: their launch plans are deactivated (nothing is deleted).
 
-// Observes (each package's digest, read only when the ledger's fingerprint differs, and the
-// ACTIVE launch plans of every (project, domain) involved) and plans. Writes nothing (read RPCs
-// only). A changed package is summarized (launch plans decoded, tasks and workflows counted) —
-// or, with options.dry_run, read in full, so a plan that will not be executed still reports
-// every package error. Errors: the ledger could not be read. Observation failures are failed
-// items. Pass the same options.breaker to execute_registrations to share what it learnt.
+// Observes (each package's digest, read only when the ledger's fingerprint differs or FlyteAdmin
+// lacks what the ledger recorded; the ACTIVE launch plans of every (project, domain) involved;
+// the launch plans registered at each recorded version still wanted) and plans. Writes nothing
+// (read RPCs only). A changed package is summarized (launch plans decoded, tasks and workflows
+// counted) — or, with options.dry_run, read in full, so a plan that will not be executed still
+// reports every package error. Errors: the ledger could not be read. Observation failures are
+// failed items. Pass the same options.breaker to execute_registrations to share what it learnt.
 Result<RegistrationPlan> plan_registrations(const std::vector<model::Registration>& desired,
                                             sinks::EntitySink& sink, PackageSource& packages,
                                             ledger::Ledger& ledger,
@@ -110,10 +111,10 @@ Result<RegistrationPlan> plan_registrations(const std::vector<model::Registratio
 
 // Carries out `plan`'s steps (ignores options.dry_run): packages are loaded again (the fetcher's
 // cache serves them) and must still have the digest the plan saw; registrations run concurrently
-// (parallelism / 2), removals after them; each successful item is recorded in the ledger. An
-// activation FlyteAdmin answers NOT_FOUND for a registration the ledger calls registered (its
-// database was reset) registers the package again. `on_item` is called (serialized) as each
-// registration finishes.
+// (parallelism / 2), removals after them; each successful item is recorded in the ledger. The
+// plan is carried out as made: a registration FlyteAdmin lacks was planned as one (observation
+// checks the ledger's records against the launch plans at their version). `on_item` is called
+// (serialized) as each registration finishes.
 RegistrationReport execute_registrations(
     const RegistrationPlan& plan, sinks::EntitySink& sink, PackageSource& packages,
     ledger::Ledger& ledger, const RegistrarOptions& options,

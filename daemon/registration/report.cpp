@@ -49,7 +49,8 @@ std::string describe(const RegistrationOutcome& o) {
                                          : " " + sources::oci::short_digest(o.previous_digest)) +
                                     ")";
   if (o.state == "register")
-    s += "would register " + o.version + was + " from " + pkg + ": " + counts();
+    s += "would register " + o.version + was + " from " + pkg + ": " + counts() +
+         (o.message.empty() ? "" : " (" + o.message + ")");
   else if (o.state == "registered")
     s += "registered " + o.version + was + " from " + pkg + ": " + counts() + " (" +
          std::to_string(o.created) + " created, " + std::to_string(o.existed) + " already existed)";
@@ -152,6 +153,10 @@ RegistrationOutcome outcome_of(const PlanItem& it) {
   o.active = it.active;
   o.drift = it.drift;
   o.message = it.message;
+  // A registration the ledger recorded that FlyteAdmin lacks says so wherever it is shown.
+  if (it.registers() && !it.steps.empty() &&
+      it.steps.front().reason.rfind("missing in FlyteAdmin", 0) == 0)
+    o.message = it.steps.front().reason;
   switch (it.state) {
     case ItemState::in_sync:
       o.state = "in-sync";

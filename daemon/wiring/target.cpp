@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "daemon/common/log.hpp"
+#include "daemon/wiring/target_identity.hpp"
 #include "daemon/wiring/wiring.hpp"
 
 namespace flytecd::wiring {
@@ -22,7 +23,13 @@ Result<Target> open_target(const config::Config& cfg, Access access) {
     if (!lock) return lock.error();
     t.lock = std::move(*lock);
   }
-  auto ledger = ledger::Ledger::open(cfg.state_dir + "/ledger.db");
+  // Ownership belongs to one target: its ledger and record live in a directory of its own.
+  auto prep = prepare_target_state(cfg, access == Access::write);
+  if (!prep) return prep.error();
+  for (const auto& notice : prep->notices) log::get("flytecd")->warn("{}", notice);
+  t.identity = target_identity(cfg).id;
+  t.state_dir = prep->dir.string();
+  auto ledger = ledger::Ledger::open(prep->ledger.string());
   if (!ledger) return ledger.error();
   t.ledger = std::move(*ledger);
 

@@ -25,6 +25,10 @@ struct Target {
   std::unique_ptr<sinks::Sink> configmap;
   std::unique_ptr<sinks::RoutingSink> routed;  // after what it routes to: destroyed first
   std::string description;
+  // The target's identity (target_identity) and the directory of its ledger and
+  // applied-revision record (<stateDir>/targets/<slug>).
+  std::string identity;
+  std::string state_dir;
   bool embedded() const { return emulator != nullptr; }
   // The sink a reconcile pass observes and executes through: `routed` in ConfigMap mode, else
   // the FlyteAdmin sink. Its capabilities() say which desired parts to plan
@@ -39,10 +43,11 @@ struct Target {
 // reads the ledger (SQLite WAL) and takes no lock.
 enum class Access { read, write };
 
-// Opens the ledger in cfg.state_dir and connects the sink (starting the emulator if needed); in
-// ConfigMap mode also the ConfigMap sink and the routing sink over both (no API call is made).
-// Errors: conflict (state directory locked by another process), invalid_input, unavailable, the
-// Kubernetes client's (ConfigMap mode outside a cluster without kubernetes.apiServer).
+// Opens the target's ledger (<stateDir>/targets/<slug>/ledger.db, target_identity.hpp) and connects
+// the sink (starting the emulator if needed); in ConfigMap mode also the ConfigMap sink and the
+// routing sink over both (no API call is made). Errors: conflict (state directory locked by another
+// process), invalid_input, unavailable, the Kubernetes client's (ConfigMap mode outside a cluster
+// without kubernetes.apiServer).
 Result<Target> open_target(const config::Config& cfg, Access access = Access::write);
 
 }  // namespace flytecd::wiring

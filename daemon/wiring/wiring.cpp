@@ -7,6 +7,7 @@
 #include "daemon/k8s/client.hpp"
 #include "daemon/k8s/kube_api.hpp"
 #include "daemon/model/loader.hpp"
+#include "daemon/wiring/target_identity.hpp"
 #include "sources/local/package_source.hpp"
 #include "sources/oci/package_source.hpp"
 
@@ -259,7 +260,7 @@ reconcile::State desired_state(const model::Documents& docs, const sinks::Capabi
 }
 
 std::unique_ptr<pass::RecordStore> make_file_record_store(const config::Config& cfg) {
-  return std::make_unique<pass::FileRecordStore>(pass::record_file(cfg.state_dir));
+  return std::make_unique<pass::FileRecordStore>(pass::record_file(target_dir(cfg).string()));
 }
 
 std::string ownership_fingerprint(const config::Config& cfg) {

@@ -132,8 +132,9 @@ pass::Options pass_options(const config::Config& cfg, pass::Mode mode);
 
 // ---- Ownership --------------------------------------------------------------------------------
 
-// The applied-revision record in the state directory (<stateDir>/applied-revision.json): where
-// a VM keeps it (in Kubernetes a ConfigMap holds it, daemon/k8s/record_store.hpp).
+// The applied-revision record of cfg's target (<stateDir>/targets/<slug>/applied-revision.json,
+// target_identity.hpp): where a VM keeps it (in Kubernetes a ConfigMap holds it,
+// daemon/k8s/record_store.hpp).
 std::unique_ptr<pass::RecordStore> make_file_record_store(const config::Config& cfg);
 // What decides ownership for `cfg` (the record's configFingerprint): the target (FlyteAdmin's
 // endpoint, or the embedded emulator; the overrides ConfigMap in ConfigMap mode), the

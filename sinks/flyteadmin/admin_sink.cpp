@@ -423,6 +423,30 @@ Result<bool> AdminSink::launch_plan_exists(const flyteidl::core::Identifier& id)
   return s.error();
 }
 
+Result<std::set<std::string>> AdminSink::launch_plans_at(const std::string& project,
+                                                         const std::string& domain,
+                                                         const std::string& version) {
+  std::set<std::string> out;
+  std::string token;
+  do {
+    admin::ResourceListRequest req;
+    req.mutable_id()->set_project(project);
+    req.mutable_id()->set_domain(domain);
+    req.set_filters("eq(version," + version + ")");
+    req.set_limit(500);
+    req.set_token(token);
+    admin::LaunchPlanList resp;
+    if (auto s = m_impl->call("ListLaunchPlans", req, &resp,
+                              &flyteidl::service::AdminService::Stub::ListLaunchPlans);
+        !s)
+      return s.error();
+    for (const auto& lp : resp.launch_plans())
+      if (lp.id().version() == version) out.insert(lp.id().name());
+    token = resp.token();
+  } while (!token.empty());
+  return out;
+}
+
 Status AdminSink::set_launch_plan_state(const flyteidl::core::Identifier& id, bool active) {
   admin::LaunchPlanUpdateRequest req;
   *req.mutable_id() = id;

@@ -41,6 +41,9 @@ class AdminSink : public Sink, public EntitySink {
   Result<std::map<std::string, std::string>> active_launch_plans(
       const std::string& project, const std::string& domain) override;
   Result<bool> launch_plan_exists(const flyteidl::core::Identifier& id) override;
+  Result<std::set<std::string>> launch_plans_at(const std::string& project,
+                                                const std::string& domain,
+                                                const std::string& version) override;
   Status set_launch_plan_state(const flyteidl::core::Identifier& id, bool active) override;
   Result<UploadLocation> create_upload_location(const std::string& project,
                                                 const std::string& domain,

@@ -4,10 +4,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <mutex>
 #include <numeric>
 #include <optional>
+#include <set>
 
 #include "daemon/common/log.hpp"
 #include "daemon/common/scan.hpp"
@@ -132,32 +134,71 @@ struct WalkState {
   std::vector<std::pair<std::string, git_oid>> found;
   std::vector<std::pair<std::string, git_oid>>
       links;  // *.yaml symlinks (mode 120000): resolved later
+  // Bounds checked during the walk (a tree can list a subtree many times, so the paths it
+  // spells out can grow exponentially with the repository's size).
+  size_t max_files = 0, max_entries = 0, entries = 0;
+  bool too_many_files = false, too_many_entries = false;
 };
 
 // Same selection as sources/local: *.yaml/*.yml, no dot-directories, symlinked documents
-// followed (resolved after the walk), no submodules.
+// followed (resolved after the walk), no submodules. Returns < 0 (stopping the walk) past a bound.
 int collect_yaml(const char* root, const git_tree_entry* entry, void* payload) {
   auto& state = *static_cast<WalkState*>(payload);
+  if (++state.entries > state.max_entries) {
+    state.too_many_entries = true;
+    return -1;
+  }
   const std::string name = git_tree_entry_name(entry);
+  auto* into = &state.found;
   switch (git_tree_entry_filemode(entry)) {
     case GIT_FILEMODE_TREE:
       return !name.empty() && name.front() == '.' ? 1 : 0;  // > 0 skips the subtree
     case GIT_FILEMODE_BLOB:
-    case GIT_FILEMODE_BLOB_EXECUTABLE: {
-      const std::string ext = fs::path(name).extension().string();
-      if (ext == ".yaml" || ext == ".yml")
-        state.found.emplace_back(std::string(root) + name, *git_tree_entry_id(entry));
-      return 0;
-    }
-    case GIT_FILEMODE_LINK: {
-      const std::string ext = fs::path(name).extension().string();
-      if (ext == ".yaml" || ext == ".yml")
-        state.links.emplace_back(std::string(root) + name, *git_tree_entry_id(entry));
-      return 0;
-    }
+    case GIT_FILEMODE_BLOB_EXECUTABLE:
+      break;
+    case GIT_FILEMODE_LINK:
+      into = &state.links;
+      break;
     default:
       return 0;  // GIT_FILEMODE_COMMIT (submodule)
   }
+  const std::string ext = fs::path(name).extension().string();
+  if (ext != ".yaml" && ext != ".yml") return 0;
+  if (state.found.size() + state.links.size() >= state.max_files) {
+    state.too_many_files = true;
+    return -1;
+  }
+  into->emplace_back(std::string(root) + name, *git_tree_entry_id(entry));
+  return 0;
+}
+
+std::string mib(uint64_t bytes) {
+  char out[32];
+  std::snprintf(out, sizeof out, "%.1f MiB", static_cast<double>(bytes) / (1u << 20));
+  return out;
+}
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+// Git reads a lone "@" (at the start of a revision or of either side of a range, not followed
+// by "{") as HEAD: "@~1", "@^", "main...@". libgit2 takes only "@" alone.
+std::string expand_at(const std::string& spec) {
+  std::string out;
+  for (size_t i = 0; i < spec.size(); ++i) {
+    const bool side_start = i == 0 || (i >= 2 && spec.compare(i - 2, 2, "..") == 0);
+    if (spec[i] == '@' && side_start && (i + 1 == spec.size() || spec[i + 1] != '{'))
+      out += "HEAD";
+    else
+      out += spec[i];
+  }
+  return out;
+}
+
+// The remote's refs a mirror holds: branches, tags and its remote-tracking refs.
+bool mirrored_ref(const std::string& name) {
+  return (starts_with(name, "refs/heads/") || starts_with(name, "refs/tags/") ||
+          starts_with(name, "refs/remotes/")) &&
+         !(name.size() > 3 && name.compare(name.size() - 3, 3, "^{}") == 0);
 }
 
 }  // namespace
@@ -165,10 +206,14 @@ int collect_yaml(const char* root, const git_tree_entry* entry, void* payload) {
 struct GitSource::Impl {
   GitOptions opts;
   RemoteUrl remote;
-  std::string url;  // as given to libgit2 (a local path made absolute)
+  std::string url;  // as given to libgit2 (a local path: its real path)
   std::string redacted;
   std::string subpath;
   std::string mirror_path;
+  // A local path is read in place: `repo` is that repository (opened on first use, so a path
+  // that appears later is picked up), not a mirror.
+  bool direct = false;
+  bool following = false;  // sync() ran: the mirror's HEAD is the followed ref
   RepoPtr repo;
   std::shared_ptr<spdlog::logger> log;
   std::mutex mu;
@@ -211,6 +256,13 @@ struct GitSource::Impl {
       refs.reserve(count);
       for (size_t i = 0; i < count; ++i) refs.push_back({heads[i]->name, oid_hex(heads[i]->oid)});
       return refs;
+    }
+
+    // The branch the remote's HEAD names ("refs/heads/main"), or "" (after list()).
+    std::string default_branch() {
+      Buf name;
+      if (!m_remote || git_remote_default_branch(&name.b, m_remote.get()) < 0) return {};
+      return name.str();
     }
 
     // Downloads what `refspecs` name over this connection and moves the local refs.
@@ -281,22 +333,68 @@ struct GitSource::Impl {
     return tracked;
   }
 
-  // Fetches every branch and tag (and the followed ref), for revisions not yet in the mirror.
+  // The id a ref of the mirror points at (not peeled), or "".
+  std::string ref_target(const std::string& name) const {
+    git_oid oid;
+    if (git_reference_name_to_id(&oid, repo.get(), name.c_str()) < 0) return {};
+    return oid_hex(oid);
+  }
+
+  // Brings the mirror up to the remote: its branches, tags and remote-tracking refs (and the
+  // followed ref), downloaded only when one differs; refs the remote no longer has are removed,
+  // as `git fetch --prune` does. HEAD is the followed ref once sync() ran, else the remote's.
   Status fetch_all() {
     Connection conn(*this);
     auto refs = conn.list();
     if (!refs) return fail(refs.error(), "ls-remote");
-    std::vector<std::string> specs = {"+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"};
+    const std::string remote_head_branch = conn.default_branch();
+    std::vector<std::string> specs = {"+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*",
+                                      "+refs/remotes/*:refs/remotes/*"};
     std::optional<Tracked> tracked;
     if (!is_full_commit_id(opts.ref))
       if (auto found = find_tracked(*refs, opts.ref)) tracked = *found;
-    if (tracked && tracked->remote_ref.rfind("refs/heads/", 0) != 0 &&
-        tracked->remote_ref.rfind("refs/tags/", 0) != 0)
+    bool stale = false;
+    if (tracked && !mirrored_ref(tracked->remote_ref)) {
       specs.push_back("+" + tracked->remote_ref + ":" + tracked->remote_ref);
-    if (auto st = conn.fetch(specs); !st) return fail(st.error(), "fetch");
-    if (tracked) update_head(*tracked);
-    log->info("fetched all branches and tags");
+      stale = local_commit(tracked->remote_ref) != tracked->commit;
+    }
+    std::set<std::string> advertised;
+    std::string remote_head_id;
+    for (const auto& r : *refs) {
+      if (r.name == "HEAD") remote_head_id = r.id;
+      if (!mirrored_ref(r.name)) continue;
+      advertised.insert(r.name);
+      if (ref_target(r.name) != r.id) stale = true;
+    }
+    if (stale) {
+      if (auto st = conn.fetch(specs); !st) return fail(st.error(), "fetch");
+      log->info("fetched branches, tags and remote-tracking refs");
+    }
+    prune(advertised);
+    if (following && tracked) {
+      update_head(*tracked);
+    } else if (!remote_head_branch.empty() && !ref_target(remote_head_branch).empty()) {
+      git_repository_set_head(repo.get(), remote_head_branch.c_str());
+    } else if (git_oid oid; !remote_head_id.empty() && has_commit(remote_head_id) &&
+                            git_oid_fromstr(&oid, remote_head_id.c_str()) == 0) {
+      git_repository_set_head_detached(repo.get(), &oid);
+    }
     return ok_status();
+  }
+
+  // Removes the mirror's branches, tags and remote-tracking refs the remote no longer lists.
+  void prune(const std::set<std::string>& advertised) {
+    git_reference_iterator* raw = nullptr;
+    if (git_reference_iterator_new(&raw, repo.get()) < 0) return;
+    std::vector<std::string> gone;
+    const char* name = nullptr;
+    while (git_reference_next_name(&name, raw) == 0)
+      if (mirrored_ref(name) && !advertised.count(name)) gone.emplace_back(name);
+    git_reference_iterator_free(raw);
+    for (const auto& g : gone) {
+      if (git_reference_remove(repo.get(), g.c_str()) == 0)
+        log->info("pruned {} (no longer on the remote)", g);
+    }
   }
 
   // Asks the remote for one commit by id (servers allow it for reachable commits over
@@ -334,13 +432,123 @@ struct GitSource::Impl {
     if (const git_signature* committer = git_commit_committer(commit.get()))
       signed_commit.committer_email = committer->email ? committer->email : "";
     if (auto st = verify_ssh_commit_signature(signed_commit, opts.signatures.allowed_signers_file,
-                                              mirror_path);
+                                              scratch_dir());
         !st)
       return st;
     verified = id;
     log->info("commit {} has a valid SSH signature by <{}>", short_id(id),
               signed_commit.committer_email);
     return ok_status();
+  }
+
+  // Where private temp files go: the mirror, or for a repository read in place the cache
+  // directory (else the system's temp directory).
+  std::string scratch_dir() const {
+    if (!direct) return mirror_path;
+    std::error_code ec;
+    if (!opts.cache_dir.empty()) {
+      fs::create_directories(opts.cache_dir, ec);
+      if (fs::is_directory(opts.cache_dir, ec)) return opts.cache_dir;
+    }
+    return fs::temp_directory_path(ec).string();
+  }
+
+  // Opens the repository at a local path (once). Not the top of a repository, or no repository
+  // at all, is said plainly.
+  Status open_direct() {
+    if (repo) return ok_status();
+    std::error_code ec;
+    if (!fs::is_directory(url, ec))
+      return make_error(ErrorCode::not_found, "'" + url + "' is not a directory");
+    git_repository* raw = nullptr;
+    if (git_repository_open_ext(&raw, url.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) == 0) {
+      repo.reset(raw);
+      return ok_status();
+    }
+    const std::string why = last_git_message();
+    Buf found;
+    if (git_repository_discover(&found.b, url.c_str(), 0, nullptr) == 0 &&
+        git_repository_open(&raw, found.str().c_str()) == 0) {
+      RepoPtr outer(raw);
+      const char* workdir = git_repository_workdir(outer.get());
+      std::string top_s = workdir ? workdir : found.str();
+      while (top_s.size() > 1 && top_s.back() == '/') top_s.pop_back();
+      const std::string rel = fs::path(url).lexically_relative(top_s).generic_string();
+      return make_error(ErrorCode::invalid_input, "'" + url + "' is inside the Git repository at " +
+                                                      top_s + ", not its top; give " + top_s +
+                                                      " as the repository and '" + rel +
+                                                      "' as the path of the documents");
+    }
+    return make_error(ErrorCode::not_found, "'" + url + "' is not a Git repository (" + why + ")");
+  }
+
+  // `spec` resolved in `repo` to a commit id, as `git rev-parse` does ("A...B": their merge
+  // base); "" when it names nothing there.
+  Result<std::string> resolve_spec(const std::string& spec) {
+    git_revspec rs{};
+    const int rc = git_revparse(&rs, repo.get(), expand_at(spec).c_str());
+    if (rc == GIT_ENOTFOUND || rc == GIT_EUNBORNBRANCH) return std::string();
+    if (rc == GIT_EAMBIGUOUS)
+      return make_error(ErrorCode::invalid_input, "'" + spec + "' is ambiguous (" +
+                                                      last_git_message() +
+                                                      "); give more digits of the commit id");
+    if (rc < 0)
+      return make_error(ErrorCode::invalid_input, "'" + spec + "' is not a revision (" +
+                                                      last_git_message() +
+                                                      "); expected a name `git rev-parse` takes");
+    ObjectPtr from(rs.from), to(rs.to);
+    auto commit_of = [&](git_object* obj, const std::string& what) -> Result<git_oid> {
+      git_object* peeled = nullptr;
+      if (!obj || git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) < 0)
+        return make_error(ErrorCode::invalid_input, "'" + what + "' does not name a commit");
+      ObjectPtr commit(peeled);
+      return *git_object_id(commit.get());
+    };
+    if (rs.flags & GIT_REVSPEC_MERGE_BASE) {
+      auto a = commit_of(from.get(), spec);
+      if (!a) return a.error();
+      auto b = commit_of(to.get(), spec);
+      if (!b) return b.error();
+      git_oid base;
+      if (int mb = git_merge_base(&base, repo.get(), &*a, &*b); mb == GIT_ENOTFOUND)
+        return make_error(ErrorCode::invalid_input,
+                          "'" + spec + "': the two commits have no common ancestor");
+      else if (mb < 0)
+        return git_failure(mb, "merge base of '" + spec + "'");
+      return oid_hex(base);
+    }
+    if (rs.flags & GIT_REVSPEC_RANGE)
+      return make_error(ErrorCode::invalid_input,
+                        "'" + spec +
+                            "' is a range (A..B); give one revision, or A...B for the merge "
+                            "base of A and B");
+    auto id = commit_of(from.get(), spec);
+    if (!id) return id.error();
+    return oid_hex(*id);
+  }
+
+  // The commit a configured ref names in a repository read in place.
+  Result<std::string> direct_ref_commit() {
+    if (is_full_commit_id(opts.ref)) {
+      std::string id = opts.ref;
+      std::transform(id.begin(), id.end(), id.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      if (!has_commit(id))
+        return make_error(ErrorCode::not_found, "commit " + id + " is not in the repository");
+      return id;
+    }
+    for (const auto& candidate : ref_candidates(opts.ref)) {
+      git_reference* raw = nullptr;
+      if (git_reference_lookup(&raw, repo.get(), candidate.c_str()) < 0) continue;
+      RefPtr ref(raw);
+      git_object* peeled = nullptr;
+      if (git_reference_peel(&peeled, ref.get(), GIT_OBJECT_COMMIT) < 0)
+        return make_error(ErrorCode::invalid_input,
+                          "ref '" + opts.ref + "' does not name a commit");
+      ObjectPtr commit(peeled);
+      return oid_hex(*git_object_id(commit.get()));
+    }
+    return make_error(ErrorCode::not_found, "ref '" + opts.ref + "' not found in the repository");
   }
 
   Result<CommitPtr> lookup_commit(const std::string& id) {
@@ -434,9 +642,25 @@ struct GitSource::Impl {
         return git_failure(rc, "tree " + subpath);
       tree.reset(sub);
     }
+    const std::string where =
+        "commit " + short_id(id) + (subpath.empty() ? "" : " under '" + subpath + "'");
     WalkState walk;
-    if (int rc = git_tree_walk(tree.get(), GIT_TREEWALK_PRE, collect_yaml, &walk); rc < 0)
-      return git_failure(rc, "walk tree of commit " + id);
+    walk.max_files = opts.max_snapshot_files;
+    walk.max_entries = opts.max_tree_entries;
+    const int walked = git_tree_walk(tree.get(), GIT_TREEWALK_PRE, collect_yaml, &walk);
+    if (walk.too_many_files)
+      return make_error(ErrorCode::invalid_input,
+                        where + " has more than " + std::to_string(opts.max_snapshot_files) +
+                            " YAML files; a revision may hold at most " +
+                            std::to_string(opts.max_snapshot_files) +
+                            " (the per-revision file limit of the Git source)");
+    if (walk.too_many_entries)
+      return make_error(ErrorCode::invalid_input,
+                        where + " lists more than " + std::to_string(opts.max_tree_entries) +
+                            " tree entries; a revision may list at most " +
+                            std::to_string(opts.max_tree_entries) +
+                            " (the per-revision tree limit of the Git source)");
+    if (walked < 0) return git_failure(walked, "walk tree of commit " + id);
     if (auto linked = resolve_links(tree.get(), walk); !linked) return linked.error();
     std::vector<size_t> order(walk.found.size());
     std::iota(order.begin(), order.end(), size_t{0});
@@ -447,14 +671,34 @@ struct GitSource::Impl {
     if (int rc = git_repository_odb(&raw_odb, repo.get()); rc < 0)
       return git_failure(rc, "object database");
     OdbPtr odb(raw_odb);
+    // Sizes first (object headers: nothing is inflated), so a revision over the byte limit is
+    // refused before any of it is read.
+    std::vector<size_t> sizes(walk.found.size());
+    uint64_t total = 0;
+    size_t largest = 0;
+    for (size_t i : order) {
+      git_object_t type{};
+      if (int rc = git_odb_read_header(&sizes[i], &type, odb.get(), &walk.found[i].second); rc < 0)
+        return git_failure(rc, "read " + walk.found[i].first);
+      if (sizes[i] > opts.max_file_bytes) continue;  // listed, not read
+      total += sizes[i];
+      if (sizes[i] > sizes[largest] || sizes[largest] > opts.max_file_bytes) largest = i;
+    }
+    if (total > opts.max_snapshot_bytes)
+      return make_error(
+          ErrorCode::invalid_input,
+          where + ": its " + std::to_string(order.size()) + " YAML files hold " + mib(total) +
+              " (" + std::to_string(total) + " bytes; the largest, '" +
+              scan::printable(walk.found[largest].first) + "', " + mib(sizes[largest]) +
+              "); a revision may hold at most " + mib(opts.max_snapshot_bytes) + " (" +
+              std::to_string(opts.max_snapshot_bytes) +
+              " bytes, the per-revision size limit of the Git source). A tree can list one "
+              "large file under many paths: check what the commit adds");
     for (size_t i : order) {
       const auto& [path, blob_id] = walk.found[i];
       SourceFile file;
       file.path = path;
-      // The header gives the size without inflating the object, so oversized files cost nothing.
-      git_object_t type{};
-      if (int rc = git_odb_read_header(&file.size, &type, odb.get(), &blob_id); rc < 0)
-        return git_failure(rc, "read " + path);
+      file.size = sizes[i];
       if (file.size <= opts.max_file_bytes) {
         git_blob* raw_blob = nullptr;
         if (int rc = git_blob_lookup(&raw_blob, repo.get(), &blob_id); rc < 0)
@@ -472,6 +716,8 @@ struct GitSource::Impl {
   // One file of a commit (path relative to the subpath), bounded by max_bytes.
   Result<std::string> read_file(const std::string& id, const std::string& path,
                                 uint64_t max_bytes) {
+    if (direct)
+      if (auto st = open_direct(); !st) return fail(st.error(), "read " + path);
     auto commit = lookup_commit(id);
     if (!commit) return commit.error();
     git_tree* raw_tree = nullptr;
@@ -508,27 +754,63 @@ struct GitSource::Impl {
                        static_cast<size_t>(git_blob_rawsize(blob.get())));
   }
 
-  // A local revspec resolved to a commit id; "" when the mirror does not have it.
-  Result<std::string> resolve_local(const std::string& revspec) {
-    std::vector<std::string> tries = {revspec};
-    if (revspec.rfind("origin/", 0) == 0) tries.push_back("refs/heads/" + revspec.substr(7));
-    for (const auto& spec : tries) {
-      git_object* raw = nullptr;
-      if (git_revparse_single(&raw, repo.get(), spec.c_str()) < 0) continue;
-      ObjectPtr obj(raw);
-      git_object* peeled = nullptr;
-      if (git_object_peel(&peeled, obj.get(), GIT_OBJECT_COMMIT) < 0)
-        return make_error(ErrorCode::invalid_input,
-                          "revision '" + revspec + "' does not name a commit");
-      ObjectPtr commit(peeled);
-      return oid_hex(*git_object_id(commit.get()));
+  // A revision of a URL's mirror, fetched first unless it is a full commit id already there.
+  Result<std::string> resolve_remote(const std::string& revspec) {
+    const std::string what = "revision '" + revspec + "'";
+    if (is_full_commit_id(revspec)) {
+      std::string id = revspec;
+      std::transform(id.begin(), id.end(), id.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      if (has_commit(id)) return id;
+      if (auto st = fetch_all(); !st) return st.error();
+      if (!has_commit(id)) try_fetch_commit(id);
+      if (has_commit(id)) return id;
+      return fail(make_error(ErrorCode::not_found,
+                             "commit " + id +
+                                 " is not on the remote (not reachable from a branch, tag or "
+                                 "remote-tracking ref, and not fetchable by id)"),
+                  what);
     }
-    return std::string();
+    if (auto st = fetch_all(); !st) return st.error();
+    // "origin/<b>" is the remote's branch <b>, as in a clone of the URL; then Git's own rules
+    // (which also find the remote's refs/remotes/origin/<b>).
+    std::vector<std::string> tries;
+    if (starts_with(revspec, "origin/")) tries.push_back("refs/heads/" + revspec.substr(7));
+    tries.push_back(revspec);
+    for (const auto& spec : tries) {
+      auto id = resolve_spec(spec);
+      if (!id) return fail(id.error(), what);
+      if (!id->empty()) return id;
+    }
+    return fail(
+        make_error(ErrorCode::not_found, what + " not found on the remote (its branches, tags and "
+                                                "remote-tracking refs were fetched)"),
+        "snapshot");
+  }
+
+  // A revision of a repository read in place, as `git rev-parse` resolves it there.
+  Result<std::string> resolve_direct(const std::string& revspec) {
+    const std::string what = "revision '" + revspec + "'";
+    if (auto st = open_direct(); !st) return fail(st.error(), what);
+    auto id = resolve_spec(revspec);
+    if (!id) return fail(id.error(), what);
+    if (id->empty())
+      return fail(
+          make_error(ErrorCode::not_found, what + " not found in the repository (`git rev-parse " +
+                                               revspec + "` there names nothing)"),
+          "snapshot");
+    return id;
   }
 
   Result<Snapshot> sync() {
     std::string head;
-    if (is_full_commit_id(opts.ref)) {
+    following = true;
+    if (direct) {
+      if (auto st = open_direct(); !st) return fail(st.error(), "sync");
+      auto id = direct_ref_commit();
+      if (!id) return fail(id.error(), "sync");
+      head = *id;
+    } else if (is_full_commit_id(opts.ref)) {
       head = opts.ref;
       std::transform(head.begin(), head.end(), head.begin(),
                      [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -571,21 +853,8 @@ struct GitSource::Impl {
   Result<Snapshot> snapshot(const std::string& revspec) {
     if (revspec.empty())
       return fail(make_error(ErrorCode::invalid_input, "empty revision"), "snapshot");
-    auto id = resolve_local(revspec);
-    if (!id) return fail(id.error(), "snapshot " + revspec);
-    if (id->empty()) {
-      if (auto st = fetch_all(); !st) return st.error();
-      id = resolve_local(revspec);
-      if (id && id->empty() && is_full_commit_id(revspec)) {
-        try_fetch_commit(revspec);
-        id = resolve_local(revspec);
-      }
-      if (!id) return fail(id.error(), "snapshot " + revspec);
-      if (id->empty())
-        return fail(make_error(ErrorCode::not_found,
-                               "revision '" + revspec + "' not found in the repository"),
-                    "snapshot");
-    }
+    auto id = direct ? resolve_direct(revspec) : resolve_remote(revspec);
+    if (!id) return id.error();
     if (last && last->revision == *id) return *last;
     auto snap = build_snapshot(*id);
     if (!snap) return fail(snap.error(), "snapshot " + revspec);
@@ -613,17 +882,35 @@ Result<std::unique_ptr<GitSource>> GitSource::open(const GitOptions& options) {
         "the URL embeds a password; put the secret in auth.password_file or "
         "auth.password_env instead");
   impl->url = options.url;
-  if (remote->transport == Transport::local) {
+  std::string mirror_key = impl->redacted;
+  if (remote->transport == Transport::local || remote->transport == Transport::file) {
+    // One identity per repository on disk: its real path ("." and its absolute path, or a
+    // symlink to it, are the same repository).
+    const bool file = remote->transport == Transport::file;
+    std::string path = file ? options.url.substr(7) : options.url;
+    if (file && path.rfind("localhost/", 0) == 0) path = path.substr(9);
     std::error_code ec;
-    impl->url = fs::absolute(options.url, ec).lexically_normal().string();
-    impl->redacted = impl->url;
+    fs::path normal = fs::absolute(path, ec).lexically_normal();
+    if (fs::path real = fs::weakly_canonical(normal, ec); !ec) normal = real;
+    std::string canonical = normal.string();
+    while (canonical.size() > 1 && canonical.back() == '/') canonical.pop_back();
+    if (file) {
+      mirror_key = "file://" + canonical;
+    } else {
+      impl->direct = true;
+      impl->url = canonical;
+      impl->redacted = canonical;
+    }
   }
   if (auto st = validate_ref(options.ref); !st) return invalid(st.error().message);
   auto sub = normalize_subpath(options.subpath);
   if (!sub) return invalid(sub.error().message);
   impl->subpath = *sub;
   if (options.timeout_seconds <= 0) return invalid("timeout_seconds must be positive");
-  if (options.cache_dir.empty()) return invalid("cache_dir is required");
+  if (options.max_snapshot_files == 0 || options.max_snapshot_bytes == 0 ||
+      options.max_tree_entries == 0)
+    return invalid("the per-revision snapshot limits must be positive");
+  if (!impl->direct && options.cache_dir.empty()) return invalid("cache_dir is required");
 
   const GitAuth& auth = options.auth;
   if (remote->transport == Transport::ssh) {
@@ -651,11 +938,12 @@ Result<std::unique_ptr<GitSource>> GitSource::open(const GitOptions& options) {
     if (auto keygen = find_ssh_keygen(); !keygen) return invalid(keygen.error().message);
   }
 
+  impl->log = log::get("git:" + impl->redacted);
+  if (impl->direct) return std::unique_ptr<GitSource>(new GitSource(std::move(impl)));
   std::error_code ec;
   fs::create_directories(options.cache_dir, ec);
   if (ec) return invalid("cannot create cache_dir '" + options.cache_dir + "': " + ec.message());
-  impl->mirror_path = (fs::path(options.cache_dir) / mirror_dir_name(impl->redacted)).string();
-  impl->log = log::get("git:" + impl->redacted);
+  impl->mirror_path = (fs::path(options.cache_dir) / mirror_dir_name(mirror_key)).string();
   git_repository* raw = nullptr;
   if (fs::exists(impl->mirror_path, ec) &&
       git_repository_open_bare(&raw, impl->mirror_path.c_str()) < 0) {
@@ -677,6 +965,12 @@ Result<std::string> GitSource::remote_head() {
     std::string id = m_impl->opts.ref;
     std::transform(id.begin(), id.end(), id.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return id;
+  }
+  if (m_impl->direct) {
+    if (auto st = m_impl->open_direct(); !st) return m_impl->fail(st.error(), "open");
+    auto id = m_impl->direct_ref_commit();
+    if (!id) return m_impl->fail(id.error(), "ref");
     return id;
   }
   Impl::Connection conn(*m_impl);

@@ -43,6 +43,12 @@ struct GitOptions {
   // of a large repository may need more than the default.
   int timeout_seconds = 60;
   size_t max_file_bytes = 4u << 20;  // larger files are listed with their size but not read
+  // Bounds of one revision's snapshot, checked before any file is read: a tree can name one
+  // large blob under many paths, small in Git and huge in memory (Argo CD's repo server bounds
+  // a revision's manifests the same way). Larger revisions are refused, naming the limit.
+  size_t max_snapshot_files = 100000;          // YAML files selected under the subpath
+  uint64_t max_snapshot_bytes = 256ull << 20;  // bytes of the files read (each <= max_file_bytes)
+  size_t max_tree_entries = 1000000;           // tree entries walked to find them
 };
 
 // The documents of one commit.
@@ -58,11 +64,14 @@ struct Snapshot {
   std::vector<std::string> blob_ids;  // parallel to files: the Git blob id of each file
 };
 
-// A Git repository followed through a local bare mirror (libgit2). All methods serialize on an
-// internal mutex, so one instance may be shared between threads; distinct instances may share a
-// cache_dir. Errors carry ErrorCode: unavailable (network, remote down), timeout,
-// unauthenticated (credentials or host key rejected), permission_denied (HTTP 403), not_found
-// (ref, revision, subpath or repository missing), invalid_input (configuration, signatures).
+// A Git repository (libgit2). A local path is read in place: names resolve in that repository
+// as `git rev-parse` resolves them there, and no copy is made. A URL (file:// included) is
+// followed through a bare mirror under cache_dir that holds the remote's branches, tags and
+// remote-tracking refs. All methods serialize on an internal mutex, so one instance may be
+// shared between threads; distinct instances may share a cache_dir. Errors carry ErrorCode:
+// unavailable (network, remote down), timeout, unauthenticated (credentials or host key rejected),
+// permission_denied (HTTP 403), not_found (ref, revision, subpath or repository missing),
+// invalid_input (configuration, signatures).
 class GitSource {
  public:
   // Validates the options and creates or opens the bare mirror under cache_dir. No network.
@@ -81,9 +90,14 @@ class GitSource {
   // key is refused (invalid_input naming the commit) and nothing from it is returned.
   Result<Snapshot> sync();
 
-  // The snapshot of any revision: commit id, branch, tag, "origin/<branch>" or a revspec such as
-  // "HEAD~1" (HEAD is the followed ref). Fetches branches and tags first when the revision is
-  // not in the mirror. Signatures are not checked here (this serves `flytecd plan`).
+  // The snapshot of any revision, named as `git rev-parse` takes it: a commit id (abbreviated
+  // too), branch, tag, "origin/<branch>", "refs/...", "HEAD", "@~1", "main^2", and "A...B" for
+  // the merge base of A and B ("A..B" is a range and refused). A local path resolves in the
+  // repository itself (its HEAD, branches, remote-tracking refs). A URL fetches the remote's
+  // branches, tags and remote-tracking refs (deleted ones pruned) before resolving any name but
+  // a full commit id, so a moved branch is seen; there "origin/<b>" is the remote's branch <b>
+  // (else its own refs/remotes/origin/<b>), and HEAD is the followed ref once sync() ran, else
+  // the remote's HEAD. Signatures are not checked here (this serves `flytecd plan`).
   Result<Snapshot> snapshot(const std::string& revspec);
 
   // One file of a commit already in the mirror (path relative to the configured sub-path), e.g.
@@ -92,7 +106,8 @@ class GitSource {
   Result<std::string> read_file(const std::string& revision, const std::string& path,
                                 uint64_t max_bytes);
 
-  // "<redacted url> (ref <ref>[, path <subpath>])" for logs and status.
+  // "<redacted url> (ref <ref>[, path <subpath>])" for logs and status; a local path is named by
+  // its real path (so "." and its absolute path are one repository).
   std::string describe() const;
 
  private:

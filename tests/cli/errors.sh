@@ -53,7 +53,7 @@ lines="$(wc -l < "$tmp/both.log")"
 log_re='[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z (trace|debug|info|warning|error)'
 mixed="$(grep -nE ".+$log_re" "$tmp/both.log" | head -3)"
 [[ -z "$mixed" ]] && ok "2>&1: no log line inside a stdout line ($lines lines)" || bad "a log line inside a stdout line: $mixed"
-torn="$(grep -vE "^$log_re|^[+~=±-] |^target: |^ownership: |^projects: |^registrations: |^applied " "$tmp/both.log" | head -3)"
+torn="$(grep -vE "^$log_re|^[+~=±-] |^target: |^ownership: |^projects: |^registrations: |^applied |^converged$|^not converged: |^REFUSED: " "$tmp/both.log" | head -3)"
 [[ -z "$torn" ]] && ok "2>&1: every line is a whole log or stdout line" || bad "torn lines: $torn"
 grep -q '^applied [0-9]* steps' "$tmp/both.log" && ok "the summary line is whole" || bad "no whole summary line: $(tail -3 "$tmp/both.log")"
 exit $fail

@@ -19,6 +19,8 @@ trap cleanup EXIT
 fail=0
 bad() { echo "FAIL $*"; fail=1; }
 ok() { echo "ok $*"; }
+# A target's ledger and record live in <stateDir>/targets/<slug>/ (one target per state dir here).
+tdir() { local d=("$tmp/state-$1"/targets/*/); echo "${d[0]%/}"; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 git_env=(env -i PATH="$PATH" HOME="$tmp" GIT_CONFIG_NOSYSTEM=1 LC_ALL=C)
 g() { "${git_env[@]}" git -C "$tmp/work" -c user.name=t -c user.email=t@e "$@"; }
@@ -40,9 +42,9 @@ git: {url: "file://$tmp/remote.git", ref: main}
 admin: {endpoint: "dns:///127.0.0.1:${port[$c]}", insecure: true}
 YAML
   "$bin" apply --config "$tmp/$c.yaml" --log-level warn > "$tmp/apply0-$c.log" 2>&1 || { bad "first apply ($c)"; tail -5 "$tmp/apply0-$c.log"; }
-  [[ -s "$tmp/state-$c/applied-revision.json" ]] || bad "no applied-revision record after apply ($c)"
+  [[ -s "$(tdir "$c")/applied-revision.json" ]] || bad "no applied-revision record after apply ($c)"
 done
-python3 - "$tmp/state-A/applied-revision.json" "$applied" <<'PY' && ok "the record names the applied commit, nothing in flight, and is small" || bad "record content"
+python3 - "$(tdir A)/applied-revision.json" "$applied" <<'PY' && ok "the record names the applied commit, nothing in flight, and is small" || bad "record content"
 import json, os, sys
 r = json.load(open(sys.argv[1]))
 assert r["converged"] == sys.argv[2], r
@@ -61,7 +63,7 @@ for c in A B C; do
   "$bin" apply --repo "$tmp/byhand" --state-dir "$tmp/byhand-state-$c" --admin-endpoint "dns:///127.0.0.1:${port[$c]}" --insecure --no-prune --log-level warn > "$tmp/byhand-$c.log" 2>&1 || bad "by-hand change ($c)"
 done
 
-rm -f "$tmp"/state-A/ledger.db*                  # A: the ledger is lost, the record survives
+rm -f "$tmp"/state-A/targets/*/ledger.db*                # A: the ledger is lost, the record survives
 rm -rf "$tmp/state-B" "$tmp/state-C"             # B, C: the whole state directory is lost
 out="$("$bin" recover --config "$tmp/B.yaml" --from-revision "${applied:0:12}" --log-level warn 2>&1)"; rc=$?
 [[ $rc -eq 0 ]] && ok "recover --from-revision exits 0" || bad "recover: exit $rc: $out"
@@ -102,7 +104,7 @@ PY
   "$bin" plan --live --config "$tmp/$c.yaml" --log-level warn > "$tmp/plan2-$c.log" 2>&1; rc=$?
   [[ $rc -eq 0 ]] && ok "$c: converged after the apply (plan --live exit 0)" || { bad "$c: plan after apply: exit $rc"; head -20 "$tmp/plan2-$c.log"; }
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if r["converged"] != sys.argv[2] and not r["inFlight"] else 1)' \
-    "$tmp/state-$c/applied-revision.json" "$applied" && ok "$c: the record names the new head" || bad "$c: record after apply"
+    "$(tdir "$c")/applied-revision.json" "$applied" && ok "$c: the record names the new head" || bad "$c: record after apply"
 done
 
 # C: nothing to rebuild from: the old behaviour, said so.

@@ -5,6 +5,8 @@ set -euo pipefail
 bin="$1"; src="$2"; golden="$src/tests/golden"
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 git() { command git -c user.name=t -c user.email=t@example.com -c init.defaultBranch=main -c commit.gpgsign=false "$@"; }
+# Fixed dates, so the commit ids the output names are the same on every run.
+export GIT_AUTHOR_DATE="2026-01-01T00:00:00Z" GIT_COMMITTER_DATE="2026-01-01T00:00:00Z"
 git init -q "$work/repo"
 cp -r "$src/repo-layout-example" "$work/repo/flyte"
 git -C "$work/repo" add -A && git -C "$work/repo" commit -qm base && git -C "$work/repo" branch -q base

@@ -17,6 +17,7 @@
 #include "daemon/ledger/ledger.hpp"
 #include "sinks/emulator/emulator.hpp"
 #include "tests/integration/git/git_test_support.hpp"
+#include "tests/integration/target_state.hpp"
 
 namespace fs = std::filesystem;
 using namespace flytecd;
@@ -113,14 +114,23 @@ struct Rig {
     write_repo(repo);
   }
   ~Rig() { fs::remove_all(dir); }
-  std::vector<std::string> apply_args(const std::string& endpoint) const {
-    return {FLYTECD_BINARY,     "apply",       "--repo",
-            repo.string(),      "--state-dir", (dir / "state").string(),
-            "--admin-endpoint", endpoint,      "--insecure",
-            "--log-level",      "error"};
+  std::vector<std::string> apply_args(const std::string& at) {
+    endpoint = at;
+    return {FLYTECD_BINARY,
+            "apply",
+            "--repo",
+            repo.string(),
+            "--state-dir",
+            (dir / "state").string(),
+            "--admin-endpoint",
+            at,
+            "--insecure",
+            "--log-level",
+            "error"};
   }
+  std::string endpoint;  // the FlyteAdmin the last apply_args named
   size_t ledger_size() const {
-    auto l = ledger::Ledger::open((dir / "state/ledger.db").string());
+    auto l = ledger::Ledger::open(testing::target_ledger(dir / "state", endpoint).string());
     REQUIRE(l.ok());
     auto m = (*l)->managed();
     REQUIRE(m.ok());

@@ -21,6 +21,7 @@
 #include "sinks/emulator/emulator.hpp"
 #include "sinks/flyteadmin/admin_sink.hpp"
 #include "sources/local/directory_reader.hpp"
+#include "tests/integration/target_state.hpp"
 
 using namespace flytecd;
 namespace fs = std::filesystem;
@@ -401,7 +402,8 @@ TEST_CASE(
     return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
   };
   for (int i = 0; i < 20; ++i) {
-    // A fresh deployment each time (the ledger persists), so every kill lands mid-apply.
+    // A fresh deployment each time (a target of its own, so its ledger starts empty), so every
+    // kill lands mid-apply.
     sinks::emulator::Options opts;
     auto slow = sinks::emulator::parse_fault("writes:latency=15ms");
     opts.faults.push_back(*slow);
@@ -417,7 +419,8 @@ TEST_CASE(
     text << log.rdbuf();
     INFO(text.str());
     REQUIRE(rc == 0);
-    auto l = ledger::Ledger::open((dir / "state/ledger.db").string());
+    auto l =
+        ledger::Ledger::open(testing::target_ledger(dir / "state", (*emu)->address()).string());
     REQUIRE(l.ok());
     check_ledger_matches(**l, desired);
   }

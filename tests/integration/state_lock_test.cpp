@@ -59,7 +59,9 @@ TEST_CASE("state lock: apply on a state directory held by another process exits 
     CHECK_THAT(r.output, Catch::Contains("(pid " + std::to_string(::getpid()) + ")"));
     CHECK_THAT(r.output, Catch::Contains("one writer per state directory"));
   }
-  CHECK_FALSE(fs::exists(dir + "/state/ledger.db"));  // nothing was opened, nothing written
+  // Nothing was opened, nothing written: no ledger, not even a target's directory.
+  CHECK_FALSE(fs::exists(dir + "/state/ledger.db"));
+  CHECK_FALSE(fs::exists(dir + "/state/targets"));
   held->reset();
   fs::remove_all(dir);
 }

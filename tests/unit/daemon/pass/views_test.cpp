@@ -170,3 +170,58 @@ TEST_CASE("views: refusal lines say what the refused revision would destroy, per
   r.outcome = pass::Outcome::success;
   CHECK(pass::refusal_lines(r).empty());
 }
+
+TEST_CASE("views: the verdict line and the exit code come from one value", "[views][verdict]") {
+  pass::Report r;
+  r.mode = pass::Mode::execute;
+  r.observed = true;
+  // Converged.
+  auto v = pass::apply_verdict(r);
+  CHECK(v.exit_code == 0);
+  CHECK(v.line == "converged");
+  // A registration failed: never "converged", and exit 1 with the first error.
+  registration::RegistrationOutcome broken;
+  broken.key = "registration/p/d/core";
+  broken.state = "failed";
+  broken.message = "packages/x.tgz: workflow w: node n1 input a: STRING is not castable";
+  r.registrations.items = {broken};
+  r.outcome = pass::Outcome::failed;
+  v = pass::apply_verdict(r);
+  CHECK(v.exit_code == 1);
+  CHECK(v.line ==
+        "not converged: 1 failed: registration/p/d/core: packages/x.tgz: workflow w: "
+        "node n1 input a: STRING is not castable");
+  CHECK(pass::apply_exit_code(r) == v.exit_code);
+  // Refused: one REFUSED line, exit 1, for apply and plan alike.
+  r.outcome = pass::Outcome::refused;
+  r.guard.reason = "refusing a revision with zero documents";
+  CHECK(pass::apply_verdict(r).line ==
+        "REFUSED: refusing a revision with zero documents (nothing of this revision was executed)");
+  CHECK(pass::plan_verdict(r).exit_code == 1);
+  CHECK(pass::plan_verdict(r).line.rfind("REFUSED: ", 0) == 0);
+  const std::string text = pass::plan_text(r, false);
+  CHECK(text.find("no changes") == std::string::npos);  // never "no changes" after a refusal
+}
+
+TEST_CASE("views: a plan whose only change is a registration says so and exits 2",
+          "[views][verdict]") {
+  pass::Report r;
+  r.observed = true;
+  registration::RegistrationOutcome bump;
+  bump.key = "registration/p/d/core";
+  bump.state = "register";
+  bump.version = "v2";
+  bump.previous_version = "v1";
+  r.registrations.items = {bump};
+  const auto v = pass::plan_verdict(r);
+  CHECK(v.exit_code == 2);
+  CHECK(v.line == "changes pending");
+  CHECK(pass::plan_exit_code(r) == 2);
+  const std::string text = pass::plan_text(r, false);
+  // The text ends with the summary (registrations counted) and the verdict.
+  CHECK(text.find("registrations: +0 ~1 -0\nchanges pending\n") != std::string::npos);
+  CHECK(text.find("no changes") == std::string::npos);
+  r.registrations.items.clear();
+  CHECK(pass::plan_verdict(r).line == "no changes");
+  CHECK(pass::plan_verdict(r).exit_code == 0);
+}

@@ -308,3 +308,24 @@ TEST_CASE("review: a rollup row per project touched comes before the per-item de
   CHECK(j["rollup"][0]["scopes"].size() == 3);
   CHECK(j["rollup"][1]["projectAdded"] == true);
 }
+
+TEST_CASE("review: text, markdown and JSON name the commit each revision name resolved to",
+          "[review]") {
+  auto base = test::load_one(k_base);
+  auto same = reconcile::review(base.documents, base.documents);
+  const reconcile::ReviewRevision b{"origin/main", "1a2b3c4d5e6f7a8b9c0d1a2b3c4d5e6f7a8b9c0d"};
+  const reconcile::ReviewRevision h{"HEAD", "5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e"};
+  const auto text = reconcile::render_review_text(same, b, h);
+  CHECK(text.rfind("base origin/main = 1a2b3c4d5e6f\nhead HEAD = 5d6e7f8a9b0c\n", 0) == 0);
+  const auto md = reconcile::render_review_markdown(same, b, h);
+  CHECK(md.find("base <code>origin/main</code> = <code>1a2b3c4d5e6f</code> → head "
+                "<code>HEAD</code> = <code>5d6e7f8a9b0c</code>") != std::string::npos);
+  const auto j = reconcile::render_review_json(same, b, h);
+  CHECK(j["base"]["name"] == "origin/main");
+  CHECK(j["base"]["commit"] == b.commit);
+  CHECK(j["head"]["name"] == "HEAD");
+  CHECK(j["head"]["commit"] == h.commit);
+  // A name with markup is escaped in the markdown header.
+  const auto odd = reconcile::render_review_markdown(same, {"a|b<c>", b.commit}, h);
+  CHECK(odd.find("a|b<c>") == std::string::npos);
+}

@@ -295,16 +295,98 @@ TEST_CASE("plan: items come in key order, then removals in key order", "[registr
   CHECK(plan.items[3].state == ItemState::remove);
 }
 
-TEST_CASE("plan: forcing a registration ignores the ledger's fingerprint", "[registration][plan]") {
+TEST_CASE(
+    "plan: launch plans missing in FlyteAdmin register again despite the ledger's fingerprint",
+    "[registration][plan]") {
   auto r = reg("core", "v1", model::Activate::all);
-  auto rec = record(r, "sha256:1", {"lp"}, {"lp"});
+  auto rec = record(r, "sha256:1", {"lp", "other"}, {"lp"});
   LiveLaunchPlans live = std::map<std::string, std::string>{};
   auto it = plan_registration(r, &rec, facts("sha256:1", {{"lp", false}}), &live, {},
-                              /*force_register=*/true);
+                              std::vector<std::string>{"lp", "other"});
   CHECK(it.state == ItemState::register_);
-  CHECK(it.steps[0].reason == "FlyteAdmin lacks entities the ledger says were registered");
+  CHECK(it.steps[0].reason ==
+        "missing in FlyteAdmin: launch plan lp (and 1 more) not registered at v1");
   CHECK(it.names(StepKind::activate) == std::vector<std::string>{"lp"});
   CHECK(it.drift.empty());  // not drift: the entities themselves were missing
   CHECK(to_string(it.state) == "register");
   CHECK(to_string(StepKind::create_launch_plans) == "create launch plans");
+}
+
+TEST_CASE("plan: a registration the ledger records is in sync only when observation found it",
+          "[registration][plan]") {
+  auto r = reg("core", "v1", model::Activate::all);
+  auto rec = record(r, "sha256:1", {"lp"}, {"lp"});
+  const std::string key = registration_key(r);
+  auto observed = [&] {
+    Observation obs;
+    obs.records.emplace(key, rec);
+    obs.live.emplace(k_dev, std::map<std::string, std::string>{{"lp", "v1"}});
+    return obs;
+  };
+  // All there: in sync, the package was not read.
+  auto held = observed();
+  held.packages.emplace(key, unread("sha256:1"));
+  held.missing.emplace(key, std::vector<std::string>{});
+  CHECK(compute_plan({r}, std::move(held), {}).items[0].state == ItemState::in_sync);
+  // Missing: registered again (the observation read the package for it).
+  auto gone = observed();
+  gone.packages.emplace(key, facts("sha256:1", {{"lp", false}}));
+  gone.missing.emplace(key, std::vector<std::string>{"lp"});
+  auto plan = compute_plan({r}, std::move(gone), {});
+  REQUIRE(plan.items[0].state == ItemState::register_);
+  CHECK(plan.items[0].steps[0].reason ==
+        "missing in FlyteAdmin: launch plan lp not registered at v1");
+  CHECK(plan.has_changes());
+  // Could not be checked: a failed item, never "in sync".
+  auto unknown = observed();
+  unknown.packages.emplace(key, unread("sha256:1"));
+  unknown.missing.emplace(key, Error{ErrorCode::unavailable, "ListLaunchPlans: connection reset"});
+  auto failed = compute_plan({r}, std::move(unknown), {});
+  CHECK(failed.items[0].state == ItemState::failed);
+  CHECK(failed.items[0].message.find("connection reset") != std::string::npos);
+}
+
+TEST_CASE("plan: two registrations of one project and domain holding one launch plan both fail",
+          "[registration][plan]") {
+  auto a = reg("first", "v1", model::Activate::all);
+  a.where = {"regs.yaml", 7, 1};
+  auto b = reg("second", "v2", model::Activate::all);
+  b.where = {"regs.yaml", 14, 1};
+  auto other = reg("elsewhere", "v1", model::Activate::all, "staging");
+  Observation obs;
+  obs.packages.emplace(registration_key(a), facts("sha256:1", {{"lp", false}, {"a", false}}));
+  obs.packages.emplace(registration_key(b), facts("sha256:1", {{"lp", false}, {"b", false}}));
+  obs.packages.emplace(registration_key(other), facts("sha256:1", {{"lp", false}}));
+  obs.live.emplace(k_dev, std::map<std::string, std::string>{});
+  obs.live.emplace(ProjectDomain{"flytesnacks", "staging"}, std::map<std::string, std::string>{});
+  auto plan = compute_plan({a, b, other}, obs, {});
+  REQUIRE(plan.items.size() == 3);
+  const std::string want =
+      "launch plan lp is kept ACTIVE by two registrations of flytesnacks/development: first "
+      "(regs.yaml:7:1) and second (regs.yaml:14:1); each would take the activation from the other "
+      "on every pass (rename the launch plans, or register them in different domains)";
+  for (const auto& it : plan.items) {
+    INFO(it.key);
+    if (it.registration->domain == "staging") {
+      CHECK(it.state == ItemState::register_);  // another domain: no clash
+      continue;
+    }
+    CHECK(it.state == ItemState::failed);
+    CHECK(it.message == want);
+    CHECK(it.steps.empty());
+  }
+  CHECK(launch_plan_clashes({{&a, {"lp", "lp"}}}).empty());  // one package, one registration
+  // One clash per pair, naming every launch plan the two share.
+  auto many = launch_plan_clashes({{&a, {"x", "y", "z", "w"}}, {&b, {"x", "y", "z", "w"}}});
+  REQUIRE(many.size() == 1);
+  CHECK(many[0].launch_plans == std::vector<std::string>{"w", "x", "y", "z"});
+  CHECK(describe(many[0]).rfind("4 launch plans (w, x, y, …) are kept ACTIVE by two", 0) == 0);
+  // Registered at two versions but ACTIVE through one of them only: no clash.
+  auto quiet = reg("quiet", "v3", model::Activate::none);
+  Observation obs2;
+  obs2.packages.emplace(registration_key(a), facts("sha256:1", {{"lp", false}}));
+  obs2.packages.emplace(registration_key(quiet), facts("sha256:1", {{"lp", false}}));
+  obs2.live.emplace(k_dev, std::map<std::string, std::string>{});
+  for (const auto& it : compute_plan({a, quiet}, obs2, {}).items)
+    CHECK(it.state == ItemState::register_);
 }
