@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -25,6 +26,12 @@ inline constexpr uint64_t k_max_repo_package_bytes = 512ull << 20;
 // Reads a file of the revision being reconciled (repository-relative path).
 using RepoFileReader = std::function<Result<std::string>(const std::string& path)>;
 
+// What a caller lets one load do: its cancel flag (the pass's: SIGTERM, leadership lost) aborts
+// a transfer in flight.
+struct LoadControl {
+  const std::atomic<bool>* cancel = nullptr;
+};
+
 // Gets the bytes of the package at an address. Implementations: OCI registries and HTTPS URLs
 // through a content-addressed cache (sources/oci/package_source.hpp), files of the revision
 // (sources/local/package_source.hpp). Thread-safe: registrations load packages concurrently.
@@ -33,8 +40,10 @@ class PackageSource {
   virtual ~PackageSource() = default;
   // The bytes `ref` names, verified against its pin when it has one. Errors: invalid_input (a
   // kind this source does not serve, content that does not match the pin, too large),
-  // not_found, unauthenticated, permission_denied, unavailable/timeout (retryable), internal.
-  virtual Result<LoadedPackage> load(const PackageRef& ref) = 0;
+  // not_found, unauthenticated, permission_denied, unavailable/timeout (retryable; a source that
+  // fetches bounds each load by its own deadline), internal; unavailable "cancelled".
+  virtual Result<LoadedPackage> load(const PackageRef& ref, const LoadControl& control) = 0;
+  Result<LoadedPackage> load(const PackageRef& ref) { return load(ref, LoadControl{}); }
 };
 
 }  // namespace flytecd::sources

@@ -259,12 +259,19 @@ Status load_file(const std::string& path, Config& cfg) {
             c.docker_config = expand_home(p.second.as<std::string>());
           else if (k == "plainHttpRegistries")
             c.plain_http_registries = p.second.as<std::vector<std::string>>();
-          else
+          else if (k == "fetchTimeout" || k == "stallTimeout") {
+            auto seconds = parse_seconds(p.second.as<std::string>());
+            if (!seconds)
+              return make_error(ErrorCode::invalid_input,
+                                where(p.second, "packages." + k) +
+                                    ": expected a positive duration (\"30s\", \"5m\")");
+            (k == "fetchTimeout" ? c.fetch_timeout_seconds : c.stall_timeout_seconds) = *seconds;
+          } else
             return make_error(ErrorCode::invalid_input,
                               where(p.first, "packages." + k) +
                                   ": unknown key (expected registry, cacheDir, cacheMaxBytes, "
                                   "maxPackageBytes, memoryBudgetBytes, caFile, dockerConfig, "
-                                  "plainHttpRegistries)");
+                                  "plainHttpRegistries, fetchTimeout, stallTimeout)");
         }
       } else if (key == "kubernetes") {
         const std::string at = "config " + path + ":" + std::to_string(v.Mark().line + 1);

@@ -64,6 +64,8 @@ struct NotificationConfig {
 //     caFile: /etc/flytecd/registry-ca.pem
 //     dockerConfig: /etc/flytecd/docker/config.json
 //     plainHttpRegistries: [127.0.0.1:5000]
+//     fetchTimeout: 5m                  # one package (manifests, token, blob, retries) in all
+//     stallTimeout: 30s                 # a transfer that moves no byte this long is retried
 struct PackagesConfig {
   std::string registry;   // FlyteRegistration: <registry>/<workflowPackageUri>:<workflowVersion>
   std::string cache_dir;  // default <stateDir>/packages
@@ -73,6 +75,8 @@ struct PackagesConfig {
   std::string ca_file;
   std::string docker_config;
   std::vector<std::string> plain_http_registries;
+  int fetch_timeout_seconds = 300;  // sources::oci::FetchOptions::package_timeout
+  int stall_timeout_seconds = 30;   // sources::oci::FetchOptions::stall_timeout
 };
 
 struct Config {

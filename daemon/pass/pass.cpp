@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <set>
 
 #include "daemon/common/breaker.hpp"
@@ -61,6 +62,22 @@ reconcile::GuardInput guard_input(const reconcile::Plan& plan, const reconcile::
     counts.launch_plans_deactivated += rec.activated.size();
   }
   return reconcile::guard_input(plan, desired, documents, managed, counts);
+}
+
+reconcile::GuardInput guard_bound(const reconcile::Plan& plan, const reconcile::State& desired,
+                                  size_t documents, const reconcile::Managed& managed,
+                                  const std::map<std::string, ledger::RegistrationRecord>& records,
+                                  const std::vector<model::Registration>& declared, bool prune) {
+  auto in = guard_input(plan, desired, documents, managed, records, declared, nullptr, prune);
+  // What a declared registration's plan can deactivate on a change is a subset of what its
+  // record activated (removals are counted above from the ledger).
+  size_t on_change = 0;
+  for (const auto& r : declared)
+    if (auto rec = records.find(registration::registration_key(r)); rec != records.end())
+      on_change += rec->second.activated.size();
+  for (auto& k : in.kinds)
+    if (k.name == "launch plans") k.destroyed = std::min(k.managed, k.destroyed + on_change);
+  return in;
 }
 
 reconcile::State desired_state(const model::Documents& docs, const sinks::Capabilities& held) {
@@ -384,30 +401,54 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
   *live = reconcile::State{};  // the plan holds what it needs; a cold pass's observation is large
   CircuitBreaker breaker;      // one per pass: a target that stops answering stops all of it
   std::optional<registration::RegistrationPlan> reg_plan;
-  if (registrations) {
-    // Plan mode reads changed packages whole (every package error is reported); execute mode
-    // reads a summary, and the package again, pinned to the same digest, as it executes.
-    auto planned = registration::plan_registrations(
-        declared, *w.entities, *w.packages, ledger,
-        registrar_options(rev, opt, /*dry_run=*/opt.mode == Mode::plan, &breaker));
-    if (!planned) return fail(planned.error().wrap("registration plan"));
+  // Registrations are planned on a thread of their own: their packages come from registries that
+  // may be slow or never answer (each load is bounded by packages.fetchTimeout and stops on
+  // cancel), and projects and overrides need none of them. Plan mode reads changed packages whole
+  // (every package error is reported); execute mode reads a summary, and the package again,
+  // pinned to the same digest, as it executes.
+  std::future<Result<registration::RegistrationPlan>> planning;
+  if (registrations)
+    planning = std::async(std::launch::async, [&] {
+      return registration::plan_registrations(
+          declared, *w.entities, *w.packages, ledger,
+          registrar_options(rev, opt, /*dry_run=*/opt.mode == Mode::plan, &breaker));
+    });
+  auto join_planning = [&]() -> std::optional<Error> {
+    if (!planning.valid()) return std::nullopt;
+    auto planned = planning.get();
+    if (!planned) return planned.error().wrap("registration plan");
     reg_plan = std::move(*planned);
     r.registrations = registration::report_of(*reg_plan);
-  }
+    return std::nullopt;
+  };
 
   // Guard: one verdict over every destructive step of the revision, before any of it runs.
-  // Without a registration sink the guard counts from the ledger's records; with one, the
-  // registration plan carries them (no second copy of every record).
+  // Execute mode first tries a bound that needs no package: removals as the ledger has them and,
+  // for every declared registration, every launch plan its record activated (the most a new
+  // version or content could deactivate). If the bound passes, the real plan passes too, and
+  // projects and overrides run without waiting for any package. Otherwise (and in plan mode) the
+  // guard waits for the registration plan and counts from it, as without the bound.
   std::map<std::string, ledger::RegistrationRecord> records;
-  if (!reg_plan) {
+  if (!registrations || opt.mode == Mode::execute) {
     auto read = ledger.registrations();
     if (!read) return fail(read.error().wrap("ledger"));
     records = std::move(*read);
     narrow(opt.scope, records);
   }
-  r.guard_input = guard_input(r.plan, desired, r.documents, *managed, records, declared,
-                              reg_plan ? &*reg_plan : nullptr, opt.policy.prune);
-  r.guard = reconcile::guard_pass(r.guard_input, opt.policy);
+  bool early = false;
+  if (registrations && opt.mode == Mode::execute) {
+    r.guard_input =
+        guard_bound(r.plan, desired, r.documents, *managed, records, declared, opt.policy.prune);
+    r.guard = reconcile::guard_pass(r.guard_input, opt.policy);
+    early = !r.guard.refused;
+  }
+  if (!early) {
+    if (auto e = join_planning()) return fail(*e);
+    r.guard_input = guard_input(r.plan, desired, r.documents, *managed, records, declared,
+                                reg_plan ? &*reg_plan : nullptr, opt.policy.prune);
+    r.guard = reconcile::guard_pass(r.guard_input, opt.policy);
+  }
+  records.clear();  // the registration plan carries what it needs (no second copy of every record)
   if (r.guard.refused) {
     r.plan.refused = true;
     r.plan.refusal = r.guard.reason;
@@ -451,6 +492,20 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
   ao.first_plan = &r.plan;
   ao.narrow = [&](reconcile::State& l, reconcile::Managed& m) { narrow(opt.scope, l, m); };
   r.applied = pass::apply(*w.sink, ledger, desired, ao, opt.on_step);
+  if (opt.on_applied) opt.on_applied(r);
+  // Registrations: their plan (packages) may still be coming; a stuck package delays only this.
+  std::optional<Error> planning_error = join_planning();
+  if (early && reg_plan) {
+    // The counts from the real plan, for the report; they are within the bound that passed.
+    r.guard_input = guard_input(r.plan, desired, r.documents, *managed, {}, declared, &*reg_plan,
+                                opt.policy.prune);
+    if (auto real = reconcile::guard_pass(r.guard_input, opt.policy); real.refused)
+      planning_error = Error{ErrorCode::conflict, real.reason};  // cannot happen: bound >= real
+  }
+  if (planning_error) reg_plan.reset();
+  if (whole && reg_plan && r.has_changes() &&
+      (!own.stored || own.stored->record.in_flight != rev.id))
+    write_record(w, own, opt, own.stored ? own.stored->record.converged : "", rev.id, r);
   if (reg_plan && !(opt.cancel && opt.cancel->load()))
     r.registrations = registration::execute_registrations(
         *reg_plan, *w.entities, *w.packages, ledger,
@@ -459,6 +514,9 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
     r.outcome = Outcome::failed;
     r.error = Error{r.applied.error.empty() ? ErrorCode::internal : r.applied.error_code,
                     r.applied.error.empty() ? "did not converge" : r.applied.error};
+  } else if (planning_error) {
+    r.outcome = Outcome::failed;
+    r.error = *planning_error;
   } else if (!r.registrations.ok()) {
     r.outcome = Outcome::failed;
     if (r.registrations.target_down) {

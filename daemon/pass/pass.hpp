@@ -63,6 +63,8 @@ struct Wiring {
   std::function<Result<EarlierRevision>(const std::string& revision)> revision_at;
 };
 
+struct Report;
+
 enum class Mode {
   plan,     // observe and plan; nothing is written (plan --live, import's check)
   execute,  // plan, guard, then execute what the guard lets through (apply, run)
@@ -80,6 +82,9 @@ struct Options {
   // Progress, called as steps finish (serialized): for logs and streaming CLI output.
   std::function<void(const pass::StepResult&)> on_step;
   std::function<void(const registration::RegistrationOutcome&)> on_registration;
+  // Execute mode: called once projects and overrides are applied, while registrations may still
+  // wait for their packages (the daemon turns ready without waiting for a slow registry).
+  std::function<void(const Report&)> on_applied;
   // Execute mode: why the pass runs ("apply", "startup", "interval", "webhook github", …), kept in
   // the ledger's history with every pass that changed something, was refused or failed; a pass
   // with nothing to do is only counted. Plan mode records nothing.
@@ -155,5 +160,13 @@ reconcile::GuardInput guard_input(const reconcile::Plan& plan, const reconcile::
                                   const std::map<std::string, ledger::RegistrationRecord>& records,
                                   const std::vector<model::Registration>& declared,
                                   const registration::RegistrationPlan* registrations, bool prune);
+
+// An upper bound of guard_input before any package is read: the ledger's removals, and for every
+// declared registration every launch plan its record activated (what a new version or new
+// content could deactivate at most). The guard passing it implies passing the real counts. Pure.
+reconcile::GuardInput guard_bound(const reconcile::Plan& plan, const reconcile::State& desired,
+                                  size_t documents, const reconcile::Managed& managed,
+                                  const std::map<std::string, ledger::RegistrationRecord>& records,
+                                  const std::vector<model::Registration>& declared, bool prune);
 
 }  // namespace flytecd::pass

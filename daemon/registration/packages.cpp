@@ -54,7 +54,8 @@ DefaultPackageSource::DefaultPackageSource(sources::oci::FetchOptions options, s
     : DefaultPackageSource(built_in(std::move(options), std::move(read_repo_file)),
                            std::move(registry)) {}
 
-Result<LoadedPackage> DefaultPackageSource::load(const model::Registration& r) {
+Result<LoadedPackage> DefaultPackageSource::load(const model::Registration& r,
+                                                 const LoadControl& control) {
   auto ref = package_ref_of(r, m_registry);
   if (!ref) return ref.error();
   auto it = m_by_kind.find(ref->kind);
@@ -63,7 +64,7 @@ Result<LoadedPackage> DefaultPackageSource::load(const model::Registration& r) {
                                                     "': no package source "
                                                     "serves " +
                                                     kind_name(ref->kind) + " references here");
-  return it->second->load(*ref);
+  return it->second->load(*ref, control);
 }
 
 RepoFileReader directory_reader(const std::string& root, uint64_t max_bytes) {

@@ -16,6 +16,7 @@ namespace flytecd::registration {
 // A package's values are declared with the sources::PackageSource interface that produces them
 // (sources/package_source.hpp); the registration code keeps its names for them.
 using sources::k_max_repo_package_bytes;
+using sources::LoadControl;
 using sources::LoadedPackage;
 using sources::RepoFileReader;
 
@@ -25,8 +26,9 @@ class PackageSource {
  public:
   virtual ~PackageSource() = default;
   // Errors: invalid_input (the reference does not parse or needs an unconfigured registry), then
-  // whatever sources::PackageSource::load reports.
-  virtual Result<LoadedPackage> load(const model::Registration& r) = 0;
+  // whatever sources::PackageSource::load reports. `control.cancel` aborts a transfer in flight.
+  virtual Result<LoadedPackage> load(const model::Registration& r, const LoadControl& control) = 0;
+  Result<LoadedPackage> load(const model::Registration& r) { return load(r, LoadControl{}); }
 };
 
 // OCI and HTTPS packages through the fetcher (content-addressed cache), repository paths through
@@ -40,7 +42,8 @@ class DefaultPackageSource : public PackageSource {
   // The built-in pair: one fetcher for oci:// and https:// (one cache), and `read_repo_file`.
   DefaultPackageSource(sources::oci::FetchOptions options, std::string registry,
                        RepoFileReader read_repo_file);
-  Result<LoadedPackage> load(const model::Registration& r) override;
+  using PackageSource::load;
+  Result<LoadedPackage> load(const model::Registration& r, const LoadControl& control) override;
 
  private:
   ByKind m_by_kind;

@@ -108,6 +108,8 @@ struct Context {
         memory(memory_) {}
 
   bool cancelled() const { return opt.cancel && opt.cancel->load(); }
+  // Package loads stop with the pass: a transfer in flight is aborted on cancel.
+  LoadControl load_control() const { return LoadControl{opt.cancel}; }
   void count_rpc(size_t n = 1) { rpcs.fetch_add(n); }
   int packages_in_flight() const { return std::max(1, opt.parallelism / 2); }
   ReaderLimits limits() const {
@@ -208,7 +210,7 @@ HydrateParams hydrate_params(const model::Registration& r) {
 
 // A package loaded for execution and decoded; its digest must be the one planned.
 Result<Package> load_planned(Context& ctx, const model::Registration& r, const PackageFacts& f) {
-  auto loaded = ctx.packages.load(pinned(r, f));
+  auto loaded = ctx.packages.load(pinned(r, f), ctx.load_control());
   if (!loaded) return loaded.error();
   if (loaded->digest != f.digest)
     return make_error(ErrorCode::unavailable,
@@ -271,7 +273,7 @@ Observation observe(Context& ctx, const std::vector<model::Registration>& desire
       if (auto no = ctx.not_startable()) return *no;
       const auto& scope_live = obs.live.at({r.project, r.domain});
       if (!scope_live) return scope_live.error().wrap("reading active launch plans");
-      auto loaded = ctx.packages.load(r);
+      auto loaded = ctx.packages.load(r, ctx.load_control());
       if (!loaded) return loaded.error();
       PackageFacts f = facts_of(*loaded);
       auto prev = obs.records.find(registration_key(r));
@@ -682,7 +684,7 @@ RebuiltRegistrations rebuild_registration_records(const std::vector<model::Regis
       skip("reading active launch plans: " + scope->second.error().message);
       continue;
     }
-    auto loaded = ctx.packages.load(r);
+    auto loaded = ctx.packages.load(r, ctx.load_control());
     if (!loaded) {
       skip(loaded.error().message);
       continue;

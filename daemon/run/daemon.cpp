@@ -527,6 +527,14 @@ struct Daemon::Impl {
       else
         log->warn("{} FAILED: {}", reconcile::step_line(r.step), r.status.error().message);
     };
+    // Projects and overrides applied: ready now, not when the slowest package has arrived.
+    po.on_applied = [this](const pass::Report& applied) {
+      if (!applied.applied.ok()) return;
+      std::lock_guard<std::mutex> lock(status_mu);
+      first_success = true;
+      target_up = true;
+      not_ready.clear();
+    };
     po.on_registration = [&](const registration::RegistrationOutcome& o) {
       if (!o.ok())
         log->warn("{}", registration::describe(o));

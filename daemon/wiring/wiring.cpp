@@ -169,6 +169,8 @@ sources::oci::FetchOptions fetch_options(const config::PackagesConfig& cfg,
   o.ca_file = cfg.ca_file;
   o.docker_config = cfg.docker_config;
   o.plain_http_registries = cfg.plain_http_registries;
+  o.package_timeout = std::chrono::seconds(cfg.fetch_timeout_seconds);
+  o.stall_timeout = std::chrono::seconds(cfg.stall_timeout_seconds);
   return o;
 }
 

@@ -9,7 +9,7 @@ class RepoPackageSource : public PackageSource {
  public:
   explicit RepoPackageSource(RepoFileReader read) : m_read(std::move(read)) {}
 
-  Result<LoadedPackage> load(const PackageRef& ref) override {
+  Result<LoadedPackage> load(const PackageRef& ref, const LoadControl&) override {
     if (ref.kind != PackageRef::Kind::path)
       return make_error(ErrorCode::invalid_input,
                         "package " + ref.to_string() + ": not a repository path");

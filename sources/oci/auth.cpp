@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "sources/oci/digest.hpp"
+
 namespace flytecd::sources::oci {
 namespace {
 
@@ -44,6 +46,17 @@ std::string read_quoted(std::string_view s, size_t& i) {
 }
 
 }  // namespace
+
+bool is_b64token(std::string_view s) {
+  if (s.empty() || s.size() > k_max_token_bytes) return false;
+  size_t i = 0;
+  while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) ||
+                          std::string_view("-._~+/").find(s[i]) != std::string_view::npos))
+    ++i;
+  if (i == 0) return false;
+  while (i < s.size() && s[i] == '=') ++i;
+  return i == s.size();
+}
 
 std::string Challenge::param(const std::string& name) const {
   auto it = params.find(name);
@@ -235,6 +248,17 @@ Result<Token> parse_token_response(std::string_view json,
   if (t.value.empty())
     return make_error(ErrorCode::invalid_input,
                       "token response has no \"token\" or \"access_token\" string");
+  // The token goes into an Authorization header: it must be RFC 6750 b64token text. Anything
+  // else (CR/LF would inject headers) is refused; the message never shows the token.
+  if (!is_b64token(t.value))
+    return make_error(
+        ErrorCode::invalid_input,
+        "token response holds a token that is not RFC 6750 b64token text (letters, "
+        "digits, -._~+/ and trailing =" +
+            std::string(t.value.size() > k_max_token_bytes
+                            ? ", at most " + std::to_string(k_max_token_bytes) + " bytes"
+                            : "") +
+            "); refused");
   // Clamped before any arithmetic: a huge expires_in overflowed the time point (undefined
   // behaviour) and one past LLONG_MAX read as negative (an already expired token).
   constexpr long long k_max_ttl = 24 * 3600;
@@ -246,6 +270,28 @@ Result<Token> parse_token_response(std::string_view json,
   }
   t.expires = now + std::chrono::seconds(ttl);
   return t;
+}
+
+std::string token_cache_key(std::string_view registry,
+                            const std::optional<Credentials>& credentials, std::string_view realm,
+                            std::string_view service, std::string_view scope) {
+  std::string identity = "anonymous";
+  if (credentials && !credentials->empty()) {
+    std::string secret = std::to_string(credentials->username.size()) + ":" +
+                         credentials->username + credentials->password;
+    identity = sha256_digest(secret);
+  }
+  const std::string host = normalize_registry_key(registry);
+  std::string key;
+  // Length-prefixed: no value can end one field and start the next.
+  for (std::string_view part :
+       {std::string_view(host), std::string_view(identity), realm, service, scope}) {
+    key += std::to_string(part.size());
+    key += ':';
+    key += part;
+    key += ';';
+  }
+  return key;
 }
 
 std::optional<std::string> TokenCache::get(const std::string& key,

@@ -73,9 +73,17 @@ class CredentialStore {
   std::vector<std::string> m_warnings;
 };
 
+// The longest bearer token accepted (registries' JWTs are a few KiB).
+inline constexpr size_t k_max_token_bytes = 64u << 10;
+
+// RFC 6750 b64token: 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"=", at most
+// k_max_token_bytes. What may follow "Authorization: Bearer ". Pure.
+bool is_b64token(std::string_view s);
+
 // A bearer token from a token endpoint's JSON ({"token"|"access_token", "expires_in",
 // "issued_at"}). expires_in defaults to 60 s (distribution's token spec) and is clamped to
-// [0 s, 24 h]. Errors: invalid_input.
+// [0 s, 24 h]. Errors: invalid_input, also for a token that is not b64token text (the message
+// never contains the token).
 struct Token {
   std::string value;
   std::chrono::steady_clock::time_point expires;
@@ -83,7 +91,16 @@ struct Token {
 Result<Token> parse_token_response(std::string_view json,
                                    std::chrono::steady_clock::time_point now);
 
-// Bearer tokens per (realm, service, scope), valid until shortly before expiry. Thread-safe.
+// The cache key of a bearer token: the registry it is sent to (host[:port]), who asked for it
+// (anonymous, or a digest of the credentials, never the secret itself), then realm, service and
+// scope. Tokens are kept per registry and identity as Docker and containerd keep them: a token
+// obtained for one host is never sent to another, even when that other registry names the same
+// realm and scope (it would otherwise harvest a private registry's token). Pure.
+std::string token_cache_key(std::string_view registry,
+                            const std::optional<Credentials>& credentials, std::string_view realm,
+                            std::string_view service, std::string_view scope);
+
+// Bearer tokens by token_cache_key, valid until shortly before expiry. Thread-safe.
 class TokenCache {
  public:
   std::optional<std::string> get(const std::string& key, std::chrono::steady_clock::time_point now);

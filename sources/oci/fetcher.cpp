@@ -27,7 +27,13 @@ http::ClientOptions client_options(const FetchOptions& o) {
   c.total_timeout = o.total_timeout;
   c.max_attempts = o.max_attempts;
   c.max_redirects = 5;
+  c.stall_timeout = o.stall_timeout;
   return c;
+}
+
+std::string seconds_text(std::chrono::milliseconds ms) {
+  const auto s = ms.count() / 1000;
+  return s * 1000 == ms.count() ? std::to_string(s) + " s" : std::to_string(ms.count()) + " ms";
 }
 
 constexpr size_t k_max_index_probes = 16;
@@ -74,26 +80,39 @@ struct PackageFetcher::State {
     return slot;
   }
 
+  FetchBounds bounds(const std::atomic<bool>* cancel) const {
+    return FetchBounds{std::chrono::steady_clock::now() + options.package_timeout, cancel};
+  }
+
+  // A timeout once the package's deadline passed says which bound it was.
+  Error bounded(Error e, const FetchBounds& b) const {
+    if (e.code == ErrorCode::timeout && std::chrono::steady_clock::now() >= b.deadline)
+      e.message += " (no package within " + seconds_text(options.package_timeout) +
+                   ": packages.fetchTimeout)";
+    return e;
+  }
+
   // Manifest bytes by digest from the cache, else from the registry (then cached).
   Result<RegistryClient::ManifestBytes> manifest(RegistryClient& reg, const std::string& repo,
-                                                 const std::string& reference) {
+                                                 const std::string& reference,
+                                                 const FetchBounds& b) {
     if (valid_sha256_digest(reference))
       if (auto cached = cache.read(reference, options.max_manifest_bytes))
         return RegistryClient::ManifestBytes{std::move(*cached), reference, ""};
-    auto m = reg.get_manifest(repo, reference, options.max_manifest_bytes);
+    auto m = reg.get_manifest(repo, reference, options.max_manifest_bytes, b);
     if (!m) return m;
     if (auto st = cache.put(m->digest, m->bytes); !st)
       log::get("oci:" + reg.name())->warn("{}", st.error().message);
     return m;
   }
 
-  Result<Resolved> resolve_oci(const PackageRef& ref) {
+  Result<Resolved> resolve_oci(const PackageRef& ref, const FetchBounds& b) {
     auto reg = registry(ref.registry);
     const std::string reference = ref.digest.empty() ? ref.tag : ref.digest;
     const std::string where =
         ref.registry + "/" + ref.repository + (ref.digest.empty() ? ":" : "@") + reference;
-    auto top = manifest(*reg, ref.repository, reference);
-    if (!top) return top.error().wrap("oci: resolve " + where);
+    auto top = manifest(*reg, ref.repository, reference, b);
+    if (!top) return bounded(top.error().wrap("oci: resolve " + where), b);
     auto parsed = parse_manifest(top->bytes, top->content_type);
     if (!parsed) return parsed.error().wrap("oci: resolve " + where);
     Manifest image = std::move(parsed).value();
@@ -105,8 +124,8 @@ struct PackageFetcher::State {
       std::string rejected;
       for (size_t i = 0; i < candidates->size() && i < k_max_index_probes; ++i) {
         const auto& d = (*candidates)[i];
-        auto child = manifest(*reg, ref.repository, d.digest);
-        if (!child) return child.error().wrap("oci: resolve " + where);
+        auto child = manifest(*reg, ref.repository, d.digest, b);
+        if (!child) return bounded(child.error().wrap("oci: resolve " + where), b);
         auto cm = parse_manifest(child->bytes, child->content_type);
         if (!cm) return cm.error().wrap("oci: resolve " + where + ": manifest " + d.digest);
         auto layer = select_package_layer(*cm, "manifest " + d.digest);
@@ -144,8 +163,8 @@ struct PackageFetcher::State {
     return Resolved{top->digest, layer->digest, layer->size, layer->media_type};
   }
 
-  Result<Fetched> fetch_oci(const PackageRef& ref) {
-    auto resolved = resolve_oci(ref);
+  Result<Fetched> fetch_oci(const PackageRef& ref, const FetchBounds& b) {
+    auto resolved = resolve_oci(ref, b);
     if (!resolved) return resolved.error();
     Fetched out{resolved->layer_digest, resolved->manifest_digest,
                 cache.blob_path(resolved->layer_digest), resolved->layer_size, true};
@@ -156,8 +175,8 @@ struct PackageFetcher::State {
     if (!tmp) return tmp.error().wrap("oci: fetch");
     const auto start = std::chrono::steady_clock::now();
     auto st =
-        reg->get_blob(ref.repository, resolved->layer_digest, resolved->layer_size, tmp->path());
-    if (!st) return st.error().wrap("oci: fetch");
+        reg->get_blob(ref.repository, resolved->layer_digest, resolved->layer_size, tmp->path(), b);
+    if (!st) return bounded(st.error().wrap("oci: fetch"), b);
     auto path = cache.commit(*tmp, resolved->layer_digest);
     if (!path) return path.error().wrap("oci: fetch");
     log::get("oci:" + ref.registry)
@@ -171,7 +190,7 @@ struct PackageFetcher::State {
     return out;
   }
 
-  Result<Fetched> fetch_https(const PackageRef& ref) {
+  Result<Fetched> fetch_https(const PackageRef& ref, const FetchBounds& b) {
     const std::string where = "https: fetch " + log::redact_url(ref.url);
     if (ref.pinned())
       if (auto size = cache.lookup(ref.digest))
@@ -180,13 +199,14 @@ struct PackageFetcher::State {
     if (!tmp) return tmp.error().wrap(where);
     http::ClientRequest req;
     req.url = ref.url;
+    b.apply(req);
     Sender sender = [&](const http::ClientRequest& rq) {
       auto r = http->execute(rq);
       https_requests += r ? static_cast<uint64_t>(r->attempts) : 1;
       return r;
     };
     auto r = download_to_file(sender, req, tmp->path(), options.max_blob_bytes, where);
-    if (!r) return r.error();
+    if (!r) return bounded(r.error(), b);
     const auto& [resp, got] = r.value();
     if (resp.status != 200) return status_error(resp.status, resp.body, where);
     if (ref.pinned() && got.digest != ref.digest)
@@ -204,12 +224,12 @@ PackageFetcher::PackageFetcher(FetchOptions options)
 
 PackageFetcher::~PackageFetcher() = default;
 
-Result<Resolved> PackageFetcher::resolve(const PackageRef& ref) {
+Result<Resolved> PackageFetcher::resolve(const PackageRef& ref, const std::atomic<bool>* cancel) {
   switch (ref.kind) {
     case PackageRef::Kind::oci:
-      return m_state->resolve_oci(ref);
+      return m_state->resolve_oci(ref, m_state->bounds(cancel));
     case PackageRef::Kind::https: {
-      auto f = m_state->fetch_https(ref);
+      auto f = m_state->fetch_https(ref, m_state->bounds(cancel));
       if (!f) return f.error();
       return Resolved{"", f->digest, f->size, ""};
     }
@@ -222,12 +242,12 @@ Result<Resolved> PackageFetcher::resolve(const PackageRef& ref) {
                         "from the Git snapshot, not fetched)");
 }
 
-Result<Fetched> PackageFetcher::fetch(const PackageRef& ref) {
+Result<Fetched> PackageFetcher::fetch(const PackageRef& ref, const std::atomic<bool>* cancel) {
   switch (ref.kind) {
     case PackageRef::Kind::oci:
-      return m_state->fetch_oci(ref);
+      return m_state->fetch_oci(ref, m_state->bounds(cancel));
     case PackageRef::Kind::https:
-      return m_state->fetch_https(ref);
+      return m_state->fetch_https(ref, m_state->bounds(cancel));
     case PackageRef::Kind::path:
       break;
   }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -23,7 +24,13 @@ struct FetchOptions {
   uint64_t max_blob_bytes = 512ull << 20;
   int max_attempts = 4;  // 429 (Retry-After honoured), 5xx, transport errors
   std::chrono::milliseconds connect_timeout{10000};
-  std::chrono::milliseconds total_timeout{300000};
+  std::chrono::milliseconds total_timeout{300000};  // one request, its retries included
+  // One resolve() or fetch() in all (manifests, tokens, the blob, every retry): a registry that
+  // accepts and never answers fails that package after this, not the pass (packages.fetchTimeout).
+  std::chrono::milliseconds package_timeout{300000};
+  // A transfer that moves no byte for this long is aborted and retried within package_timeout
+  // (packages.stallTimeout; 0 = off).
+  std::chrono::milliseconds stall_timeout{30000};
 };
 
 struct Resolved {               // what a reference points at now (tag lookup only; cheap)
@@ -49,6 +56,9 @@ struct Fetched {
 // config.json, ~/.docker/config.json. They are sent only to the registry's origin and its token
 // realm; never logged or put in errors.
 //
+// Bounds: connect_timeout, stall_timeout per transfer, package_timeout over everything one call
+// sends, and the caller's `cancel` (aborts the transfer in flight within about a second).
+//
 // Thread-safe: the reconciler fetches several packages concurrently.
 class PackageFetcher {
  public:
@@ -61,11 +71,12 @@ class PackageFetcher {
   // manifest is cached); https: needs the bytes (pinned and cached: no network). Errors:
   // not_found, unauthenticated, permission_denied, unavailable/timeout/resource_exhausted
   // (retryable), invalid_input (integrity, size, ambiguity, Kind::path).
-  Result<Resolved> resolve(const PackageRef& ref);
+  Result<Resolved> resolve(const PackageRef& ref, const std::atomic<bool>* cancel = nullptr);
 
   // The verified package bytes in the cache; a pinned digest already cached makes no request.
-  // Errors as resolve().
-  Result<Fetched> fetch(const PackageRef& ref);
+  // Errors as resolve(); timeout names the registry and packages.fetchTimeout when the package's
+  // deadline passed; unavailable "cancelled" when `cancel` became true.
+  Result<Fetched> fetch(const PackageRef& ref, const std::atomic<bool>* cancel = nullptr);
 
   // HTTP requests sent so far (including retries, redirects and token requests).
   uint64_t requests_sent() const;

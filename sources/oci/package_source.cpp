@@ -12,8 +12,8 @@ class FetchingPackageSource : public PackageSource {
  public:
   explicit FetchingPackageSource(FetchOptions options) : m_fetcher(std::move(options)) {}
 
-  Result<LoadedPackage> load(const PackageRef& ref) override {
-    auto fetched = m_fetcher.fetch(ref);
+  Result<LoadedPackage> load(const PackageRef& ref, const LoadControl& control) override {
+    auto fetched = m_fetcher.fetch(ref, control.cancel);
     if (!fetched) return fetched.error();
     std::ifstream in(fetched->path, std::ios::binary);
     if (!in)

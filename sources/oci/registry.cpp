@@ -153,8 +153,10 @@ uint64_t RegistryClient::requests() const {
 
 Result<std::string> RegistryClient::bearer_token(const std::string& realm,
                                                  const std::string& service,
-                                                 const std::string& scope, bool renew) {
-  const std::string key = realm + "|" + service + "|" + scope;
+                                                 const std::string& scope, bool renew,
+                                                 const FetchBounds& bounds) {
+  // Per registry and identity: a registry naming another's realm and scope gets its own token.
+  const std::string key = token_cache_key(m_registry, m_credentials, realm, service, scope);
   if (!renew)
     if (auto t = m_tokens->get(key, std::chrono::steady_clock::now())) return *t;
   const std::string where = "token from " + log::redact_url(realm) + " for " + scope;
@@ -167,6 +169,7 @@ Result<std::string> RegistryClient::bearer_token(const std::string& realm,
   if (!service.empty()) req.url += "service=" + url_escape_query(service) + "&";
   req.url += "scope=" + url_escape_query(scope);
   req.headers.push_back("Accept: application/json");
+  bounds.apply(req);
   if (m_credentials && !m_credentials->empty()) {
     // Credentials go to the realm only over TLS, unless the registry itself is plain http
     // (a loopback test registry): then the realm may be too.
@@ -196,7 +199,9 @@ Result<std::string> RegistryClient::bearer_token(const std::string& realm,
 }
 
 Result<http::ClientResponse> RegistryClient::send(const std::string& repo,
-                                                  http::ClientRequest request) {
+                                                  http::ClientRequest request,
+                                                  const FetchBounds& bounds) {
+  bounds.apply(request);
   const std::string default_scope = "repository:" + api_repository(repo) + ":pull";
   std::string scope = default_scope;
   bool sent_basic = false, fresh_token = false;
@@ -215,7 +220,7 @@ Result<http::ClientResponse> RegistryClient::send(const std::string& repo,
                             base64_encode(m_credentials->username + ":" + m_credentials->password));
       sent_basic = true;
     } else if (scheme == Scheme::bearer) {
-      auto token = bearer_token(realm, service, scope, false);
+      auto token = bearer_token(realm, service, scope, false, bounds);
       if (!token) return token.error();
       req.headers.push_back("Authorization: Bearer " + *token);
     }
@@ -253,7 +258,8 @@ Result<http::ClientResponse> RegistryClient::send(const std::string& repo,
         m_realm = bearer->param("realm");
         m_service = bearer->param("service");
       }
-      auto token = bearer_token(bearer->param("realm"), bearer->param("service"), scope, true);
+      auto token =
+          bearer_token(bearer->param("realm"), bearer->param("service"), scope, true, bounds);
       if (!token) return token.error();
       fresh_token = true;
       continue;
@@ -280,13 +286,14 @@ Result<http::ClientResponse> RegistryClient::send(const std::string& repo,
 
 Result<RegistryClient::ManifestBytes> RegistryClient::get_manifest(const std::string& repo,
                                                                    const std::string& reference,
-                                                                   uint64_t max_bytes) {
+                                                                   uint64_t max_bytes,
+                                                                   const FetchBounds& bounds) {
   const std::string what = "manifest " + m_registry + "/" + repo + ":" + reference;
   http::ClientRequest req;
   req.url = base() + "/v2/" + api_repository(repo) + "/manifests/" + reference;
   req.headers.push_back(manifest_accept_header());
   req.max_body = max_bytes;
-  auto r = send(repo, req);
+  auto r = send(repo, req, bounds);
   if (!r) {
     Error e = r.error();
     if (e.message.rfind("response body exceeds", 0) == 0)
@@ -317,11 +324,11 @@ Result<RegistryClient::ManifestBytes> RegistryClient::get_manifest(const std::st
 }
 
 Status RegistryClient::get_blob(const std::string& repo, const std::string& digest, uint64_t size,
-                                const std::filesystem::path& dest) {
+                                const std::filesystem::path& dest, const FetchBounds& bounds) {
   const std::string what = "blob " + digest + " from " + m_registry + "/" + repo;
   http::ClientRequest req;
   req.url = base() + "/v2/" + api_repository(repo) + "/blobs/" + digest;
-  Sender sender = [&](const http::ClientRequest& rq) { return send(repo, rq); };
+  Sender sender = [&](const http::ClientRequest& rq) { return send(repo, rq, bounds); };
   auto r = download_to_file(sender, req, dest, size, what);
   if (!r) {
     Error e = r.error();

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -18,6 +20,18 @@ namespace flytecd::sources::oci {
 struct Download {
   std::string digest;  // sha256 of the bytes received
   uint64_t size = 0;
+};
+
+// What bounds every request of one package fetch: one deadline over all of them (manifests,
+// tokens, the blob, their retries) and the caller's cancel flag (the pass's: SIGTERM, leadership
+// lost), which aborts a transfer in flight.
+struct FetchBounds {
+  std::chrono::steady_clock::time_point deadline{};  // the epoch: only the client's timeouts
+  const std::atomic<bool>* cancel = nullptr;
+  void apply(http::ClientRequest& r) const {
+    r.deadline = deadline;
+    r.cancel = cancel;
+  }
 };
 
 using Sender = std::function<Result<http::ClientResponse>(const http::ClientRequest&)>;
@@ -52,12 +66,12 @@ class RegistryClient {
   // (missing tag/repository), unauthenticated, permission_denied, retryable codes, and
   // invalid_input for oversized or tampered content.
   Result<ManifestBytes> get_manifest(const std::string& repo, const std::string& reference,
-                                     uint64_t max_bytes);
+                                     uint64_t max_bytes, const FetchBounds& bounds = {});
 
   // GET /v2/<repo>/blobs/<digest> into `dest`, verifying size and sha256 while streaming.
   // Errors as get_manifest; invalid_input on any size or digest mismatch.
   Status get_blob(const std::string& repo, const std::string& digest, uint64_t size,
-                  const std::filesystem::path& dest);
+                  const std::filesystem::path& dest, const FetchBounds& bounds = {});
 
   // Requests sent (including retries, redirects and token requests), for tests and figures.
   uint64_t requests() const;
@@ -65,9 +79,10 @@ class RegistryClient {
 
  private:
   // Sends with the current auth and answers one 401 challenge (Basic or Bearer) by retrying.
-  Result<http::ClientResponse> send(const std::string& repo, http::ClientRequest request);
+  Result<http::ClientResponse> send(const std::string& repo, http::ClientRequest request,
+                                    const FetchBounds& bounds);
   Result<std::string> bearer_token(const std::string& realm, const std::string& service,
-                                   const std::string& scope, bool renew);
+                                   const std::string& scope, bool renew, const FetchBounds& bounds);
   std::string base() const;
   std::string api_repository(const std::string& repo) const;
 

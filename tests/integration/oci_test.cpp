@@ -3,9 +3,11 @@
 // middleware pointing at another host, a tampered blob, a missing tag, injected 429/5xx, an OCI
 // index and the pinned-digest cache. Every registry is started and stopped by the test.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <future>
+#include <mutex>
 
 #include "sources/oci/fetcher.hpp"
 #include "tests/oci/oci_test_support.hpp"
@@ -264,6 +266,82 @@ TEST_CASE(
   REQUIRE_FALSE(r);
   CHECK(r.error().code == ErrorCode::unauthenticated);
   CHECK(r.error().message.find("nope-secret") == std::string::npos);
+}
+
+// Issue 27 §2: the token cache was shared by every registry and keyed by realm|service|scope, so
+// registry B (no credentials) naming registry A's realm and scope was sent A's bearer token.
+TEST_CASE(
+    "oci: registry B naming registry A's token realm and scope never receives A's token "
+    "(tokens are kept per registry and identity)",
+    "[oci]") {
+  if (!have_registry()) return;
+  Env env;
+  IsolatedHome home(env.tmp.str());
+  Registry a(mode(false, false, true));
+  Pusher(a, true, true).push_package("flyte/core", "v1", oci_test::fixture_package());
+  // B: a stand-in registry that names A's realm, service and scope in its challenge and records
+  // the Authorization header of every request it receives.
+  oci_test::Server b;
+  std::mutex mu;
+  std::vector<std::string> at_b;
+  b.http().Get(".*", [&](const httplib::Request& req, httplib::Response& res) {
+    {
+      std::lock_guard<std::mutex> g(mu);
+      at_b.push_back(req.get_header_value("Authorization"));
+    }
+    if (req.has_header("Authorization")) {
+      res.status = 404;
+      res.set_content(R"({"errors":[{"code":"MANIFEST_UNKNOWN","message":"stand-in"}]})",
+                      "application/json");
+      return;
+    }
+    res.status = 401;
+    res.set_header("WWW-Authenticate",
+                   "Bearer realm=\"http://127.0.0.1:" + std::to_string(a.token_port()) +
+                       "/token\",service=\"flyte-test-registry\","
+                       "scope=\"repository:flyte/core:pull\"");
+  });
+  b.run();
+
+  auto o = env.options(a.host());
+  o.plain_http_registries.push_back(b.host());
+  o.docker_config = env.tmp.str("config.json");  // credentials for A only
+  oci_test::spit(o.docker_config, R"({"auths":{")" + a.host() + R"(":{"auth":")" +
+                                      oci::base64_encode("flyte:flytepass") + R"("}}})");
+  oci::PackageFetcher fetcher(o);
+  // B first (its client learns it speaks Bearer), then A (A's token, user flyte, is cached), then
+  // B again, as consecutive passes do: B asks the cache for realm, service and scope.
+  auto first_b = fetcher.fetch(oci_ref(b.host(), "flyte/core", "v1"));
+  REQUIRE_FALSE(first_b);
+  CHECK(first_b.error().code == ErrorCode::not_found);
+  ok(fetcher.fetch(oci_ref(a.host(), "flyte/core", "v1")));
+  const int before = a.token_requests();
+  auto from_b = fetcher.fetch(oci_ref(b.host(), "flyte/core", "v1"));
+  REQUIRE_FALSE(from_b);
+  CHECK(from_b.error().code == ErrorCode::not_found);
+  CHECK(a.token_requests() == before);  // B's own token, cached for B
+  ok(fetcher.fetch(oci_ref(a.host(), "flyte/core", "v1")));
+  CHECK(a.token_requests() == before);  // and A's own, cached for A
+
+  std::lock_guard<std::mutex> g(mu);
+  std::vector<std::string> bearer;
+  for (const auto& h : at_b)
+    if (h.rfind("Bearer ", 0) == 0) bearer.push_back(h.substr(7));
+  REQUIRE_FALSE(bearer.empty());
+  for (const auto& token : bearer) {
+    // The JWT's subject says whose token it is: A's credentials give "flyte", anonymous "".
+    const auto first = token.find('.'), second = token.find('.', first + 1);
+    REQUIRE(second != std::string::npos);
+    std::string payload = token.substr(first + 1, second - first - 1);
+    std::replace(payload.begin(), payload.end(), '-', '+');
+    std::replace(payload.begin(), payload.end(), '_', '/');
+    auto json = oci::base64_decode(payload);
+    REQUIRE(json);
+    auto claims = nlohmann::json::parse(*json);
+    INFO(claims.dump());
+    CHECK(claims.value("sub", "?") != oci_test::k_user);
+    CHECK(claims.value("sub", "?").empty());
+  }
 }
 
 TEST_CASE("oci: a blob redirect to another host is followed without the registry's credentials",

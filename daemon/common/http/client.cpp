@@ -57,6 +57,7 @@ struct Transfer {
   ClientResponse* response = nullptr;
   CURL* curl = nullptr;
   bool sink_aborted = false;
+  bool error_body_cut = false;      // an error body reached k_max_error_body: stopped reading
   uint64_t sent = 0;                // streamed body bytes so far
   std::optional<Error> read_error;  // why the body reader stopped the transfer
 };
@@ -93,7 +94,11 @@ size_t on_data(char* data, size_t size, size_t n, void* user) {
   if (t->response->body.size() + bytes > limit) {
     t->response->body_overflow = true;
     if (success) return 0;  // a 2xx body over the bound is an error the caller reports
-    return bytes;           // error bodies are only for messages: keep the head, drop the rest
+    // Error bodies are only for messages: keep the head and stop the transfer here (reading on
+    // would let an endless body run until the total timeout).
+    t->response->body.append(data, static_cast<size_t>(limit - t->response->body.size()));
+    t->error_body_cut = true;
+    return 0;
   }
   t->response->body.append(data, bytes);
   return bytes;
@@ -125,6 +130,27 @@ int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
 }
 
 bool is_authorization(const std::string& h) { return lower(h.substr(0, 14)) == "authorization:"; }
+
+// A header that would split into several (CR, LF) or be cut (NUL) is refused: its value may come
+// from a server (a token endpoint) and must not inject headers. The error names the header by
+// its name only when that is a plain token (the value may be a credential).
+std::optional<Error> bad_header(const std::vector<std::string>& headers) {
+  for (size_t i = 0; i < headers.size(); ++i) {
+    const std::string& h = headers[i];
+    if (h.find_first_of(std::string_view("\r\n\0", 3)) == std::string::npos) continue;
+    const size_t colon = h.find(':');
+    std::string name = colon == std::string::npos ? std::string() : h.substr(0, colon);
+    const bool plain = !name.empty() && name.size() <= 64 &&
+                       std::all_of(name.begin(), name.end(), [](unsigned char ch) {
+                         return std::isalnum(ch) || ch == '-' || ch == '_';
+                       });
+    return Error{ErrorCode::invalid_input,
+                 "request header " + (plain ? "'" + name + "'" : "#" + std::to_string(i + 1)) +
+                     " holds a CR, LF or NUL character; refused (a header value must be one "
+                     "line of text)"};
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -268,7 +294,7 @@ Client::Attempt Client::send_once(const ClientRequest& request, const std::strin
   CURL* c = m_shared->take();
   if (c == nullptr) return {make_error(ErrorCode::internal, "curl_easy_init failed"), true};
   ClientResponse response;
-  Transfer t{&request, &response, c, false, 0, std::nullopt};
+  Transfer t{&request, &response, c, false, false, 0, std::nullopt};
   curl_slist* list = nullptr;
   for (const auto& h : headers) list = curl_slist_append(list, h.c_str());
   list = curl_slist_append(list, "Expect:");  // no 100-continue round trip
@@ -283,6 +309,16 @@ Client::Attempt Client::send_once(const ClientRequest& request, const std::strin
                        1, std::min(m_options.connect_timeout, budget).count())));
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS,
                    static_cast<long>(std::max<long long>(1, budget.count())));
+  const long stall_seconds = m_options.stall_timeout.count() > 0
+                                 ? static_cast<long>(std::max<long long>(
+                                       1, (m_options.stall_timeout.count() + 999) / 1000))
+                                 : 0L;
+  if (stall_seconds > 0) {
+    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, stall_seconds);
+  }
+  std::array<char, CURL_ERROR_SIZE> curl_error{};
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, curl_error.data());
   curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
@@ -315,16 +351,32 @@ Client::Attempt Client::send_once(const ClientRequest& request, const std::strin
   }
   const CURLcode rc = curl_easy_perform(c);
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, nullptr);  // the buffer ends with this call
   curl_slist_free_all(list);
   m_shared->give(c);
   if (t.read_error) return {*t.read_error, true};
   if (t.sink_aborted) return {make_error(ErrorCode::internal, "aborted by receiver"), true};
   if (rc == CURLE_ABORTED_BY_CALLBACK && request.cancel != nullptr && request.cancel->load())
     return {make_error(ErrorCode::unavailable, "cancelled"), true};
+  if (rc == CURLE_WRITE_ERROR && t.error_body_cut) {
+    // The status and the head of the error body are the answer; the rest was not read.
+    response.final_url = url;
+    return {std::move(response), false};
+  }
   if (rc == CURLE_WRITE_ERROR && response.body_overflow)
     return {make_error(ErrorCode::invalid_input,
                        "response body exceeds " + std::to_string(request.max_body) + " bytes"),
             true};
+  if (rc == CURLE_OPERATION_TIMEDOUT) {
+    // libcurl's own text may name the host; these name neither the URL nor the headers.
+    const bool stalled =
+        stall_seconds > 0 &&
+        std::string_view(curl_error.data()).find("too slow") != std::string_view::npos;
+    return {make_error(ErrorCode::timeout,
+                       stalled ? "stalled: no data for " + std::to_string(stall_seconds) + " s"
+                               : "no answer within " + std::to_string(budget.count()) + " ms"),
+            false};
+  }
   if (rc != CURLE_OK) {
     std::string what = curl_easy_strerror(rc);
     const bool tls = is_tls_failure(rc);
@@ -338,8 +390,13 @@ Client::Attempt Client::send_once(const ClientRequest& request, const std::strin
 }
 
 Result<ClientResponse> Client::execute(const ClientRequest& request) {
+  if (auto bad = bad_header(request.headers)) return *bad;
+  if (request.cancel != nullptr && request.cancel->load())
+    return make_error(ErrorCode::unavailable, "cancelled");
   const auto total = request.timeout.count() > 0 ? request.timeout : m_options.total_timeout;
-  const auto deadline = Clock::now() + total;
+  auto deadline = Clock::now() + total;
+  const bool shared_deadline = request.deadline != Clock::time_point{};
+  if (shared_deadline) deadline = std::min(deadline, request.deadline);
   const std::string origin = url_origin(request.url);
   const int max_attempts = std::max(1, m_options.max_attempts);
   int failures = 0, sent = 0, redirects = 0;
@@ -348,9 +405,15 @@ Result<ClientResponse> Client::execute(const ClientRequest& request) {
   std::vector<std::string> headers = request.headers;
   for (;;) {
     auto budget = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
-    if (budget.count() <= 0)
+    if (budget.count() <= 0) {
+      if (shared_deadline && sent == 0)
+        return make_error(ErrorCode::timeout, "the deadline passed before the request was sent");
+      if (shared_deadline && Clock::now() >= request.deadline)
+        return make_error(ErrorCode::timeout,
+                          "the deadline passed (" + std::to_string(sent) + " requests)");
       return make_error(ErrorCode::timeout, "gave up after " + std::to_string(total.count()) +
                                                 " ms (" + std::to_string(sent) + " requests)");
+    }
     if (m_options.attempt_timeout.count() > 0) budget = std::min(budget, m_options.attempt_timeout);
     if (request.on_restart) request.on_restart();
     ++sent;

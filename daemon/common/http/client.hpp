@@ -3,14 +3,20 @@
 // The one libcurl client of flytecd (OCI registries, the Kubernetes API, the fast-registration
 // upload, notifications, OAuth). curl headers stay out of this header.
 //
-// - Timeouts: connect, per attempt, and for all attempts together.
+// - Timeouts: connect, per attempt, for all attempts together, an absolute deadline a caller
+//   shares over several requests (ClientRequest::deadline), and a stall bound (stall_timeout:
+//   an attempt that moves no byte for that long is aborted, even if the server keeps it open).
+// - Cancel: ClientRequest::cancel aborts the transfer in flight (libcurl looks at it at least
+//   once a second) and the waits between attempts.
 // - Retries (max_attempts > 1) on transport errors, 408, 429 and 5xx, with jittered backoff;
 //   Retry-After (seconds or HTTP-date) is honoured up to max_retry_after.
 // - Redirects are followed by hand (max_redirects; 0 = a 3xx is returned as the response). An
 //   Authorization header is dropped as soon as a redirect leaves the request's origin.
 // - TLS: system CAs or ca_file; verification can be turned off only through insecure_tls.
 // - Response size: 2xx bodies are bounded by max_body (collected) or streamed to on_body;
-//   error bodies keep their first 64 KiB.
+//   an error body is read up to 64 KiB and the transfer stops there (an endless error body
+//   costs 64 KiB, not the total timeout): the response is returned with body_overflow set.
+// - Headers: a value with CR, LF or NUL is refused before anything is sent (no injection).
 // - Request bodies: a string, or streamed from a reader (Content-Length = body_size).
 // - Errors never contain the URL, headers or bodies (a URL may carry a signature, headers carry
 //   credentials): callers add their own context with a redacted URL.
@@ -40,6 +46,9 @@ struct ClientOptions {
   int max_redirects = 0;                             // 0 = 3xx responses are returned as is
   std::chrono::milliseconds backoff_base{200};       // doubled per attempt, with jitter
   std::chrono::milliseconds max_retry_after{60000};  // longest Retry-After honoured
+  // An attempt that receives and sends less than 1 byte/s for this long is aborted (a timeout,
+  // retried like one): a server that accepts and never answers. 0 = off; whole seconds.
+  std::chrono::milliseconds stall_timeout{0};
 };
 
 // Reads up to `n` bytes of a request body into `buf`: the count, 0 at the end, or an error.
@@ -63,6 +72,9 @@ struct ClientRequest {
   uint64_t max_body = 1u << 20;  // bound for collected 2xx bodies
   // > 0: this request's deadline over all its attempts, instead of ClientOptions::total_timeout.
   std::chrono::milliseconds timeout{0};
+  // Set (not the epoch): no attempt runs past it; a deadline shared by several requests (all the
+  // requests of one package fetch). Passed: a timeout error before anything is sent.
+  std::chrono::steady_clock::time_point deadline{};
   // Optional: when it becomes true the transfer in flight is aborted ("cancelled").
   const std::atomic<bool>* cancel = nullptr;
 };
@@ -70,10 +82,10 @@ struct ClientRequest {
 struct ClientResponse {
   long status = 0;
   std::vector<std::pair<std::string, std::string>> headers;  // names lower-cased
-  std::string body;       // collected body (not when streamed to a sink)
-  std::string final_url;  // after redirects
-  int attempts = 0;       // requests sent, over retries and redirects
-  bool body_overflow = false;
+  std::string body;            // collected body (not when streamed to a sink)
+  std::string final_url;       // after redirects
+  int attempts = 0;            // requests sent, over retries and redirects
+  bool body_overflow = false;  // an error body was cut at 64 KiB (its transfer stopped there)
 
   // The last value of a header (name matched case-insensitively), or "".
   std::string header(std::string_view name) const;
@@ -99,10 +111,10 @@ class Client {
   Client& operator=(const Client&) = delete;
 
   // Sends the request, following redirects and retrying transient failures as configured.
-  // Returns the final response whatever its status (callers map statuses). Errors: timeout,
-  // unavailable (transport, TLS, too many redirects), invalid_input (a 2xx body over
-  // max_body), internal "aborted by receiver" (on_body said stop), "cancelled", or the body
-  // reader's own error.
+  // Returns the final response whatever its status (callers map statuses). Errors: timeout
+  // (deadline, stall), unavailable (transport, TLS, too many redirects), invalid_input (a 2xx
+  // body over max_body, a header value with CR/LF/NUL), internal "aborted by receiver" (on_body
+  // said stop), unavailable "cancelled", or the body reader's own error.
   Result<ClientResponse> execute(const ClientRequest& request);
 
   const ClientOptions& options() const { return m_options; }

@@ -132,3 +132,56 @@ TEST_CASE("pass guard: the plan's deletes and archives are what the guard counts
   strict.max_prune_share = 0.4;
   CHECK(reconcile::guard_pass(in, strict).refused);
 }
+
+// Issue 27 §3: the pass waited for every package before projects and overrides. It now guards a
+// bound first that needs no package; if that passes, so does the real plan.
+TEST_CASE("pass guard: the bound before packages counts every launch plan a record activated",
+          "[pass]") {
+  std::map<std::string, ledger::RegistrationRecord> records;
+  for (const char* n : {"a", "b", "c", "d"}) {
+    const std::string name = n;
+    records["registration/p/development/" + name] = record(name, {"lp-" + name});
+  }
+  records["registration/p/development/quiet"] = record("quiet", {});
+  std::vector<model::Registration> decl{declared("a"), declared("b"),     declared("c"),
+                                        declared("d"), declared("quiet"), declared("new")};
+  reconcile::Plan plan;
+  reconcile::State desired;
+  reconcile::Managed managed;
+  auto bound = pass::guard_bound(plan, desired, 6, managed, records, decl, /*prune=*/true);
+  CHECK(kind(bound, "launch plans").managed == 4);
+  CHECK(kind(bound, "launch plans").destroyed == 4);  // each could drop its one launch plan
+  CHECK(kind(bound, "registrations").destroyed == 0);
+  CHECK(reconcile::guard_pass(bound, reconcile::Policy{}).refused);  // so the pass waits
+
+  // New registrations and ones that activated nothing cannot deactivate anything: no wait.
+  std::vector<model::Registration> fresh{declared("quiet"), declared("new")};
+  std::map<std::string, ledger::RegistrationRecord> quiet{
+      {"registration/p/development/quiet", records["registration/p/development/quiet"]}};
+  bound = pass::guard_bound(plan, desired, 2, managed, quiet, fresh, true);
+  CHECK(kind(bound, "launch plans").destroyed == 0);
+  CHECK_FALSE(reconcile::guard_pass(bound, reconcile::Policy{}).refused);
+
+  // The real plan never counts more than the bound: with every package observed unchanged in
+  // name (new version, same launch plans ACTIVE), nothing is deactivated.
+  registration::Observation seen;
+  seen.records = records;
+  std::map<std::string, std::string> live;
+  for (const char* n : {"a", "b", "c", "d"}) {
+    registration::PackageFacts facts;
+    facts.digest = std::string("sha256:") + n;
+    facts.read = true;
+    facts.plans = {{std::string("lp-") + n, true}};
+    seen.packages.emplace(std::string("registration/p/development/") + n, facts);
+    live[std::string("lp-") + n] = "v1";
+  }
+  seen.live.emplace(registration::ProjectDomain{"p", "development"}, live);
+  auto planned = registration::compute_plan(decl, seen, registration::PlanPolicy{});
+  auto real = pass::guard_input(plan, desired, 6, managed, records, decl, &planned, true);
+  bound = pass::guard_bound(plan, desired, 6, managed, records, decl, true);
+  for (size_t i = 0; i < real.kinds.size(); ++i) {
+    INFO(real.kinds[i].name);
+    CHECK(real.kinds[i].managed == bound.kinds[i].managed);
+    CHECK(real.kinds[i].destroyed <= bound.kinds[i].destroyed);
+  }
+}

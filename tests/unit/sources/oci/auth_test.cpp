@@ -140,3 +140,77 @@ TEST_CASE("oci auth: base64 round trip", "[oci]") {
   CHECK(oci::base64_decode("Zm9vYg") == std::optional<std::string>("foob"));  // unpadded
   CHECK_FALSE(oci::base64_decode("%%%%"));
 }
+
+// Issue 27 §7: a token endpoint answering {"token":"SECRET\r\nX-Injected: yes"} made the
+// registry receive an X-Injected header on every request.
+TEST_CASE("oci auth: a token that is not RFC 6750 b64token text is refused, never echoed",
+          "[oci]") {
+  const auto now = std::chrono::steady_clock::now();
+  for (const char* body :
+       {R"({"token":"SECRET\r\nX-Injected: yes"})", R"({"token":"SECRET\nX-Injected: yes"})",
+        R"({"access_token":"SECRET\u0000tail"})", R"({"token":"SECRET with spaces"})",
+        R"({"token":"SECRET\"quote"})", R"({"token":"=SECRET"})", R"({"token":"SECRET=x"})",
+        R"({"token":"SECRETé"})"}) {
+    INFO(body);
+    auto t = oci::parse_token_response(body, now);
+    REQUIRE_FALSE(t);
+    CHECK(t.error().code == ErrorCode::invalid_input);
+    CHECK_THAT(t.error().message, Catch::Contains("b64token"));
+    CHECK_THAT(t.error().message, !Catch::Contains("SECRET") && !Catch::Contains("Injected"));
+  }
+  // What registries hand out: JWTs (base64url with dots) and opaque base64 with padding.
+  for (const char* ok :
+       {"eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJmbHl0ZSJ9.c2ln-_~", "dG9rZW4+/w==", "abc", "a.b.c"}) {
+    INFO(ok);
+    auto t = oci::parse_token_response(std::string(R"({"token":")") + ok + "\"}", now);
+    REQUIRE(t);
+    CHECK(t->value == ok);
+  }
+}
+
+TEST_CASE("oci auth: b64token is RFC 6750's grammar, bounded in length", "[oci]") {
+  for (const char* ok :
+       {"eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJmbHl0ZSJ9.c2ln-_~", "dG9rZW4+/w==", "abc", "a.b.c", "a="})
+    CHECK(oci::is_b64token(ok));
+  for (const char* no : {"", "==", "=a", "a=b", "a b", "a\r\nb", "a,b", "a\"b", "\xc3\xa9"})
+    CHECK_FALSE(oci::is_b64token(no));
+  CHECK(oci::is_b64token(std::string(oci::k_max_token_bytes, 'a')));
+  CHECK_FALSE(oci::is_b64token(std::string(oci::k_max_token_bytes + 1, 'a')));
+  const std::string huge = R"({"token":")" + std::string(oci::k_max_token_bytes + 1, 'a') + "\"}";
+  auto t = oci::parse_token_response(huge, std::chrono::steady_clock::now());
+  REQUIRE_FALSE(t);
+  CHECK_THAT(t.error().message, Catch::Contains("at most 65536 bytes"));
+}
+
+// Issue 27 §2: the shared cache was keyed by realm|service|scope, so registry B naming registry
+// A's realm and scope was sent A's token.
+TEST_CASE("oci auth: token cache keys differ per registry and per identity, and hold no secret",
+          "[oci]") {
+  oci::Credentials alice{"alice", "pa55-secret", "env"};
+  oci::Credentials bob{"bob", "other-secret", "env"};
+  const std::string realm = "https://auth.example/token", service = "svc",
+                    scope = "repository:flyte/core:pull";
+  const auto a = oci::token_cache_key("a.example:5000", alice, realm, service, scope);
+  CHECK(a == oci::token_cache_key("A.example:5000", alice, realm, service, scope));
+  CHECK(a != oci::token_cache_key("b.example:5000", alice, realm, service, scope));
+  CHECK(a != oci::token_cache_key("a.example:5000", bob, realm, service, scope));
+  CHECK(a != oci::token_cache_key("a.example:5000", std::nullopt, realm, service, scope));
+  CHECK(a != oci::token_cache_key("a.example:5000", alice, realm, service,
+                                  "repository:flyte/other:pull"));
+  // The same username with another password is another identity.
+  CHECK(a != oci::token_cache_key("a.example:5000", oci::Credentials{"alice", "new", "env"}, realm,
+                                  service, scope));
+  // No field can run into the next one.
+  CHECK(oci::token_cache_key("h", std::nullopt, "r|s", "x", "y") !=
+        oci::token_cache_key("h", std::nullopt, "r", "s|x", "y"));
+  CHECK_THAT(a, !Catch::Contains("pa55-secret"));
+  CHECK(oci::token_cache_key("docker.io", std::nullopt, realm, service, scope) ==
+        oci::token_cache_key("registry-1.docker.io", std::nullopt, realm, service, scope));
+
+  oci::TokenCache cache;
+  const auto now = std::chrono::steady_clock::now();
+  cache.put(a, oci::Token{"alice-token", now + std::chrono::minutes(5)});
+  CHECK(cache.get(a, now) == "alice-token");
+  CHECK_FALSE(
+      cache.get(oci::token_cache_key("b.example:5000", std::nullopt, realm, service, scope), now));
+}

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "daemon/common/http/client.hpp"
+#include "tests/unit/daemon/common/http/silent_server.hpp"
 
 namespace http = flytecd::http;
 using flytecd::ErrorCode;
@@ -300,4 +301,138 @@ TEST_CASE("http client: url_encode and base64", "[http_client]") {
   CHECK(http::base64("") == "");
   CHECK(http::base64("f") == "Zg==");
   CHECK(http::base64("foobar") == "Zm9vYmFy");
+}
+
+// Issue 27 §7: a 404 with an endless chunked body (a few MB/s, so no low-speed limit fires) was
+// read until the total timeout (1.8 GB in 300 s) although only 64 KiB of it were kept.
+TEST_CASE("http client: an endless error body is cut at 64 KiB and its transfer stops there",
+          "[http_client]") {
+  Server server;
+  std::atomic<uint64_t> written{0};
+  server.routes().Get("/endless", [&](const httplib::Request&, httplib::Response& res) {
+    res.status = 404;
+    res.set_chunked_content_provider("application/json", [&](size_t, httplib::DataSink& sink) {
+      const std::string chunk(64u << 10, 'x');
+      if (!sink.write(chunk.data(), chunk.size())) return false;
+      written += chunk.size();
+      std::this_thread::sleep_for(10ms);  // ~6 MB/s: far above any low-speed limit
+      return true;
+    });
+  });
+  server.start();
+  http::Client client(http::ClientOptions{});
+  http::ClientRequest req;
+  req.url = server.url("/endless");
+  req.timeout = 20s;
+  const auto t0 = Clock::now();
+  auto r = client.execute(req);
+  const auto took = Clock::now() - t0;
+  REQUIRE(r);
+  CHECK(r->status == 404);
+  CHECK(r->body_overflow);
+  CHECK(r->body.size() == (64u << 10));
+  CHECK(took < 2s);
+  // What the server managed to write before the client hung up: the kept head, curl's buffer
+  // and a chunk or two in flight, not megabytes.
+  CHECK(written.load() < (1u << 20));
+}
+
+// Issue 27 §7: a header value with CR/LF (a token from a token endpoint) injected headers.
+TEST_CASE("http client: a header value with CR, LF or NUL is refused before anything is sent",
+          "[http_client]") {
+  Server server;
+  std::atomic<int> hits{0};
+  server.routes().Get("/x", [&](const httplib::Request&, httplib::Response& res) {
+    ++hits;
+    res.set_content("ok", "text/plain");
+  });
+  server.start();
+  http::Client client(http::ClientOptions{});
+  for (const std::string& bad : {std::string("Authorization: Bearer SECRET\r\nX-Injected: yes"),
+                                 std::string("Authorization: Bearer SECRET\nX-Injected: yes"),
+                                 std::string("X-Custom: SECRET\rtail"),
+                                 std::string("Authorization: Bearer SECRET\0x", 30)}) {
+    http::ClientRequest req;
+    req.url = server.url("/x");
+    req.headers = {"Accept: */*", bad};
+    auto r = client.execute(req);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == ErrorCode::invalid_input);
+    CHECK_THAT(r.error().message, Catch::Contains("CR, LF or NUL"));
+    CHECK_THAT(r.error().message, !Catch::Contains("SECRET") && !Catch::Contains("Injected"));
+  }
+  CHECK(hits == 0);
+  http::ClientRequest fine;
+  fine.url = server.url("/x");
+  fine.headers = {"Authorization: Bearer abc.def"};
+  REQUIRE(client.execute(fine));
+  CHECK(hits == 1);
+}
+
+// Issue 27 §3: a server that accepts the connection and sends nothing held a request for the
+// whole total timeout (300 s) with nothing to stop it early.
+TEST_CASE("http client: a server that accepts and never answers stalls out after stall_timeout",
+          "[http_client]") {
+  test_support::SilentServer silent;
+  http::ClientOptions o;
+  o.stall_timeout = 1s;
+  o.total_timeout = 60s;
+  http::Client client(o);
+  http::ClientRequest req;
+  req.url = silent.url("/v2/flyte/core/manifests/v1?sig=secret");
+  const auto t0 = Clock::now();
+  auto r = client.execute(req);
+  const auto took = Clock::now() - t0;
+  REQUIRE_FALSE(r);
+  CHECK(r.error().code == ErrorCode::timeout);
+  CHECK_THAT(r.error().message, Catch::Contains("stalled: no data for 1 s"));
+  CHECK_THAT(r.error().message, !Catch::Contains("secret") && !Catch::Contains("/v2"));
+  CHECK(took >= 900ms);
+  CHECK(took < 4s);
+  CHECK(silent.accepted() == 1);
+}
+
+TEST_CASE("http client: one deadline bounds several requests; a passed one sends nothing",
+          "[http_client]") {
+  test_support::SilentServer silent;
+  http::ClientOptions o;
+  o.max_attempts = 5;
+  o.backoff_base = 1ms;
+  http::Client client(o);
+  http::ClientRequest req;
+  req.url = silent.url("/x");
+  req.deadline = Clock::now() + 700ms;
+  const auto t0 = Clock::now();
+  auto first = client.execute(req);
+  REQUIRE_FALSE(first);
+  CHECK(first.error().code == ErrorCode::timeout);
+  CHECK(Clock::now() - t0 < 2s);
+  const int accepted = silent.accepted();
+  auto second = client.execute(req);  // the same deadline, passed now
+  REQUIRE_FALSE(second);
+  CHECK(second.error().code == ErrorCode::timeout);
+  CHECK_THAT(second.error().message, Catch::Contains("deadline passed before"));
+  CHECK(silent.accepted() == accepted);
+}
+
+TEST_CASE("http client: a cancel stops a request to a server that never answers", "[http_client]") {
+  test_support::SilentServer silent;
+  http::Client client(http::ClientOptions{});
+  std::atomic<bool> cancel{false};
+  http::ClientRequest req;
+  req.url = silent.url("/x");
+  req.cancel = &cancel;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(300ms);
+    cancel = true;
+  });
+  const auto t0 = Clock::now();
+  auto r = client.execute(req);
+  stopper.join();
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message == "cancelled");
+  CHECK(Clock::now() - t0 < 2500ms);
+  auto again = client.execute(req);  // already cancelled: nothing is sent
+  REQUIRE_FALSE(again);
+  CHECK(again.error().message == "cancelled");
 }
