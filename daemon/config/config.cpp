@@ -27,6 +27,8 @@ Result<bool> to_bool(const std::string& where, const std::string& v) {
 // busy loop against Git and FlyteAdmin; a lock wait is bounded so a stuck writer is named.
 constexpr DurationRange k_interval_range{std::chrono::seconds(1), std::chrono::hours(24)};
 constexpr DurationRange k_lock_wait_range{std::chrono::seconds(0), std::chrono::hours(1)};
+// packages.fetchTimeout / stallTimeout: a transfer bound of at least a second, at most a day.
+constexpr DurationRange k_transfer_range{std::chrono::seconds(1), std::chrono::hours(24)};
 
 Status merge_flytectl(const std::string& path, Config& cfg) {
   auto admin = sinks::flyteadmin::load_flytectl_config(expand_home(path));
@@ -260,12 +262,13 @@ Status load_file(const std::string& path, Config& cfg) {
           else if (k == "plainHttpRegistries")
             c.plain_http_registries = p.second.as<std::vector<std::string>>();
           else if (k == "fetchTimeout" || k == "stallTimeout") {
-            auto seconds = parse_seconds(p.second.as<std::string>());
-            if (!seconds)
+            // The one duration parser; whole seconds (the transfer bounds are per second).
+            auto d = parse_duration(p.second.as<std::string>(), k_transfer_range);
+            if (!d)
               return make_error(ErrorCode::invalid_input,
-                                where(p.second, "packages." + k) +
-                                    ": expected a positive duration (\"30s\", \"5m\")");
-            (k == "fetchTimeout" ? c.fetch_timeout_seconds : c.stall_timeout_seconds) = *seconds;
+                                where(p.second, "packages." + k) + ": " + d.error().message);
+            (k == "fetchTimeout" ? c.fetch_timeout_seconds : c.stall_timeout_seconds) =
+                static_cast<int>((d->count() + 999) / 1000);
           } else
             return make_error(ErrorCode::invalid_input,
                               where(p.first, "packages." + k) +
