@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "daemon/registration/package_decode.hpp"
 #include "flytecd_service.grpc.pb.h"
+#include "sinks/decode_bound.hpp"
 
 namespace flytecd::sinks::emulator {
 namespace {
@@ -155,7 +155,7 @@ using GStatus = grpc::Status;
 constexpr uint64_t k_max_decoded_request_bytes = 256ull << 20;
 
 // The Create* methods take their request undecoded: a request is decoded only once the wire
-// format's estimate (registration/package_decode.hpp) is within bounds, so an entity that is a
+// format's estimate (sinks/decode_bound.hpp) is within bounds, so an entity that is a
 // decode bomb (millions of empty nodes) is refused with INVALID_ARGUMENT before memory is spent.
 using AdminServiceBase = fs::AdminService::WithRawCallbackMethod_CreateTask<
     fs::AdminService::WithRawCallbackMethod_CreateWorkflow<
@@ -279,12 +279,12 @@ class AdminServiceImpl final : public AdminServiceBase {
     slices.clear();
     const std::string what = std::string(method) + " request";
     const std::string type = Request::descriptor()->full_name();
-    const auto est = registration::estimate_decode(*Request::descriptor(), wire);
+    const auto est = sinks::estimate_decode(*Request::descriptor(), wire);
     if (est.malformed)
       return finish(GStatus(grpc::StatusCode::INVALID_ARGUMENT,
                             what + ": not a well-formed " + type + " (truncated or corrupt)"));
-    if (auto s = registration::check_decode(est, wire.size(), k_max_decoded_request_bytes,
-                                            "the emulator's bound on a decoded request", what);
+    if (auto s = sinks::check_decode(est, wire.size(), k_max_decoded_request_bytes,
+                                     "the emulator's bound on a decoded request", what);
         !s)
       return finish(GStatus(grpc::StatusCode::INVALID_ARGUMENT, s.error().message));
     Request request;

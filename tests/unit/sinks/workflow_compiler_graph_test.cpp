@@ -269,7 +269,7 @@ TEST_CASE("compiler: an attribute path into a STRUCT without a dataclass is type
   CHECK(errs[0].text == "node n1 input x: INTEGER is not castable from STRUCT (n0.r)");
 }
 
-TEST_CASE("compiler: interface variables need a type; a sub-workflow id given twice stops all",
+TEST_CASE("compiler: interface variables need a type, a sub-workflow id given twice stops all",
           "[compile][issue22]") {
   auto spec = workflow(R"(nodes { id: "n" )" + promise("x", "", "wf_input") + int_input("y") +
                        ref("task_123") + R"( } outputs { var: "wf_output" binding { promise {

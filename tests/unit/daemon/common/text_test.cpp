@@ -64,7 +64,7 @@ TEST_CASE("text: cut_utf8 never cuts a character in half, and its result is vali
   CHECK(text::valid_utf8(text::cut_utf8("caf\xE9 au lait", 100)));
 }
 
-TEST_CASE("text: dump_json never throws on invalid UTF-8; plain dump() does", "[text]") {
+TEST_CASE("text: dump_json never throws on invalid UTF-8, plain dump() does", "[text]") {
   nlohmann::json j = {{"file", "caf\xE9.yaml"}, {"detail", cjk(100).substr(0, 299)}};
   CHECK_THROWS(j.dump());  // what every bare dump() did (type_error 316)
   std::string out;
@@ -87,7 +87,7 @@ TEST_CASE("text: json_string reads a string field and answers \"\" for any other
   CHECK(json_string(nlohmann::json::array(), "a").empty());
 }
 
-TEST_CASE("scan: printable output is valid UTF-8: characters kept, stray bytes as \\xNN",
+TEST_CASE("scan: printable output is valid UTF-8: characters kept, stray bytes as hex escapes",
           "[text][scan]") {
   CHECK(scan::printable("caf\xC3\xA9") == "caf\xC3\xA9");
   CHECK(scan::printable("caf\xE9.yaml") == "caf\\xe9.yaml");

@@ -138,7 +138,7 @@ TEST_CASE("yaml: a file's node bound is enforced before any document's tree is b
   CHECK(converted == 2);
 }
 
-TEST_CASE("yaml: the revision's node budget spans files; the file that spends it is named",
+TEST_CASE("yaml: the revision's node budget spans files, the file that spends it is named",
           "[yaml][memory]") {
   Limits limits;
   limits.max_nodes_per_revision = 100;

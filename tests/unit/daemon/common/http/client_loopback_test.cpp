@@ -392,7 +392,7 @@ TEST_CASE("http client: a server that accepts and never answers stalls out after
   CHECK(silent.accepted() == 1);
 }
 
-TEST_CASE("http client: one deadline bounds several requests; a passed one sends nothing",
+TEST_CASE("http client: one deadline bounds several requests, a passed one sends nothing",
           "[http_client]") {
   test_support::SilentServer silent;
   http::ClientOptions o;

@@ -1,8 +1,8 @@
-#include "daemon/registration/package_decode.hpp"
+#include "sinks/decode_bound.hpp"
 
 #include <unordered_map>
 
-namespace flytecd::registration {
+namespace flytecd::sinks {
 
 namespace {
 
@@ -206,4 +206,4 @@ Status check_decode(const DecodeEstimate& estimate, size_t wire_bytes, uint64_t 
   return ok_status();
 }
 
-}  // namespace flytecd::registration
+}  // namespace flytecd::sinks
