@@ -146,6 +146,10 @@ TEST_CASE(
       CHECK(r["active"].size() == 24);
     }
   }
+  // /readyz turns ready once overrides are applied, before packages finish: read the metrics
+  // again now that the registrations are reported.
+  metrics = http.Get("/metrics");
+  REQUIRE(metrics);
   CHECK(metrics->body.find("flytecd_registrations{state=\"failed\"} 0") != std::string::npos);
 
   auto raw = flyteidl::service::AdminService::NewStub(
