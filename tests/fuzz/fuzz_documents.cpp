@@ -13,6 +13,7 @@
 
 #include "daemon/model/loader.hpp"
 #include "tests/fuzz/memory_property.hpp"
+#include "tests/fuzz/utf8_property.hpp"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   flytecd::fuzz::HeapPeak::install();
@@ -35,5 +36,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (r.ok() && r.documents.document_count > limits.max_documents_per_file) std::abort();
   }
   HeapPeak::check(size, 1024, 16u << 20, "load_documents");
+  // UTF-8 property: what validate -o json prints of every diagnostic (measured apart from the
+  // memory property: the JSON is the CLI's, not the loader's).
+  const LoadResult r = load_documents({file}, limits, policy);
+  for (const auto& d : r.diagnostics) {
+    flytecd::fuzz::expect_utf8("a diagnostic's message", d.message);
+    flytecd::fuzz::expect_utf8("a diagnostic's expectation", d.expected);
+    flytecd::fuzz::expect_utf8("a diagnostic's path", d.path);
+    flytecd::fuzz::expect_json_roundtrip("a diagnostic", nlohmann::json{{"file", d.where.file},
+                                                                        {"line", d.where.line},
+                                                                        {"path", d.path},
+                                                                        {"message", d.message},
+                                                                        {"expected", d.expected},
+                                                                        {"text", format(d)}});
+  }
   return 0;
 }

@@ -13,6 +13,7 @@
 #include "daemon/common/log.hpp"
 #include "sources/git/known_hosts.hpp"
 #include "sources/git/url.hpp"
+#include "tests/fuzz/utf8_property.hpp"
 
 namespace {
 
@@ -41,6 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string redacted = flytecd::log::redact_url(s);
   if (!safe_dir_name(mirror_dir_name(redacted))) std::abort();
   auto url = parse_remote_url(text);
+  if (!url) flytecd::fuzz::expect_json_message("parse_remote_url's error", url.error().message);
   if (url && s.find("://") != std::string::npos) {
     // What is logged must not carry the userinfo the URL had.
     auto again = parse_remote_url(redacted);

@@ -10,6 +10,7 @@
 
 #include "daemon/common/http/client.hpp"
 #include "sources/oci/auth.hpp"
+#include "tests/fuzz/utf8_property.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace flytecd::sources::oci;
@@ -22,8 +23,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)ch.param("realm");
   }
   const auto now = std::chrono::steady_clock::now();
-  if (auto token = parse_token_response(text, now); token && token->value.empty()) std::abort();
-  (void)parse_docker_config(text, "fuzz config");
+  if (auto token = parse_token_response(text, now); token && token->value.empty()) {
+    std::abort();
+  } else if (!token) {
+    flytecd::fuzz::expect_json_message("parse_token_response's error", token.error().message);
+  }
+  if (auto config = parse_docker_config(text, "fuzz config"); !config) {
+    flytecd::fuzz::expect_json_message("parse_docker_config's error", config.error().message);
+  }
   (void)normalize_registry_key(text);
   (void)registry_env_var(text);
   if (auto decoded = base64_decode(text)) {

@@ -9,6 +9,7 @@
 
 #include "sources/oci/manifest.hpp"
 #include "sources/oci/registry.hpp"
+#include "tests/fuzz/utf8_property.hpp"
 
 namespace {
 
@@ -17,6 +18,7 @@ void check(std::string_view bytes, std::string_view content_type) {
   auto m = parse_manifest(bytes, content_type);
   if (!m) {
     if (m.error().code != flytecd::ErrorCode::invalid_input) std::abort();
+    flytecd::fuzz::expect_json_message("parse_manifest's error", m.error().message);
     return;
   }
   if (m->kind == Manifest::Kind::image) {
@@ -40,7 +42,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   check(bytes, flytecd::sources::oci::k_docker_manifest);
   // The same bytes as the body of a failed request (distribution's {"errors": [...]}).
   for (long status : {401L, 404L, 429L, 503L}) {
-    (void)flytecd::sources::oci::status_error(status, std::string(bytes), "fuzz: fetch manifest");
+    const auto e =
+        flytecd::sources::oci::status_error(status, std::string(bytes), "fuzz: fetch manifest");
+    flytecd::fuzz::expect_json_message("a registry's error answer", e.message);
   }
   return 0;
 }

@@ -13,6 +13,7 @@
 
 #include "daemon/registration/package.hpp"
 #include "tests/fuzz/memory_property.hpp"
+#include "tests/fuzz/utf8_property.hpp"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   flytecd::fuzz::HeapPeak::install();
@@ -35,10 +36,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!pkg) {
       if (pkg.error().code != flytecd::ErrorCode::invalid_input) std::abort();
       if (pkg.error().message.rfind(name, 0) != 0) std::abort();
+      flytecd::fuzz::expect_json_message("read_package's error", pkg.error().message);
     } else {
       if (pkg->entities.empty()) std::abort();  // a package without entity files is rejected
       for (const auto& e : pkg->entities) {
-        (void)e.id();
+        flytecd::fuzz::expect_json_message("an entity id", e.id());
         (void)to_string(e.kind);
       }
       if (pkg->has_fast_source()) (void)md5_hex(pkg->fast_source_md5);

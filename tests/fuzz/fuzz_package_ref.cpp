@@ -9,6 +9,7 @@
 #include <string>
 
 #include "sources/package_ref.hpp"
+#include "tests/fuzz/utf8_property.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using flytecd::sources::PackageRef;
@@ -17,10 +18,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto ref = flytecd::sources::parse_package_ref(text, error);
   if (!ref) {
     if (error.empty()) std::abort();  // a rejection must say what was wrong
+    flytecd::fuzz::expect_json_message("parse_package_ref's error", error);
     return 0;
   }
   std::string again_error;
   std::string printed = ref->to_string();
+  flytecd::fuzz::expect_json_message("a package reference as printed", printed);
   if (ref->kind != PackageRef::Kind::oci && ref->pinned()) {
     printed.replace(printed.size() - ref->digest.size() + 6, 1, "=");
   }
