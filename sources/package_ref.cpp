@@ -1,6 +1,7 @@
 #include "sources/package_ref.hpp"
 
 #include "daemon/common/scan.hpp"
+#include "daemon/common/text.hpp"
 
 namespace flytecd::sources {
 
@@ -87,6 +88,12 @@ std::optional<PackageRef> parse_package_ref(const std::string& input, std::strin
     error =
         "empty package address; expected oci://host/repo:tag, oci://host/repo@sha256:…, https://… "
         "or a path";
+    return std::nullopt;
+  }
+  // Documents are UTF-8 (libyaml refuses anything else); an address from elsewhere that is not
+  // would reach JSON, the ledger and OCI requests as bytes nothing can print (issue 27).
+  if (!text::valid_utf8(input)) {
+    error = "package address '" + scan::printable(input) + "' is not valid UTF-8";
     return std::nullopt;
   }
   if (input.rfind("oci://", 0) == 0) {

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "daemon/common/digest.hpp"
+#include "daemon/common/scan.hpp"
+#include "daemon/common/text.hpp"
 #include "daemon/registration/package_decode.hpp"
 
 namespace flytecd::registration {
@@ -37,13 +39,15 @@ std::string archive_message(archive* a) {
 }
 
 Error invalid(const std::string& name, std::string_view member, std::string_view what) {
+  // A member's name is bytes from the archive (and libarchive quotes them in its own errors):
+  // made valid UTF-8 here, so the message is safe in JSON, the ledger and the log (issue 27).
   std::string msg = name;
   if (!member.empty()) {
     msg += ": ";
-    msg += member;
+    msg += scan::printable(member, 4096);
   }
   msg += ": ";
-  msg += what;
+  msg += text::to_utf8_lossy(what);
   return make_error(ErrorCode::invalid_input, std::move(msg));
 }
 
@@ -649,7 +653,7 @@ Error stray_error(const std::string& name, const std::vector<std::string>& stray
              : std::to_string(stray.size()) + " files that are not part of a pyflyte package: ";
   for (size_t i = 0; i < stray.size(); ++i) {
     if (i > 0) msg += ", ";
-    msg += stray[i];
+    msg += scan::printable(stray[i], 4096);
     if (basename_of(stray[i]).starts_with("fast")) {
       msg += " (looks like a fast-registration source archive, but its name must end in .tar.gz)";
     }

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "daemon/common/scan.hpp"
+
 namespace flytecd::sources::git {
 namespace {
 
@@ -47,7 +49,7 @@ Result<RemoteUrl> parse_authority(std::string_view authority, RemoteUrl url) {
     auto [ptr, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
     if (ec != std::errc() || ptr != port.data() + port.size() || value <= 0 || value > 65535)
       return make_error(ErrorCode::invalid_input,
-                        "remote URL has an invalid port '" + std::string(port) + "'");
+                        "remote URL has an invalid port '" + scan::printable(port) + "'");
     url.port = value;
   }
   return url;
@@ -100,7 +102,7 @@ Result<RemoteUrl> parse_remote_url(std::string_view url) {
     out.port = 22;
   } else {
     return make_error(ErrorCode::invalid_input,
-                      "unsupported remote URL scheme '" + scheme +
+                      "unsupported remote URL scheme '" + scan::printable(scheme) +
                           "' (use https://, http://, ssh://, git://, file:// or a local path)");
   }
   auto path = rest.find_first_of("/?#");
@@ -122,7 +124,7 @@ Result<std::string> normalize_subpath(std::string_view subpath) {
     std::string_view part = subpath.substr(start, end - start);
     if (part == "..")
       return make_error(ErrorCode::invalid_input,
-                        "subpath '" + std::string(subpath) + "' escapes the repository ('..')");
+                        "subpath '" + scan::printable(subpath) + "' escapes the repository ('..')");
     if (!part.empty() && part != ".") parts.push_back(part);
     start = end + 1;
   }

@@ -40,7 +40,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     } else {
       if (pkg->entities.empty()) std::abort();  // a package without entity files is rejected
       for (const auto& e : pkg->entities) {
-        flytecd::fuzz::expect_json_message("an entity id", e.id());
+        flytecd::fuzz::expect_json_message("an entity's name", e.id().name());
+        flytecd::fuzz::expect_json_message("an entity's file", e.file);
         (void)to_string(e.kind);
       }
       if (pkg->has_fast_source()) (void)md5_hex(pkg->fast_source_md5);

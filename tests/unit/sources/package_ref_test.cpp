@@ -73,3 +73,13 @@ TEST_CASE("package ref: versions must be URL-safe", "[package]") {
   CHECK_FALSE(url_safe_version("v1/2"));
   CHECK_FALSE(url_safe_version("v1?x"));
 }
+
+// Issue 27 (found by the fuzz target's UTF-8 property): an address with bytes that are not
+// UTF-8 was accepted and printed as it was, so it reached JSON and the ledger as raw bytes.
+TEST_CASE("package ref: an address that is not valid UTF-8 is refused, printably",
+          "[package_ref]") {
+  std::string error;
+  CHECK_FALSE(flytecd::sources::parse_package_ref("packages/flyte\xd3pkg.tgz", error));
+  CHECK(error == "package address 'packages/flyte\\xd3pkg.tgz' is not valid UTF-8");
+  CHECK(flytecd::sources::parse_package_ref("packages/caf\xc3\xa9.tgz", error));  // é is fine
+}
