@@ -273,7 +273,7 @@ namespace {
 std::string field_line(const FieldChange& f) {
   FieldChange shown = f;
   shown.source.clear();
-  return change_line(shown) + "  [" + scan::printable(f.source) + "]";
+  return change_line(shown, k_base_head) + "  [" + scan::printable(f.source) + "]";
 }
 
 std::string reaches_text(const ReviewChange& c) {
@@ -435,7 +435,8 @@ nlohmann::ordered_json render_review_json(const Review& r, const ReviewRevision&
   for (const auto& c : r.changes) {
     nlohmann::ordered_json i;
     i["kind"] = c.kind;
-    i["action"] = std::string(1, c.action);
+    // The words plan --live and apply use for the same action (issue 21: one vocabulary).
+    i["action"] = c.action == '+' ? "create" : c.action == '-' ? "delete" : "update";
     i["object"] = c.object;
     if (c.kind == "override") {
       i["before"] = nlohmann::ordered_json::parse(dump_json(c.old_effective));
@@ -447,9 +448,9 @@ nlohmann::ordered_json render_review_json(const Review& r, const ReviewRevision&
       for (const auto& f : c.fields) {
         auto fj = change_json(f);
         fj["before"] = fj["live"];
-        fj["after"] = fj["desired"];
+        fj["after"] = fj["git"];
         fj.erase("live");
-        fj.erase("desired");
+        fj.erase("git");
         i["fields"].push_back(std::move(fj));
       }
       i["reaches"] = c.reaches;

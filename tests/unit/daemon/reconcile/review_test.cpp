@@ -92,7 +92,7 @@ TEST_CASE(
   CHECK(md.find("**Reaches:** <code>p/development/wf.a</code>, every other workflow of p in "
                 "development") != std::string::npos);
   const auto text = reconcile::render_review_text(r, "base", "head");
-  CHECK(text.find("    ~ value: \"old\" → \"new\"  [project-domain (a.yaml:10:3)]") !=
+  CHECK(text.find("    ~ value: base \"old\", head \"new\"  [project-domain (a.yaml:10:3)]") !=
         std::string::npos);
 }
 
@@ -115,7 +115,7 @@ spec:
   auto r = reconcile::review(base.documents, head.documents);
   REQUIRE(r.changes.size() == 1);
   REQUIRE(r.changes[0].fields.size() == 1);
-  CHECK(reconcile::change_line(r.changes[0].fields[0]).rfind("~ maxParallelism: 4 → 25", 0) == 0);
+  CHECK(reconcile::change_line(r.changes[0].fields[0]).rfind("~ maxParallelism: live 4, Git 25", 0) == 0);
   const auto md = reconcile::render_review_markdown(r, "a", "b");
   CHECK(md.find("| <code>maxParallelism</code> | <code>4</code> | <code>25</code> |") !=
         std::string::npos);
