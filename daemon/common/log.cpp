@@ -61,7 +61,7 @@ std::string utc_time(spdlog::log_clock::time_point t) {
   const std::time_t tt = spdlog::log_clock::to_time_t(t);
   std::tm tm{};
   gmtime_r(&tt, &tm);
-  char buf[40];
+  char buf[96];
   std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
                 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
   return buf;

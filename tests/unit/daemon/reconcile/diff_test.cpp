@@ -46,10 +46,11 @@ TEST_CASE("diff: added and removed fields, and a whole message set or unset", "[
   REQUIRE(d.size() == 2);
   CHECK(change_line(d[0]) == "~ workflowExecutionConfig.maxParallelism: live 4, Git 25");
   CHECK(change_line(d[1]) ==
-        "+ workflowExecutionConfig.securityContext.runAs.k8sServiceAccount: \"sa\"");
+        "+ workflowExecutionConfig.securityContext.runAs.k8sServiceAccount: live (unset), Git "
+        "\"sa\"");
   auto gone = diff_messages(&a, nullptr);
   REQUIRE(gone.size() == 1);
-  CHECK(change_line(gone[0]) == "- workflowExecutionConfig.maxParallelism: 4");
+  CHECK(change_line(gone[0]) == "- workflowExecutionConfig.maxParallelism: live 4, Git (unset)");
 }
 
 TEST_CASE("diff: a list that differs is one change, long values are elided with a note", "[diff]") {
