@@ -337,7 +337,11 @@ int run(int argc, char** argv) {
   auto* man = app.add_subcommand("man", "Print the man page (roff)")->group("");
 
   // Global options (--log-level) may also follow the subcommand.
-  for (auto* sub : app.get_subcommands({})) sub->fallthrough();
+  // Global options (--log-level, --log-format) may also follow a nested command (get overrides).
+  for (auto* sub : app.get_subcommands({})) {
+    sub->fallthrough();
+    for (auto* nested : sub->get_subcommands({})) nested->fallthrough();
+  }
   // An unknown command word gets its name and the closest command, not CLI11's "A subcommand is
   // required".
   auto unknown_command = [&](CLI::App& parent, int at, const std::string& prefix) {

@@ -335,7 +335,7 @@ TEST_CASE("review: text, markdown and JSON name the commit each revision name re
 // Issue 21: a retired project's PR comment listed one "effective value" table per override
 // (13 for a real project, several empty), and CLUSTER_RESOURCE (applied per project-domain
 // namespace) was shown reaching workflows.
-TEST_CASE("review: a retired project lists its overrides once; cluster resources reach domains",
+TEST_CASE("review: a retired project lists its overrides once, cluster resources reach domains",
           "[review]") {
   std::string base_yaml = k_base;
   base_yaml +=
