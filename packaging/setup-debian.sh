@@ -54,6 +54,7 @@ test_packages=(
   clang libclang-rt-14-dev llvm-14  # fuzz targets: clang 14, libFuzzer/ASan runtimes, symbolizer
   # packaging: CPack DEB (dpkg-shlibdeps, file), manifest checks (python3-yaml)
   dpkg-dev file python3-yaml
+  python3-jsonschema  # -o json outputs against packaging/schema/flytecd-output.schema.json
   # checks: promtool test rules / a real scrape (prometheus), the .deb's lintian, unpacking Helm
   prometheus lintian unzip
 )

@@ -16,6 +16,7 @@
 #include "daemon/common/log.hpp"
 #include "daemon/model/flytectl_attrs.hpp"
 #include "sinks/emulator/emulator.hpp"
+#include "sinks/flyteadmin/grpc_log.hpp"
 
 namespace flytecd::cli {
 
@@ -74,9 +75,15 @@ int run(int argc, char** argv) {
       "  flytecd get overrides -p flytesnacks -d production --workflow core.basics.hello -o json "
       "--repo repo-layout-example/\n");
 
-  std::string log_level = "info";
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
+  // Empty when not given: a configuration file's log.level / log.format then applies.
+  std::string log_level;
+  app.add_option("--log-level", log_level, "trace, debug, info (default), warn, error")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+  std::string log_format;
+  app.add_option("--log-format", log_format,
+                 "text (default) or json: one JSON object per line with time, level, logger, "
+                 "message and the revision/object/step fields")
+      ->check(CLI::IsMember({"text", "json"}));
 
   auto add_target_options = [](CLI::App* cmd, TargetOptions& t) {
     cmd->add_option("--config", t.config_file, "flytecd config file (YAML)");
@@ -330,7 +337,11 @@ int run(int argc, char** argv) {
   auto* man = app.add_subcommand("man", "Print the man page (roff)")->group("");
 
   // Global options (--log-level) may also follow the subcommand.
-  for (auto* sub : app.get_subcommands({})) sub->fallthrough();
+  // Global options (--log-level, --log-format) may also follow a nested command (get overrides).
+  for (auto* sub : app.get_subcommands({})) {
+    sub->fallthrough();
+    for (auto* nested : sub->get_subcommands({})) nested->fallthrough();
+  }
   // An unknown command word gets its name and the closest command, not CLI11's "A subcommand is
   // required".
   auto unknown_command = [&](CLI::App& parent, int at, const std::string& prefix) {
@@ -355,7 +366,8 @@ int run(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 1;
   }
-  log::init(log_level, false);
+  log::init_from_command_line(log_level, log_format);
+  sinks::flyteadmin::route_grpc_log();
   if (completion->parsed()) {
     auto script = completion_script(describe_commands(app), shell);
     if (!script) {

@@ -83,6 +83,7 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
     j["platformDefaults"] = r.documents.platform_defaults.size();
     j["projects"] = r.documents.projects.size();
     j["registrations"] = r.documents.registrations.size();
+    j["rejectedDocuments"] = r.documents.rejected_documents;
     j["errors"] = errors;
     j["warnings"] = warnings;
     j["diagnostics"] = nlohmann::ordered_json::array();
@@ -94,8 +95,11 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
         << r.documents.document_count << " documents (" << r.documents.projects.size()
         << " projects, " << r.documents.overrides.size() << " overrides, "
         << r.documents.platform_defaults.size() << " platform defaults, "
-        << r.documents.registrations.size() << " registrations); " << errors << " errors, "
-        << warnings << " warnings\n";
+        << r.documents.registrations.size() << " registrations"
+        << (r.documents.rejected_documents
+                ? " accepted, " + std::to_string(r.documents.rejected_documents) + " rejected"
+                : std::string())
+        << "); " << errors << " errors, " << warnings << " warnings\n";
   }
   return r.ok() ? 0 : 1;
 }

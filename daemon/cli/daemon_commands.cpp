@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "daemon/common/json_dump.hpp"
+#include "daemon/reconcile/diff.hpp"
 
 namespace flytecd::cli {
 namespace {
@@ -73,12 +74,7 @@ std::string status_summary(const nlohmann::json& s) {
       std::string d = "  " + str(drift[i], "key") + ": " + str(drift[i], "detail");
       for (const auto& c : drift[i].value("changes", nlohmann::json::array())) {
         if (!c.is_object()) continue;
-        // Values are JSON text already ("\"64\""); null when absent.
-        const auto value = [&](const char* k) {
-          const auto v = c.value(k, nlohmann::json());
-          return v.is_string() ? v.get<std::string>() : v.is_null() ? "(none)" : dump_json(v);
-        };
-        d += "; " + str(c, "path") + ": " + value("live") + " -> " + value("desired");
+        d += "; " + reconcile::change_line(reconcile::change_from_json(c));
       }
       out += d + "\n";
     }

@@ -12,6 +12,7 @@
 #include "daemon/cli/suggest.hpp"
 #include "daemon/common/http/client.hpp"
 #include "daemon/common/json_dump.hpp"
+#include "daemon/common/log.hpp"
 #include "daemon/common/scan.hpp"
 #include "daemon/model/proto_yaml.hpp"
 #include "daemon/pass/apply.hpp"
@@ -147,6 +148,7 @@ Result<config::Config> resolve_config(const TargetOptions& opt) {
   config::Config cfg = config::defaults();
   if (!opt.config_file.empty())
     if (auto s = config::load_file(opt.config_file, cfg); !s) return s.error();
+  log::configure(cfg.log.level, cfg.log.format);
   if (auto s = config::apply_env(cfg); !s) return s.error();
   if (!opt.flytectl_config.empty()) {
     auto admin = sinks::flyteadmin::load_flytectl_config(opt.flytectl_config);

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "daemon/common/duration.hpp"
+#include "daemon/common/scan.hpp"
 
 namespace flytecd::config {
 namespace {
@@ -234,6 +235,28 @@ Status load_file(const std::string& path, Config& cfg) {
                 ErrorCode::invalid_input,
                 where(h.first, at_key) + ": unknown key (expected maxEntries, maxAgeDays)");
           }
+        }
+      } else if (key == "log") {
+        if (!v.IsMap())
+          return make_error(ErrorCode::invalid_input, where(v, key) + ": expected a mapping");
+        for (const auto& l : v) {
+          const std::string k = l.first.Scalar();
+          at_key = key + "." + k;
+          const std::string value = l.second.as<std::string>();
+          const bool known = k == "level"
+                                 ? (value == "trace" || value == "debug" || value == "info" ||
+                                    value == "warn" || value == "error" || value == "off")
+                             : k == "format" ? (value == "text" || value == "json")
+                                             : false;
+          if (k != "level" && k != "format")
+            return make_error(ErrorCode::invalid_input,
+                              where(l.first, at_key) + ": unknown key (expected level, format)");
+          if (!known)
+            return make_error(
+                ErrorCode::invalid_input,
+                where(l.second, at_key) + ": '" + scan::printable(value) + "' is not one of " +
+                    (k == "level" ? "trace, debug, info, warn, error, off" : "text, json"));
+          (k == "level" ? cfg.log.level : cfg.log.format) = value;
         }
       } else if (key == "packages") {
         if (!v.IsMap())

@@ -79,6 +79,14 @@ struct PackagesConfig {
   int stall_timeout_seconds = 30;   // sources::oci::FetchOptions::stall_timeout
 };
 
+// log:
+//   level: info    # trace, debug, info, warn, error, off (--log-level wins)
+//   format: json   # text (default) or json: one object per line (--log-format wins)
+struct LogConfig {
+  std::string level;   // "" = the command line's, else info
+  std::string format;  // "" = the command line's, else text
+};
+
 struct Config {
   std::string repo = ".";
   std::string state_dir;
@@ -94,6 +102,7 @@ struct Config {
   PackagesConfig packages;
   k8s::Settings kubernetes;   // leader election (Lease), ConfigMap mode
   ledger::Retention history;  // history.maxEntries (1000), history.maxAgeDays (90)
+  LogConfig log;
 };
 
 // Defaults: state dir $XDG_STATE_HOME/flytecd or ~/.local/state/flytecd.

@@ -21,7 +21,8 @@ Result<std::set<std::string>> Ledger::registered_versions(const std::string& key
     if (!changes.is_array()) return;
     for (const auto& c : changes) {
       if (!c.is_object() || c.value("path", "") != "version") continue;
-      for (const char* side : {"live", "desired"})
+      // "git" since the typed shape (issue 21), "desired" before it.
+      for (const char* side : {"live", "git", "desired"})
         if (c.contains(side) && c[side].is_string()) out.insert(c[side].get<std::string>());
     }
   });

@@ -82,6 +82,7 @@ struct Documents {
   std::vector<Registration> registrations;
   size_t document_count = 0;
   size_t file_count = 0;
+  size_t rejected_documents = 0;  // documents with an error, left out of the lists above
 };
 
 }  // namespace flytecd::model

@@ -40,6 +40,7 @@ LoadResult IncrementalLoader::load(const std::vector<SourceFile>& files,
     d.registrations.insert(d.registrations.end(), parsed.docs.registrations.begin(),
                            parsed.docs.registrations.end());
     d.document_count += parsed.count;
+    d.rejected_documents += parsed.docs.rejected_documents;
     ++d.file_count;
     result.diagnostics.insert(result.diagnostics.end(), parsed.diags.begin(), parsed.diags.end());
     next.emplace(key, std::move(parsed));

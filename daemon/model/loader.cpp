@@ -605,7 +605,7 @@ size_t parse_file(const SourceFile& file, const Limits& limits, const Policy& po
     return 0;
   }
   // One document at a time: each tree is converted and dropped before the next is built.
-  auto convert = [&](const YamlDocument& yd) {
+  auto convert_one = [&](const YamlDocument& yd) {
     const YAML::Node& doc = yd.root;
     if (!doc.IsMap()) {
       diags.push_back(Diagnostic{Severity::error,
@@ -662,6 +662,17 @@ size_t parse_file(const SourceFile& file, const Limits& limits, const Policy& po
                      "report it with the document",
                      {}});
     }
+  };
+  // A document with an error is left out of `out`; it is counted, so a summary that counts
+  // what was accepted also says how much was not (validate --require-digest, issue 21).
+  auto convert = [&](const YamlDocument& yd) {
+    const size_t before = diags.size();
+    convert_one(yd);
+    for (size_t i = before; i < diags.size(); ++i)
+      if (diags[i].severity == Severity::error) {
+        ++out.rejected_documents;
+        break;
+      }
   };
   return for_each_yaml_document(path, file.bytes, limits, diags, convert, budget);
 }

@@ -133,12 +133,12 @@ ledger::PassRecord history_record(const Report& r, const Revision& rev,
     h.message = registration::describe(o);
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
     auto change = [&](const char* path, const std::string& before, const std::string& after) {
-      if (before != after)
-        j.push_back(
-            {{"path", path},
-             {"live", before.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(before)},
-             {"desired",
-              after.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(after)}});
+      if (before == after) return;
+      reconcile::FieldChange c;
+      c.path = path;
+      if (!before.empty()) c.before = dump_json(nlohmann::json(before));
+      if (!after.empty()) c.after = dump_json(nlohmann::json(after));
+      j.push_back(reconcile::change_json(c));
     };
     if (!o.previous_version.empty() || !o.previous_digest.empty()) {
       change("version", o.previous_version, o.version);

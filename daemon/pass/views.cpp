@@ -295,16 +295,8 @@ std::string history_text(const std::vector<ledger::HistoryEntry>& entries) {
       if (s.changes.empty()) continue;
       auto changes = nlohmann::json::parse(s.changes, nullptr, false);
       if (!changes.is_array()) continue;
-      for (const auto& c : changes) {
-        reconcile::FieldChange fc;
-        fc.path = c.value("path", "");
-        fc.before = c.contains("live") && c["live"].is_string() ? c["live"].get<std::string>() : "";
-        fc.after = c.contains("desired") && c["desired"].is_string()
-                       ? c["desired"].get<std::string>()
-                       : "";
-        fc.elided = c.value("elided", false);
-        out += "      " + reconcile::change_line(fc) + "\n";
-      }
+      for (const auto& c : changes)
+        out += "      " + reconcile::change_line(reconcile::change_from_json(c)) + "\n";
     }
     if (e.noops > 0) out += "  then " + std::to_string(e.noops) + " pass(es) with nothing to do\n";
   }

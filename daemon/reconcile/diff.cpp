@@ -90,23 +90,51 @@ void locate(std::vector<FieldChange>& changes, const std::string& file, int line
   }
 }
 
-std::string change_line(const FieldChange& c) {
-  std::string s = c.before.empty()  ? "+ " + c.path + ": " + c.after
-                  : c.after.empty() ? "- " + c.path + ": " + c.before
-                                    : "~ " + c.path + ": " + c.before + " → " + c.after;
+std::string change_line(const FieldChange& c, Sides sides) {
+  const auto side = [](const std::string& v) { return v.empty() ? std::string("(unset)") : v; };
+  const char* mark = c.before.empty() ? "+ " : c.after.empty() ? "- " : "~ ";
+  std::string s = mark + c.path + ": " + sides.from + " " + side(c.before) + ", " + sides.to + " " +
+                  side(c.after);
   if (c.elided) s += " (long values elided)";
   if (!c.source.empty()) s += " (" + c.source + ")";
   return scan::printable(s, 4096);
 }
 
+nlohmann::ordered_json change_value(const std::string& text) {
+  if (text.empty()) return nullptr;
+  auto v = nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return v.is_discarded() ? nlohmann::ordered_json(text) : v;
+}
+
 nlohmann::ordered_json change_json(const FieldChange& c) {
   nlohmann::ordered_json j;
   j["path"] = c.path;
-  j["live"] = c.before.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(c.before);
-  j["desired"] = c.after.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(c.after);
+  j["live"] = change_value(c.before);
+  j["git"] = change_value(c.after);
   if (c.elided) j["elided"] = true;
   if (!c.source.empty()) j["source"] = c.source;
   return j;
+}
+
+FieldChange change_from_json(const nlohmann::json& j) {
+  FieldChange c;
+  if (!j.is_object()) return c;
+  c.path = json_string(j, "path");
+  c.source = json_string(j, "source");
+  if (auto e = j.find("elided"); e != j.end() && e->is_boolean()) c.elided = e->get<bool>();
+  const bool typed = j.contains("git");
+  const auto text = [&](const char* key) -> std::string {
+    const auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return {};
+    if (!it->is_string()) return dump_json(*it);
+    const std::string& v = it->get_ref<const std::string&>();
+    // The older shape kept JSON text in a string; a value cut by the bound is its text either way.
+    const bool cut = c.elided && v.size() >= 3 && v.compare(v.size() - 3, 3, "…") == 0;
+    return !typed || cut ? v : dump_json(*it);
+  };
+  c.before = text("live");
+  c.after = text(typed ? "git" : "desired");
+  return c;
 }
 
 }  // namespace flytecd::reconcile

@@ -41,9 +41,28 @@ std::vector<FieldChange> diff_json(const nlohmann::json& before, const nlohmann:
 void locate(std::vector<FieldChange>& changes, const std::string& file, int line,
             const sinks::FieldLines& field_lines);
 
-// "~ path: before → after (file:line)" ("+ path: after" when added, "- path: before" when
-// removed; the location when known); one line, control characters escaped.
-std::string change_line(const FieldChange& c);
+// The names of a change's two sides, as every text line prints them: what FlyteAdmin holds and
+// what Git declares (a plan, drift, history), or two Git revisions (plan --git).
+struct Sides {
+  const char* from;
+  const char* to;
+};
+inline constexpr Sides k_live_git{"live", "Git"};
+inline constexpr Sides k_base_head{"base", "head"};
+
+// `~ path: live "24", Git "16" (file:line)`: `+` when the first side is unset, `-` when the
+// second is (an unset side reads `(unset)`); the location when known; one line, control
+// characters escaped. Drift, plans, apply, history and status all print a change this way.
+std::string change_line(const FieldChange& c, Sides sides = k_live_git);
+
+// A side's JSON text as a JSON value: null when unset; a value cut by the bound (not JSON any
+// more) stays its text, and the change says `elided`.
+nlohmann::ordered_json change_value(const std::string& text);
+// {"path", "live", "git", "elided"?, "source"?} with typed values ("777", 4, {...}, null): what
+// `-o json`, /status and the ledger's history hold of a change.
 nlohmann::ordered_json change_json(const FieldChange& c);
+// The change that change_json wrote, and the older history shape ("desired", values that are
+// JSON text in strings); missing fields are unset.
+FieldChange change_from_json(const nlohmann::json& j);
 
 }  // namespace flytecd::reconcile

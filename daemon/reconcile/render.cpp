@@ -167,8 +167,7 @@ nlohmann::ordered_json render_json(const Plan& p, const std::string& target) {
     o["reason"] = s.reason;
     o["drift"] = s.drift;
     if (s.desired)
-      o["desired"] =
-          nlohmann::ordered_json::parse(dump_json(model::message_to_json(s.desired->value)));
+      o["git"] = nlohmann::ordered_json::parse(dump_json(model::message_to_json(s.desired->value)));
     if (s.live)
       o["live"] = nlohmann::ordered_json::parse(dump_json(model::message_to_json(s.live->value)));
     o["changes"] = nlohmann::ordered_json::array();

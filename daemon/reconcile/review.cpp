@@ -1,5 +1,6 @@
 #include "daemon/reconcile/review.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -81,6 +82,9 @@ std::vector<std::string> blast_radius(const model::Hierarchy& before, const mode
                                       const std::vector<std::string>& domains) {
   std::vector<std::string> out;
   if (scope.level() == model::Level::workflow) return out;
+  // CLUSTER_RESOURCE is applied per project-domain namespace by the cluster resource
+  // controller: it reaches domains, never workflows.
+  const bool per_namespace = type == flyteidl::admin::MatchableResource::CLUSTER_RESOURCE;
   std::vector<std::string> reached;
   if (scope.level() == model::Level::project) {
     for (const auto& d : domains)
@@ -90,6 +94,11 @@ std::vector<std::string> blast_radius(const model::Hierarchy& before, const mode
       }
   } else if (effective_changes(before, after, scope, type)) {
     reached.push_back(scope.domain);
+  }
+  if (per_namespace) {
+    if (scope.level() != model::Level::project)
+      for (const auto& d : reached) out.push_back(scope.project + "/" + d);
+    return out;
   }
   std::set<model::Scope> workflows;
   for (const auto* h : {&before, &after})
@@ -119,6 +128,7 @@ std::vector<ProjectRollup> rollup_of(const std::vector<ReviewChange>& changes) {
       for (const auto& s : c.reaches)
         if (s.rfind("every other workflow", 0) != 0) reached.insert(s);
     } else if (c.kind == "project") {
+      row.overrides_deleted += c.retired_overrides.size();
       row.project_added = c.action == '+';
       row.project_archived = c.action == '-';
       row.project_changed = c.action == '~';
@@ -180,7 +190,8 @@ Review review(const model::Documents& base, const model::Documents& head,
     // project row reaches its domains, which blast_radius names).
     if (any.scope.level() != model::Level::project && !c.fields.empty())
       c.scope = model::to_string(any.scope);
-    if (any.scope.level() != model::Level::workflow) {
+    if (any.scope.level() != model::Level::workflow &&
+        any.type != flyteidl::admin::MatchableResource::CLUSTER_RESOURCE) {
       // Workflow scopes declared in the repository that see this scope's value after the change.
       for (const auto& wf : hh.workflow_scopes(any.scope.project, any.scope.domain)) {
         const auto resolved = hh.resolve(wf);
@@ -214,6 +225,19 @@ Review review(const model::Documents& base, const model::Documents& head,
       c.action = '~', ++out.projects_changed;
     else
       continue;
+    if (c.action == '-') {
+      // Its overrides go with it: one list in the project's item, not a table each.
+      auto retired =
+          std::stable_partition(out.changes.begin(), out.changes.end(), [&](const ReviewChange& o) {
+            return !(o.kind == "override" && o.action == '-' && o.project == id);
+          });
+      for (auto it = retired; it != out.changes.end(); ++it)
+        c.retired_overrides.push_back(it->object);
+      out.changes.erase(retired, out.changes.end());
+      if (!c.retired_overrides.empty())
+        c.detail += "; its " + std::to_string(c.retired_overrides.size()) +
+                    " override(s) are removed with it";
+    }
     out.changes.push_back(std::move(c));
   }
 
@@ -273,7 +297,7 @@ namespace {
 std::string field_line(const FieldChange& f) {
   FieldChange shown = f;
   shown.source.clear();
-  return change_line(shown) + "  [" + scan::printable(f.source) + "]";
+  return change_line(shown, k_base_head) + "  [" + scan::printable(f.source) + "]";
 }
 
 std::string reaches_text(const ReviewChange& c) {
@@ -309,6 +333,10 @@ std::string change_markdown(const ReviewChange& c) {
     }
   } else {
     body += md_escape(c.detail) + "\n";
+    if (!c.retired_overrides.empty()) {
+      body += "\n";
+      for (const auto& o : c.retired_overrides) body += "- <code>" + md_escape(o) + "</code>\n";
+    }
   }
   // Short items are shown open; only long ones (many fields, a wide radius) are collapsed.
   constexpr size_t k_open_max_chars = 1500;
@@ -371,6 +399,7 @@ std::string render_review_text(const Review& r, const ReviewRevision& base,
         out += "    reaches: " + scan::printable(reaches_text(c), 4096) + "\n";
     } else if (!c.detail.empty()) {
       out += "    " + scan::printable(c.detail, 4096) + "\n";
+      for (const auto& o : c.retired_overrides) out += "    - " + scan::printable(o, 4096) + "\n";
     }
   }
   out += review_summary(r) + "\n";
@@ -435,7 +464,8 @@ nlohmann::ordered_json render_review_json(const Review& r, const ReviewRevision&
   for (const auto& c : r.changes) {
     nlohmann::ordered_json i;
     i["kind"] = c.kind;
-    i["action"] = std::string(1, c.action);
+    // The words plan --live and apply use for the same action (issue 21: one vocabulary).
+    i["action"] = c.action == '+' ? "create" : c.action == '-' ? "delete" : "update";
     i["object"] = c.object;
     if (c.kind == "override") {
       i["before"] = nlohmann::ordered_json::parse(dump_json(c.old_effective));
@@ -447,14 +477,15 @@ nlohmann::ordered_json render_review_json(const Review& r, const ReviewRevision&
       for (const auto& f : c.fields) {
         auto fj = change_json(f);
         fj["before"] = fj["live"];
-        fj["after"] = fj["desired"];
+        fj["after"] = fj["git"];
         fj.erase("live");
-        fj.erase("desired");
+        fj.erase("git");
         i["fields"].push_back(std::move(fj));
       }
       i["reaches"] = c.reaches;
     }
     if (!c.detail.empty()) i["detail"] = c.detail;
+    if (!c.retired_overrides.empty()) i["retiredOverrides"] = c.retired_overrides;
     j["items"].push_back(i);
   }
   return j;

@@ -23,6 +23,10 @@ struct ReviewChange {
       0;  // workflow-level scopes in the repository that inherit the new value
   std::vector<std::string> inheriting_examples;  // up to 5 of them
   std::string detail;                            // registrations: version change etc.
+  // A project removed from Git: the overrides removed with it ("p/d TASK_RESOURCE"), listed
+  // here instead of one effective-value table each (an archived project runs nothing, so no
+  // value of it reaches anything).
+  std::vector<std::string> retired_overrides;
   // Overrides: the effective value field by field (paths inside the attribute, e.g.
   // "maxParallelism"); `source` says where the after value comes from.
   std::vector<FieldChange> fields;

@@ -507,6 +507,7 @@ struct Daemon::Impl {
     leader_gauge.with({}).set(leading ? 1 : 0);
     pull();
     if (!have_desired || !leading) return;  // followers pull (status) but never write
+    const log::Fields pass_fields{{"revision", revision}, {"trigger", reason}};
     if (!packages)
       packages = wiring::make_package_source(cfg, [this](const std::string& path) {
         return source->read_file(revision, path, registration::k_max_repo_package_bytes);
@@ -520,12 +521,21 @@ struct Daemon::Impl {
         wiring::pass_options(cfg, suspended ? pass::Mode::plan : pass::Mode::execute);
     po.cancel = &halt;
     po.memory = package_memory.get();
+    // Each executed step is one line with every field it changed, both values and where Git
+    // declares the value (issue 21), and in the JSON log the revision, object and step fields.
     po.on_step = [&](const pass::StepResult& r) {
       if (r.step.action == reconcile::Action::adopt) return;
+      const log::Fields fields{{"revision", revision},
+                               {"object", r.step.key},
+                               {"step", std::string(reconcile::to_string(r.step.action))}};
+      std::string changes;
+      for (const auto& c : reconcile::step_changes(r.step))
+        changes += "; " + reconcile::change_line(c);
       if (r.status)
-        log->info("{}", reconcile::step_line(r.step));
+        log->info("{}{}", reconcile::step_line(r.step), changes);
       else
-        log->warn("{} FAILED: {}", reconcile::step_line(r.step), r.status.error().message);
+        log->warn("{} FAILED: {}{}", reconcile::step_line(r.step), r.status.error().message,
+                  changes);
     };
     // Projects and overrides applied: ready now, not when the slowest package has arrived.
     po.on_applied = [this](const pass::Report& applied) {
@@ -536,6 +546,7 @@ struct Daemon::Impl {
       not_ready.clear();
     };
     po.on_registration = [&](const registration::RegistrationOutcome& o) {
+      const log::Fields fields{{"revision", revision}, {"object", o.key}, {"step", o.state}};
       if (!o.ok())
         log->warn("{}", registration::describe(o));
       else if (o.state != "in-sync")
@@ -706,6 +717,7 @@ struct Daemon::Impl {
           continue;
         }
         log->info("SIGHUP: reloading configuration");
+        log::configure(fresh->log.level, fresh->log.format);
         bool fatal = false;
         Status s = ok_status();
         if (auto thrown = run_guarded([&] { s = reload_to(*fresh, fatal); })) {
@@ -778,6 +790,7 @@ int Daemon::run() {
     if (!cfg) {
       m_impl->log->critical("configuration: {}", cfg.error().message);
     } else {
+      log::configure(cfg->log.level, cfg->log.format);
       m_impl->cfg = *cfg;
       if (auto s = m_impl->build(); !s) {
         m_impl->log->critical("{}", s.error().message);

@@ -49,22 +49,22 @@ sed -i 's/projectQuotaCpu: "16"/projectQuotaCpu: "64"/' "$tmp/oob/projects/ml-tr
 has_values() { grep -q '64' <<<"$1" && grep -q '16' <<<"$1"; }
 for _ in $(seq 1 150); do [[ -s "$tmp/received.jsonl" ]] && grep -q drift_detected "$tmp/received.jsonl" && break; sleep 0.2; done
 note="$(grep drift_detected "$tmp/received.jsonl" 2>/dev/null | head -1)"
-grep -q 'projectQuotaCpu: \\"64\\" → \\"16\\"' <<<"$note" && ok "the notification carries 64 → 16" || bad "notification: ${note:-none received}"
+grep -q 'projectQuotaCpu: live \\"64\\", Git \\"16\\"' <<<"$note" && ok "the notification carries live 64, Git 16" || bad "notification: ${note:-none received}"
 drift="$(status | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["drift"]))')"
-python3 - "$drift" <<'PY' && ok "status drift has live 64 and desired 16, not reverted" || bad "status drift: $drift"
+python3 - "$drift" <<'PY' && ok "status drift has live 64 and git 16 (typed values), not reverted" || bad "status drift: $drift"
 import json, sys
 d = json.loads(sys.argv[1])
-assert any(not x.get("reverted") and any(c["path"].endswith("projectQuotaCpu") and c["live"] == '"64"' and c["desired"] == '"16"' for c in x.get("changes", [])) for x in d), d
+assert any(not x.get("reverted") and any(c["path"].endswith("projectQuotaCpu") and c["live"] == "64" and c["git"] == "16" for c in x.get("changes", [])) for x in d), d
 PY
 logline="$(grep 'projectQuotaCpu' "$tmp/daemon.log" | grep -i drift | head -1)"
-grep -q '"64" → "16"' <<<"$logline" && ok "the daemon log has the drift line with both values" || bad "log: ${logline:-none}"
+grep -q 'live "64", Git "16"' <<<"$logline" && ok "the daemon log has the drift line with both values" || bad "log: ${logline:-none}"
 
 kill "${pids[2]}" 2>/dev/null; wait "${pids[2]}" 2>/dev/null  # stop the daemon: its state directory is read next
 for fmt in text json markdown; do
   rm -rf "$tmp/copy"; cp -a "$tmp/state" "$tmp/copy"
   out="$("$bin" plan --live --repo "$example" --state-dir "$tmp/copy" --admin-endpoint "dns:///127.0.0.1:$eport" --insecure --no-self-heal -o "$fmt" --log-level warn 2>/dev/null)"; rc=$?
   if [[ $fmt == json ]]; then
-    shown="$(python3 -c 'import json,sys; print(" ".join(c["live"] + " " + c["desired"] for d in json.load(sys.stdin)["drift"] for c in d.get("changes", []) if c["path"].endswith("projectQuotaCpu")))' <<<"$out" 2>&1)"
+    shown="$(python3 -c 'import json,sys; print(" ".join(str(c["live"]) + " " + str(c["git"]) for d in json.load(sys.stdin)["drift"] for c in d.get("changes", []) if c["path"].endswith("projectQuotaCpu")))' <<<"$out" 2>&1)"
   else
     shown="$(grep -i 'projectQuotaCpu' <<<"$out")"
   fi

@@ -46,7 +46,7 @@ e = h[0]
 for k, want in [("subject", "ml-training: raise the cpu limit to 24"), ("author", "Ada Lovelace <ada@example.com>"), ("outcome", "success")]:
     if e[k] != want: ok = False; print(f"FAIL {k}: {e[k]!r} != {want!r}")
 changes = [c for s in e["steps"] for c in s["changes"]]
-if not any(c["path"].endswith("limits.cpu") and c["live"] == '"16"' and c["desired"] == '"24"' for c in changes):
+if not any(c["path"].endswith("limits.cpu") and c["live"] == "16" and c["git"] == "24" for c in changes):
     ok = False; print(f"FAIL no cpu 16 -> 24 change: {e['steps']}")
 if e["trigger"] not in ("interval", "startup") and not e["trigger"]:
     ok = False; print(f"FAIL no trigger: {e}")
@@ -58,11 +58,11 @@ print("ok GET /api/v1/history: the commit, its author, and cpu 16 -> 24" if ok e
 sys.exit(0 if ok else 1)
 PY
 out="$("$bin" history --server "http://127.0.0.1:$hport" --project ml-training --limit 2 2>&1)"; rc=$?
-[[ $rc -eq 0 ]] && grep -q '~ taskResourceAttributes.limits.cpu: "16" → "24"' <<<"$out" && grep -q 'Ada Lovelace' <<<"$out" &&
+[[ $rc -eq 0 ]] && grep -q '~ taskResourceAttributes.limits.cpu: live "16", Git "24"' <<<"$out" && grep -q 'Ada Lovelace' <<<"$out" &&
   ok "flytecd history --server asks the running daemon" || bad "history --server: exit $rc: $(head -10 <<<"$out")"
 kill "${pids[0]}"; wait "${pids[0]}" 2>/dev/null; pids=()
 out="$("$bin" history --config "$tmp/flytecd.yaml" --project ml-training --limit 3 2>&1)"; rc=$?
-[[ $rc -eq 0 ]] && grep -q '~ taskResourceAttributes.limits.cpu: "16" → "24"' <<<"$out" && grep -q 'raise the cpu limit' <<<"$out" &&
+[[ $rc -eq 0 ]] && grep -q '~ taskResourceAttributes.limits.cpu: live "16", Git "24"' <<<"$out" && grep -q 'raise the cpu limit' <<<"$out" &&
   ok "flytecd history shows the change field by field" || bad "flytecd history: exit $rc: $(head -20 <<<"$out")"
 out="$("$bin" history --state-dir "$tmp/nowhere" 2>&1)"; rc=$?
 [[ $rc -eq 1 ]] && grep -q "no ledger at" <<<"$out" && ok "history without a ledger says so" || bad "history without ledger: exit $rc: $out"

@@ -5,6 +5,8 @@
 #    now the check reports the refusal and says the imported repository would remove the
 #    registrations, and import exits 1.
 #  * the pin `get registrations` prints is the one validate accepts (#sha256=<hex>).
+#  * validate --require-digest on the example said "2 registrations" of the 6 it declares: the
+#    rejected ones are counted too (text and JSON).
 # Usage: outputs_agree.sh FLYTECD_BINARY SOURCE_DIR
 set -uo pipefail
 bin="$1"; src="$2"
@@ -47,4 +49,18 @@ version: v1
 package: "$pin"
 YAML
 "$bin" validate "$tmp/pinned" > "$tmp/v.log" 2>&1 && ok "validate accepts the printed pin" || { bad "validate refuses the printed pin"; cat "$tmp/v.log"; }
+
+# --require-digest: 6 registrations are declared, 2 are pinned; the summary counts all six.
+declared="$(grep -rh '^kind: WorkflowRegistration' "$example" | wc -l)"
+out="$("$bin" validate --require-digest "$example" 2>&1)"; rc=$?
+summary="$(tail -1 <<<"$out")"
+[[ $rc -eq 1 ]] && grep -q "registrations accepted, [1-9][0-9]* rejected" <<<"$summary" && ok "validate --require-digest says how many were rejected: $summary" || bad "validate --require-digest: exit $rc: $summary"
+json="$("$bin" validate --require-digest -o json "$example" 2>/dev/null)"
+python3 - "$json" "$declared" <<'PY' && ok "JSON: registrations + rejectedDocuments = the $declared declared" || bad "validate -o json counts: $(head -c 400 <<<"$json")"
+import json, sys
+j = json.loads(sys.argv[1]); declared = int(sys.argv[2])
+pins = sum(1 for d in j["diagnostics"] if d["kind"] == "policy_violation")
+assert pins > 0 and j["rejectedDocuments"] == pins, (pins, j["rejectedDocuments"])
+assert j["registrations"] + j["rejectedDocuments"] == declared, (j["registrations"], j["rejectedDocuments"], declared)
+PY
 exit $fail

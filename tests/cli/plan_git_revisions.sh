@@ -63,8 +63,8 @@ sed -i 's/maxParallelism: 10$/maxParallelism: 12/' projects/flytesnacks/producti
 MAIN="$(git rev-parse main)"
 run "second run sees the moved branch" 2 "$bin" plan --git . --base "$BASE" --head main --state-dir "$tmp/s"
 has "the head is the new commit" "head main = ${MAIN:0:12}" "$OUT"
-has "first commit's change is shown" "maxParallelism: 5 → 9" "$OUT"
-has "second commit's change is shown" "maxParallelism: 10 → 12" "$OUT"
+has "first commit's change is shown" "maxParallelism: base 5, head 9" "$OUT"
+has "second commit's change is shown" "maxParallelism: base 10, head 12" "$OUT"
 run "the same with the absolute path" 2 "$bin" plan --git "$r" --base "$BASE" --head main --state-dir "$tmp/s"
 has "absolute path: same head commit" "head main = ${MAIN:0:12}" "$OUT"
 # A path on disk is read in place: nothing is copied into the state directory.

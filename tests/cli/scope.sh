@@ -41,7 +41,7 @@ sed -i 's/limits: {cpu: "16", memory: 64Gi, gpu: "1"}/limits: {cpu: "24", memory
 out="$("$bin" apply --repo "$tmp/work" --state-dir "$tmp/s" --project ml-training "${target[@]}" 2>&1)"; rc=$?
 [[ $rc -eq 0 ]] && ok "apply --project ml-training converged" || bad "apply --project ml-training: exit $rc: $out"
 grep -q '^scope: project ml-training$' <<<"$out" && ok "apply names its scope" || bad "no scope line: $out"
-grep -q 'ml-training' <<<"$out" && grep -q '"16" → "24"\|"24"' <<<"$out" && ok "ml-training's change applied" || bad "ml-training's change not shown: $out"
+grep -q 'ml-training' <<<"$out" && grep -q 'live "16", Git "24"\|"24"' <<<"$out" && ok "ml-training's change applied" || bad "ml-training's change not shown: $out"
 grep -q 'data-eng\|flytesnacks' <<<"$out" && bad "apply --project ml-training touched another project: $out"
 grep -q 'drift 0' <<<"$out" && ok "no drift of other projects in its summary" || bad "summary: $out"
 

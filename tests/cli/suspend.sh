@@ -101,12 +101,12 @@ mkdir -p "$tmp/oob"; cp -r "$example/." "$tmp/oob/"
 sed -i 's/projectQuotaCpu: "16"/projectQuotaCpu: "64"/' "$tmp/oob/projects/ml-training/development.yaml"
 "$bin" apply --repo "$tmp/oob" --state-dir "$tmp/oob-state" "${target[@]}" > "$tmp/oob.log" 2>&1 || bad "out-of-band apply: $(tail -5 "$tmp/oob.log")"
 FLYTECD_SYNC_TOKEN="$(cat "$tmp/token")" "$bin" sync "${cli[@]}" > /dev/null || bad "flytecd sync (drift)"
-wait_for "any(c.get('path','').endswith('projectQuotaCpu') and c.get('live')=='\"64\"' and c.get('desired')=='\"16\"' for x in d['drift'] for c in x.get('changes',[]))" \
+wait_for "any(c.get('path','').endswith('projectQuotaCpu') and c.get('live')=='64' and c.get('git')=='16' for x in d['drift'] for c in x.get('changes',[]))" \
   && ok "suspended: out-of-band change reported as drift with its values (64 -> 16)" || bad "drift not reported: $(status_json | jq_ 'd["drift"]' | head -c 600)"
 [[ "$(status_json | jq_ 'all(not x["reverted"] and x["revertOnResume"] for x in d["drift"]) and d["lastSync"]["mode"]=="plan"')" == True ]] \
   && ok "suspended: drift left in place" || bad "drift reverted while suspended"
 "$bin" status "${cli[@]}" > "$tmp/status.txt" 2>&1
-grep -q 'projectQuotaCpu: "64" -> "16"' "$tmp/status.txt" && ok "status text shows the drift values" || bad "status text drift: $(cat "$tmp/status.txt")"
+grep -q 'projectQuotaCpu: live "64", Git "16"' "$tmp/status.txt" && ok "status text shows the drift values" || bad "status text drift: $(cat "$tmp/status.txt")"
 
 # FlyteAdmin unchanged; a restart stays suspended.
 stop_daemon

@@ -29,6 +29,9 @@ for f in /usr/bin/flytecd /usr/lib/systemd/system/flytecd.service /etc/flytecd/c
          /usr/share/fish/vendor_completions.d/flytecd.fish /usr/share/lintian/overrides/flytecd; do
   grep -q " \.$f\$" <<<"$contents" || { echo "FAIL: $f is not in the package"; exit 1; }
 done
+# The licence (issue 21): Apache-2.0, named in the copyright file in the machine-readable format.
+dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/doc/flytecd/copyright | grep -qx 'License: Apache-2.0' \
+  || { echo "FAIL: the copyright file does not name Apache-2.0"; exit 1; }
 version=$(dpkg-deb --field "$deb" Version)
 changelog_version=$(dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/doc/flytecd/changelog.gz | gzip -dc \
   | sed -n '1s/^flytecd (\([^)]*\)).*/\1/p')

@@ -31,6 +31,11 @@ expected="ConfigMap Deployment PrometheusRule Role RoleBinding Service ServiceAc
 
 "$helm" lint --strict "$chart" >"$tmp/lint.txt" 2>&1 || { cat "$tmp/lint.txt"; echo "FAIL: helm lint --strict"; exit 1; }
 echo "helm lint --strict: $(tail -1 "$tmp/lint.txt")"
+# The licence (issue 21): the chart and the container image name Apache-2.0, the text is in the tree.
+grep -q 'artifacthub.io/license: Apache-2.0' "$chart/Chart.yaml" || { echo "FAIL: the chart names no licence"; exit 1; }
+grep -q 'org.opencontainers.image.licenses="Apache-2.0"' packaging/docker/Dockerfile || { echo "FAIL: the image names no licence"; exit 1; }
+grep -q 'Apache License' packaging/LICENSE && grep -q 'Version 2.0, January 2004' packaging/LICENSE || { echo "FAIL: packaging/LICENSE is not the Apache-2.0 text"; exit 1; }
+echo "licence: Apache-2.0 in the chart, the image labels and packaging/LICENSE"
 render() { "$helm" template flytecd "$chart" --namespace flytecd "$@"; }
 render >"$tmp/default.yaml"
 render --set configMapMode.enabled=true \

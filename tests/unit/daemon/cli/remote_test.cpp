@@ -118,14 +118,17 @@ TEST_CASE("status: summary and exit code from the status document", "[remote]") 
     "lastSync": {"outcome": "success", "time": "t", "reason": "interval", "mode": "plan",
                  "summary": "overrides: +0 ~1 -0", "error": ""},
     "drift": [{"key": "override/p/d/x", "detail": "changed outside Git",
-               "changes": [{"path": "a.b", "live": "\"64\"", "desired": "\"8\""}]}],
+               "changes": [{"path": "a.b", "live": "64", "git": "8"},
+                           {"path": "a.c", "live": null, "git": 4}]}],
     "suspended": {"since": "2026-12-01T10:00:00Z", "reason": "maintenance", "by": "alice"}})");
   const auto text = cli::status_summary(doc);
   CHECK_THAT(text, Catch::Contains("SUSPENDED since 2026-12-01T10:00:00Z by alice: maintenance"));
   CHECK_THAT(text, Catch::Contains("abc123 (raise quota)"));
   CHECK_THAT(text, Catch::Contains("planned only"));
   CHECK_THAT(text, Catch::Contains("1 object(s)"));
-  CHECK_THAT(text, Catch::Contains("a.b: \"64\" -> \"8\""));
+  // One labelled notation, as drift prints everywhere (issue 21): not `(none) -> 4`.
+  CHECK_THAT(text, Catch::Contains("~ a.b: live \"64\", Git \"8\""));
+  CHECK_THAT(text, Catch::Contains("+ a.c: live (unset), Git 4"));
   CHECK(cli::status_exit_code(doc) == 0);
   doc["lastSync"]["outcome"] = "failed";
   CHECK(cli::status_exit_code(doc) == 1);

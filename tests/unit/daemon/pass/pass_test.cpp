@@ -141,9 +141,10 @@ TEST_CASE("pass: drift left in place (self-heal off) is reported with its values
   CHECK(pass::plan_exit_code(r) == 2);  // drift is a difference too
   auto lines = pass::drift_lines(r);
   REQUIRE(lines.size() == 1);
-  CHECK(lines[0].find("~ executionClusterLabel.value: \"red\" → \"blue\"") != std::string::npos);
+  CHECK(lines[0].find("~ executionClusterLabel.value: live \"red\", Git \"blue\"") !=
+        std::string::npos);
   auto drift = pass::drift_json(r);
-  CHECK(drift[0]["changes"][0]["live"] == "\"red\"");
+  CHECK(drift[0]["changes"][0]["live"] == "red");  // a JSON value, not JSON text
 }
 
 TEST_CASE("pass: an observation failure fails the pass with its code, the target is down",
@@ -197,10 +198,11 @@ TEST_CASE("pass: history records changes with their fields, no-op passes are cou
   CHECK(change.step_list[0].action == "update");
   CHECK(change.step_list[0].changes.find("executionClusterLabel.value") != std::string::npos);
   const auto text = pass::history_text(*h);
-  CHECK(text.find("~ executionClusterLabel.value: \"blue\" → \"green\"") != std::string::npos);
+  CHECK(text.find("~ executionClusterLabel.value: live \"blue\", Git \"green\"") !=
+        std::string::npos);
   CHECK(text.find("then 3 pass(es) with nothing to do") != std::string::npos);
   auto j = pass::history_json(*h);
-  CHECK(j[0]["steps"][0]["changes"][0]["desired"] == "\"green\"");
+  CHECK(j[0]["steps"][0]["changes"][0]["git"] == "green");
   CHECK(j[1]["noopPassesAfter"] == 3);
   auto bad = pass::history_query({{"limit", "0"}});
   CHECK_FALSE(bad);

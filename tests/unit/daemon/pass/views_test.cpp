@@ -98,7 +98,7 @@ TEST_CASE("views: drift lines carry the key, the detail and every field change",
   REQUIRE(lines.size() == 1);  // registration activation drift is not a notification line
   CHECK(lines[0] ==
         "override/p/d//CLUSTER_RESOURCE: changed outside Git; ~ "
-        "clusterResourceAttributes.attributes.projectQuotaCpu: \"64\" → \"16\" "
+        "clusterResourceAttributes.attributes.projectQuotaCpu: live \"64\", Git \"16\" "
         "(projects/p/d.yaml:9)");
 }
 

@@ -60,13 +60,13 @@ TEST_CASE("diff source: a drifted field names the line of its desired value", "[
   for (const auto& d : plan.drift)
     for (const auto& c : d.changes) lines.push_back(reconcile::change_line(c));
   CHECK(lines == std::vector<std::string>{
-                     "~ clusterResourceAttributes.attributes.projectQuotaCpu: \"64\" → \"8\" "
+                     "~ clusterResourceAttributes.attributes.projectQuotaCpu: live \"64\", Git \"8\" "
                      "(projects/data-eng/project.yaml:13)",
-                     "~ workflowExecutionConfig.maxParallelism: 4 → 25 "
+                     "~ workflowExecutionConfig.maxParallelism: live 4, Git 25 "
                      "(projects/data-eng/project.yaml:16)"});
   // The steps that revert the drift carry the same locations, in text, JSON and markdown.
   const auto text = reconcile::render_text(plan, "t");
-  CHECK(text.find("\"64\" → \"8\" (projects/data-eng/project.yaml:13)") != std::string::npos);
+  CHECK(text.find("live \"64\", Git \"8\" (projects/data-eng/project.yaml:13)") != std::string::npos);
   const auto json = reconcile::render_json(plan, "t");
   CHECK(json["drift"][0]["changes"][0]["source"] == "projects/data-eng/project.yaml:13");
   CHECK(json["steps"][0]["changes"][0]["source"] == "projects/data-eng/project.yaml:13");
@@ -87,5 +87,5 @@ TEST_CASE("diff source: a field Git adds falls back to its closest declared pare
   std::vector<reconcile::FieldChange> none{{"a", "1", "2", false, ""}};
   reconcile::locate(none, "", 3, {});
   CHECK(none[0].source.empty());
-  CHECK(reconcile::change_line(none[0]) == "~ a: 1 → 2");
+  CHECK(reconcile::change_line(none[0]) == "~ a: live 1, Git 2");
 }

@@ -1,6 +1,7 @@
 #include "daemon/reconcile/diff.hpp"
 
 #include <catch2/catch.hpp>
+#include <map>
 
 #include "daemon/reconcile/plan.hpp"
 #include "daemon/reconcile/render.hpp"
@@ -29,7 +30,7 @@ TEST_CASE("diff: a changed field is named by its JSON path with both values", "[
   CHECK(d[0].before == "\"64\"");
   CHECK(d[0].after == "\"8\"");
   CHECK(change_line(d[0]) ==
-        "~ clusterResourceAttributes.attributes.projectQuotaCpu: \"64\" → \"8\"");
+        "~ clusterResourceAttributes.attributes.projectQuotaCpu: live \"64\", Git \"8\"");
   CHECK(diff_messages(&live.value, &live.value).empty());
 }
 
@@ -43,12 +44,13 @@ TEST_CASE("diff: added and removed fields, and a whole message set or unset", "[
       ->set_k8s_service_account("sa");
   auto d = diff_messages(&a, &b);
   REQUIRE(d.size() == 2);
-  CHECK(change_line(d[0]) == "~ workflowExecutionConfig.maxParallelism: 4 → 25");
+  CHECK(change_line(d[0]) == "~ workflowExecutionConfig.maxParallelism: live 4, Git 25");
   CHECK(change_line(d[1]) ==
-        "+ workflowExecutionConfig.securityContext.runAs.k8sServiceAccount: \"sa\"");
+        "+ workflowExecutionConfig.securityContext.runAs.k8sServiceAccount: live (unset), Git "
+        "\"sa\"");
   auto gone = diff_messages(&a, nullptr);
   REQUIRE(gone.size() == 1);
-  CHECK(change_line(gone[0]) == "- workflowExecutionConfig.maxParallelism: 4");
+  CHECK(change_line(gone[0]) == "- workflowExecutionConfig.maxParallelism: live 4, Git (unset)");
 }
 
 TEST_CASE("diff: a list that differs is one change, long values are elided with a note", "[diff]") {
@@ -86,11 +88,12 @@ TEST_CASE("diff: drift carries its values, text, JSON and markdown show them", "
   REQUIRE(p.drift[0].changes.size() == 1);
   CHECK(p.drift[0].changes[0].before == "\"64\"");
   const auto text = render_text(p, "t");
-  CHECK(text.find("~ clusterResourceAttributes.attributes.projectQuotaCpu: \"64\" → \"8\"") !=
-        std::string::npos);
+  CHECK(
+      text.find("~ clusterResourceAttributes.attributes.projectQuotaCpu: live \"64\", Git \"8\"") !=
+      std::string::npos);
   auto j = render_json(p, "t");
-  CHECK(j["drift"][0]["changes"][0]["live"] == "\"64\"");
-  CHECK(j["drift"][0]["changes"][0]["desired"] == "\"8\"");
+  CHECK(j["drift"][0]["changes"][0]["live"] == "64");
+  CHECK(j["drift"][0]["changes"][0]["git"] == "8");
   // Self-heal on: the reverting step shows the same change.
   auto healed = plan(desired, live, m, Policy{});
   REQUIRE(healed.steps.size() == 1);
@@ -99,10 +102,8 @@ TEST_CASE("diff: drift carries its values, text, JSON and markdown show them", "
   CHECK(sc[0].path == "clusterResourceAttributes.attributes.projectQuotaCpu");
   const auto md = render_markdown(healed, "t");
   CHECK(md.find("projectQuotaCpu: &quot;") == std::string::npos);
-  CHECK(
-      md.find(
-          "<code>~ clusterResourceAttributes.attributes.projectQuotaCpu: \"64\" → \"8\"</code>") !=
-      std::string::npos);
+  CHECK(md.find("<code>~ clusterResourceAttributes.attributes.projectQuotaCpu: live \"64\", Git "
+                "\"8\"</code>") != std::string::npos);
 }
 
 // Issue 13: a value containing | and backticks broke the GFM table row.
@@ -129,4 +130,44 @@ TEST_CASE("diff: markdown cells escape pipes, backticks and HTML", "[diff]") {
     pos = end;
   }
   CHECK(rows == 1);
+}
+
+TEST_CASE("diff: JSON holds typed values and reads the older history shape back", "[diff]") {
+  // Issue 21: `"live": "\"777\""` was JSON text inside a string; jq's `.live == "777"` never
+  // matched. Strings, numbers, objects and unset sides are JSON values now.
+  const auto changes = diff_json(
+      nlohmann::json{{"cpu", "777"}, {"n", 4}, {"obj", {{"k", nlohmann::json::array({1})}}}},
+      nlohmann::json{{"cpu", "16"}, {"gone", true}});
+  REQUIRE(changes.size() == 4);
+  std::map<std::string, nlohmann::ordered_json> by_path;
+  for (const auto& c : changes) by_path[c.path] = change_json(c);
+  CHECK(by_path["cpu"]["live"] == "777");
+  CHECK(by_path["cpu"]["git"] == "16");
+  CHECK(by_path["n"]["live"] == 4);
+  CHECK(by_path["n"]["git"].is_null());
+  CHECK(by_path["obj.k"]["live"] == nlohmann::json::array({1}));
+  CHECK(by_path["gone"]["live"].is_null());
+  CHECK(by_path["gone"]["git"] == true);
+  CHECK(change_line(changes[0]) == "~ cpu: live \"777\", Git \"16\"");
+  for (const auto& c : changes) {
+    const auto back = change_from_json(change_json(c));
+    CHECK(back.before == c.before);
+    CHECK(back.after == c.after);
+    CHECK(change_line(back) == change_line(c));
+  }
+  CHECK(change_line(changes[1], k_base_head) == "- n: base 4, head (unset)");
+  // The ledger's rows written before: "desired", values as JSON text in strings.
+  const auto old =
+      change_from_json(nlohmann::json::parse(R"({"path":"a","live":"\"64\"","desired":null})"));
+  CHECK(change_line(old) == "- a: live \"64\", Git (unset)");
+  // A value over the bound is cut: it stays text and says so.
+  const auto cut =
+      diff_json(nlohmann::json{{"s", std::string(300, 'x')}}, nlohmann::json{{"s", "y"}});
+  REQUIRE(cut.size() == 1);
+  const auto cj = change_json(cut[0]);
+  CHECK(cj["elided"] == true);
+  CHECK(cj["live"].is_string());
+  CHECK(cj["git"] == "y");
+  CHECK(change_from_json(cj).before == cut[0].before);
+  CHECK(change_from_json(cj).after == "\"y\"");
 }

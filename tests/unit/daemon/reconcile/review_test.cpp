@@ -92,7 +92,7 @@ TEST_CASE(
   CHECK(md.find("**Reaches:** <code>p/development/wf.a</code>, every other workflow of p in "
                 "development") != std::string::npos);
   const auto text = reconcile::render_review_text(r, "base", "head");
-  CHECK(text.find("    ~ value: \"old\" → \"new\"  [project-domain (a.yaml:10:3)]") !=
+  CHECK(text.find("    ~ value: base \"old\", head \"new\"  [project-domain (a.yaml:10:3)]") !=
         std::string::npos);
 }
 
@@ -115,15 +115,17 @@ spec:
   auto r = reconcile::review(base.documents, head.documents);
   REQUIRE(r.changes.size() == 1);
   REQUIRE(r.changes[0].fields.size() == 1);
-  CHECK(reconcile::change_line(r.changes[0].fields[0]).rfind("~ maxParallelism: 4 → 25", 0) == 0);
+  CHECK(
+      reconcile::change_line(r.changes[0].fields[0]).rfind("~ maxParallelism: live 4, Git 25", 0) ==
+      0);
   const auto md = reconcile::render_review_markdown(r, "a", "b");
   CHECK(md.find("| <code>maxParallelism</code> | <code>4</code> | <code>25</code> |") !=
         std::string::npos);
   CHECK(md.find("outputLocationPrefix") == std::string::npos);  // unchanged fields are not shown
   const auto j = reconcile::render_review_json(r, "a", "b");
   CHECK(j["items"][0]["fields"][0]["path"] == "maxParallelism");
-  CHECK(j["items"][0]["fields"][0]["before"] == "4");
-  CHECK(j["items"][0]["fields"][0]["after"] == "25");
+  CHECK(j["items"][0]["fields"][0]["before"] == 4);  // JSON values (issue 21)
+  CHECK(j["items"][0]["fields"][0]["after"] == 25);
 }
 
 TEST_CASE("review: a project-level change names each domain and workflow scope it reaches",
@@ -328,4 +330,50 @@ TEST_CASE("review: text, markdown and JSON name the commit each revision name re
   // A name with markup is escaped in the markdown header.
   const auto odd = reconcile::render_review_markdown(same, {"a|b<c>", b.commit}, h);
   CHECK(odd.find("a|b<c>") == std::string::npos);
+}
+
+// Issue 21: a retired project's PR comment listed one "effective value" table per override
+// (13 for a real project, several empty), and CLUSTER_RESOURCE (applied per project-domain
+// namespace) was shown reaching workflows.
+TEST_CASE("review: a retired project lists its overrides once, cluster resources reach domains",
+          "[review]") {
+  std::string base_yaml = k_base;
+  base_yaml +=
+      "---\napiVersion: flytecd/v1\nkind: Overrides\nproject: p\ndomain: development\n"
+      "spec:\n  clusterResourceAttributes: {attributes: {projectQuotaCpu: \"8\"}}\n";
+  auto base = test::load_one(base_yaml);
+  REQUIRE(base.ok());
+  // Head: project p is gone with everything it declared; q is new.
+  auto head = test::load_one("apiVersion: flytecd/v1\nkind: Project\nid: q\n");
+  REQUIRE(head.ok());
+  auto r = reconcile::review(base.documents, head.documents);
+  CHECK(r.overrides_removed == 4);
+  CHECK(r.projects_removed == 1);
+  for (const auto& c : r.changes) CHECK_FALSE(c.kind == "override");  // no table per override
+  const reconcile::ReviewChange* p = nullptr;
+  for (const auto& c : r.changes)
+    if (c.kind == "project" && c.action == '-') p = &c;
+  REQUIRE(p);
+  CHECK(p->retired_overrides.size() == 4);
+  CHECK_THAT(p->detail, Catch::Contains("its 4 override(s) are removed with it"));
+  const auto md = reconcile::render_review_markdown(r, {"base", ""}, {"head", ""});
+  CHECK(md.find("| field | before | after |") == std::string::npos);
+  CHECK(md.find("<code>p/development CLUSTER_RESOURCE</code>") != std::string::npos);
+  const auto j = reconcile::render_review_json(r, {"base", ""}, {"head", ""});
+  bool listed = false;
+  for (const auto& i : j["items"])
+    if (i.contains("retiredOverrides")) listed = i["retiredOverrides"].size() == 4;
+  CHECK(listed);
+  for (const auto& row : j["rollup"])
+    if (row["project"] == "p") CHECK(row["overridesDeleted"] == 4);
+
+  // A changed CLUSTER_RESOURCE of a live project reaches its project-domain, not wf.a / wf.b.
+  std::string changed = base_yaml;
+  changed.replace(changed.find("projectQuotaCpu: \"8\""), 20, "projectQuotaCpu: \"9\"");
+  auto head2 = test::load_one(changed);
+  REQUIRE(head2.ok());
+  auto r2 = reconcile::review(base.documents, head2.documents);
+  REQUIRE(r2.changes.size() == 1);
+  CHECK(r2.changes[0].reaches == std::vector<std::string>{"p/development"});
+  CHECK(r2.changes[0].inheriting_workflows == 0);
 }
