@@ -1,6 +1,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -13,7 +14,11 @@ class LaunchPlanCreateRequest;
 }  // namespace flyteidl::admin
 namespace flyteidl::core {
 class Identifier;
+class TypedInterface;
 }  // namespace flyteidl::core
+namespace flytecd::sinks::compiler {
+struct LaunchPlanInterface;
+}  // namespace flytecd::sinks::compiler
 
 namespace flytecd::sinks {
 
@@ -52,6 +57,24 @@ class EntitySink {
                                                         const std::string& version) = 0;
   // UpdateLaunchPlan(ACTIVE | INACTIVE). Activating deactivates the name's other version.
   virtual Status set_launch_plan_state(const flyteidl::core::Identifier& id, bool active) = 0;
+  // GetTask / GetLaunchPlan for the interface of an entity a package references but does not
+  // hold (FlyteAdmin's CreateWorkflow compiles against the ones in its database): the task's
+  // interface, or the launch plan's expected inputs and outputs, into `out`; false when it is
+  // not registered (NOT_FOUND). Read-only. A sink whose looks_up_entities() is false (this
+  // default) cannot: such references stay unchecked, a warning, as offline.
+  virtual bool looks_up_entities() const { return false; }
+  virtual Result<bool> task_interface(const flyteidl::core::Identifier& id,
+                                      flyteidl::core::TypedInterface& out) {
+    (void)id;
+    (void)out;
+    return make_error(ErrorCode::internal, "this target cannot look up registered tasks");
+  }
+  virtual Result<bool> launch_plan_interface(const flyteidl::core::Identifier& id,
+                                             compiler::LaunchPlanInterface& out) {
+    (void)id;
+    (void)out;
+    return make_error(ErrorCode::internal, "this target cannot look up registered launch plans");
+  }
   // DataProxyService.CreateUploadLocation for a fast-registration source archive.
   virtual Result<UploadLocation> create_upload_location(const std::string& project,
                                                         const std::string& domain,

@@ -3,6 +3,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "flyteidl/admin/workflow.pb.h"
@@ -95,6 +96,18 @@ std::vector<Issue> compile_workflow(const flyteidl::admin::WorkflowSpec& spec,
 // image, and a command or args when the interface has inputs or outputs; the containers of a
 // pod task need DNS-1123 label names; resource quantities must parse. Empty when it compiles.
 std::vector<Issue> compile_task(const flyteidl::core::TaskTemplate& task);
+
+// What a workflow needs from FlyteAdmin's database (compiler.GetRequirements): the tasks and
+// launch plans its nodes reference (branches, array nodes and the failure node included), each
+// once in first-seen order, reached from spec.template through sub-workflow references into
+// spec.sub_workflows (each followed once). A sub-workflow reference spec.sub_workflows does not
+// hold is recorded (the first: node id and reference) and not followed.
+struct Requirements {
+  std::vector<flyteidl::core::Identifier> tasks;
+  std::vector<flyteidl::core::Identifier> launch_plans;
+  std::optional<std::pair<std::string, flyteidl::core::Identifier>> missing_sub_workflow;
+};
+Requirements requirements(const flyteidl::admin::WorkflowSpec& spec);
 
 // FlyteAdmin's CompileErrors text for the errors (warnings skipped) of `issues`:
 // "Collected Errors: 1\n\tError 0: Code: MismatchingTypes, Node Id: n1, Description: …\n".

@@ -1,8 +1,11 @@
 #include "daemon/registration/compile.hpp"
 
 #include <map>
+#include <optional>
+#include <set>
 #include <unordered_map>
 
+#include "sinks/entity_sink.hpp"
 #include "sinks/workflow_compiler.hpp"
 
 namespace flytecd::registration {
@@ -74,7 +77,47 @@ void check_launch_plan(const fa::LaunchPlanSpec& spec, const fc::TypedInterface&
 
 }  // namespace
 
-CompileReport compile_package(const Package& pkg, const std::string& name) {
+namespace {
+
+// References the package does not hold, fetched from the live target once each. Afterwards the
+// references are complete: a missing one is FlyteAdmin's "not found".
+void look_up_references(const Package& pkg, sinks::EntitySink& live, comp::References& refs,
+                        CompileReport& report) {
+  std::set<std::string> asked;
+  for (const auto& e : pkg.entities) {
+    if (e.kind != EntityKind::workflow) continue;
+    const auto needs = comp::requirements(e.workflow);
+    for (const auto& id : needs.tasks) {
+      const auto key = comp::id_key(id);
+      if (refs.tasks.count(key) || !asked.insert("t" + key).second) continue;
+      fc::TypedInterface iface;
+      auto found = live.task_interface(id, iface);
+      if (!found) {
+        report.lookup_error = found.error().wrap("look up task " + id.name() + "@" + id.version());
+        return;
+      }
+      if (*found) refs.tasks[key] = std::move(iface);
+    }
+    for (const auto& id : needs.launch_plans) {
+      const auto key = comp::id_key(id);
+      if (refs.launch_plans.count(key) || !asked.insert("l" + key).second) continue;
+      comp::LaunchPlanInterface lp;
+      auto found = live.launch_plan_interface(id, lp);
+      if (!found) {
+        report.lookup_error =
+            found.error().wrap("look up launch plan " + id.name() + "@" + id.version());
+        return;
+      }
+      if (*found) refs.launch_plans[key] = std::move(lp);
+    }
+  }
+  refs.complete = true;
+}
+
+}  // namespace
+
+CompileReport compile_package(const Package& pkg, const std::string& name,
+                              sinks::EntitySink* live) {
   CompileReport report;
   comp::References refs;
   refs.complete = false;
@@ -106,6 +149,10 @@ CompileReport compile_package(const Package& pkg, const std::string& name) {
     *lp.outputs.mutable_variables() = iface.outputs().variables();
     refs.launch_plans[comp::id_key(e.id())] = std::move(lp);
   }
+  if (live && live->looks_up_entities()) {
+    look_up_references(pkg, *live, refs, report);
+    if (report.lookup_error) return report;
+  }
   for (const auto& e : pkg.entities) {
     if (e.kind != EntityKind::workflow) continue;
     const std::string prefix = name + ": workflow " + e.id().name() + ": ";
@@ -115,11 +162,12 @@ CompileReport compile_package(const Package& pkg, const std::string& name) {
   return report;
 }
 
-Status hydrate_and_compile(Package& pkg, HydrateParams params, const std::string& name) {
+Status hydrate_and_compile(Package& pkg, HydrateParams params, const std::string& name,
+                           sinks::EntitySink* live) {
   if (pkg.has_fast_source() && params.remote_package_path.empty())
     params.remote_package_path = "fast-source://" + pkg.fast_source_name;  // not uploaded yet
   if (auto s = hydrate(pkg, params); !s) return s;
-  return check_compiles(pkg, name);
+  return check_compiles(pkg, name, live);
 }
 
 namespace {
@@ -161,8 +209,9 @@ std::vector<std::string> group_messages(const std::vector<std::string>& messages
   return out;
 }
 
-Status check_compiles(const Package& pkg, const std::string& name) {
-  CompileReport report = compile_package(pkg, name);
+Status check_compiles(const Package& pkg, const std::string& name, sinks::EntitySink* live) {
+  CompileReport report = compile_package(pkg, name, live);
+  if (report.lookup_error) return *report.lookup_error;
   if (report.ok()) return ok_status();
   std::string msg = "the package does not compile (FlyteAdmin would refuse it):";
   for (const auto& e : group_messages(report.errors)) msg += "\n  " + e;

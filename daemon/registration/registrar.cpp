@@ -73,6 +73,14 @@ class GuardedSink final : public sinks::EntitySink {
   Status set_launch_plan_state(const fc::Identifier& id, bool active) override {
     return guard([&] { return m_inner.set_launch_plan_state(id, active); });
   }
+  bool looks_up_entities() const override { return m_inner.looks_up_entities(); }
+  Result<bool> task_interface(const fc::Identifier& id, fc::TypedInterface& out) override {
+    return guard([&] { return m_inner.task_interface(id, out); });
+  }
+  Result<bool> launch_plan_interface(const fc::Identifier& id,
+                                     sinks::compiler::LaunchPlanInterface& out) override {
+    return guard([&] { return m_inner.launch_plan_interface(id, out); });
+  }
   Result<sinks::UploadLocation> create_upload_location(const std::string& project,
                                                        const std::string& domain,
                                                        const std::string& filename,
@@ -299,7 +307,8 @@ Observation observe(Context& ctx, const std::vector<model::Registration>& desire
         // undecodable task, a corrupt fast source, a workflow FlyteAdmin would refuse).
         auto pkg = read_package(loaded->bytes, loaded->reference, ctx.limits());
         if (!pkg) return pkg.error();
-        if (auto s = hydrate_and_compile(*pkg, hydrate_params(r), loaded->reference); !s)
+        if (auto s = hydrate_and_compile(*pkg, hydrate_params(r), loaded->reference, &ctx.admin);
+            !s)
           return s.error();
         add_facts(*pkg, f);
         return f;  // the decoded package (and its memory lease) is dropped here
@@ -459,7 +468,8 @@ class Executor {
     }
     if (auto s = hydrate(pkg, params); !s) return s;
     // FlyteAdmin compiles every workflow: a package it would refuse fails before any Create.
-    if (auto s = check_compiles(pkg, rec.package); !s) return s;
+    // References the package does not hold are fetched from FlyteAdmin and type-checked.
+    if (auto s = check_compiles(pkg, rec.package, &m_ctx.admin); !s) return s;
 
     auto order = registration_order(pkg);
     if (!order) return order.error();

@@ -240,62 +240,6 @@ Status validate_task_resources(Tx& tx, const std::string& project, const std::st
   return ok_status();
 }
 
-std::string id_key(const fc::Identifier& id) {
-  return id.project() + "\n" + id.domain() + "\n" + id.name() + "\n" + id.version();
-}
-
-// What a workflow needs from the database (compiler.GetRequirements).
-struct Requirements {
-  std::vector<fc::Identifier> tasks;
-  std::vector<fc::Identifier> launch_plans;
-  std::set<std::string> seen;
-  std::map<std::string, const fc::WorkflowTemplate*> sub_workflows;
-  std::set<std::string> visited_sub_workflows;
-  std::optional<std::string> error;
-};
-
-void collect_template(const fc::WorkflowTemplate& t, Requirements& req);
-
-void collect_node(const fc::Node& n, Requirements& req) {
-  if (n.has_task_node() && n.task_node().has_reference_id()) {
-    const auto& id = n.task_node().reference_id();
-    if (req.seen.insert("t" + id_key(id)).second) req.tasks.push_back(id);
-  } else if (n.has_workflow_node()) {
-    const auto& wn = n.workflow_node();
-    if (wn.has_launchplan_ref()) {
-      if (req.seen.insert("l" + id_key(wn.launchplan_ref())).second) {
-        req.launch_plans.push_back(wn.launchplan_ref());
-      }
-    } else if (wn.has_sub_workflow_ref()) {
-      const auto key = id_key(wn.sub_workflow_ref());
-      auto it = req.sub_workflows.find(key);
-      if (it == req.sub_workflows.end()) {
-        if (!req.error) {
-          req.error = "Code: WorkflowReferenceNotFound, Node Id: " + n.id() +
-                      ", Description: Referenced Workflow [" + proto_text(wn.sub_workflow_ref()) +
-                      "] not found.";
-        }
-      } else if (req.visited_sub_workflows.insert(key).second) {
-        collect_template(*it->second, req);
-      }
-    }
-  } else if (n.has_branch_node()) {
-    const auto& ie = n.branch_node().if_else();
-    if (ie.case_().has_then_node()) collect_node(ie.case_().then_node(), req);
-    for (const auto& other : ie.other()) {
-      if (other.has_then_node()) collect_node(other.then_node(), req);
-    }
-    if (ie.has_else_node()) collect_node(ie.else_node(), req);
-  } else if (n.has_array_node() && n.array_node().has_node()) {
-    collect_node(n.array_node().node(), req);
-  }
-}
-
-void collect_template(const fc::WorkflowTemplate& t, Requirements& req) {
-  for (const auto& n : t.nodes()) collect_node(n, req);
-  if (t.has_failure_node()) collect_node(t.failure_node(), req);
-}
-
 // Connections from upstream_node_ids only (the real compiler also derives them from bindings).
 fc::CompiledWorkflow compile_template(const fc::WorkflowTemplate& t) {
   fc::CompiledWorkflow cw;
@@ -382,10 +326,13 @@ Status Admin::create_workflow(const fa::WorkflowCreateRequest& req, fa::Workflow
     *primary.mutable_id() = req.id();  // setDefaults
     const std::string compile_err =
         "failed to compile workflow for [" + proto_text(req.id()) + "] with err: ";
-    Requirements needs;
-    for (const auto& sub : req.spec().sub_workflows()) needs.sub_workflows[id_key(sub.id())] = &sub;
-    collect_template(primary, needs);
-    if (needs.error) return invalid(compile_err + *needs.error);
+    fa::WorkflowSpec with_id = req.spec();
+    *with_id.mutable_template_()->mutable_id() = req.id();
+    const compiler::Requirements needs = compiler::requirements(with_id);
+    if (needs.missing_sub_workflow)
+      return invalid(compile_err + "Code: WorkflowReferenceNotFound, Node Id: " +
+                     needs.missing_sub_workflow->first + ", Description: Referenced Workflow [" +
+                     proto_text(needs.missing_sub_workflow->second) + "] not found.");
 
     fc::CompiledWorkflowClosure closure;
     *closure.mutable_primary() = compile_template(primary);
@@ -417,9 +364,7 @@ Status Admin::create_workflow(const fa::WorkflowCreateRequest& req, fa::Workflow
     }
     // workflow_manager.go getCompiledWorkflow: the propeller compiler's errors, InvalidArgument.
     {
-      fa::WorkflowSpec spec = req.spec();
-      *spec.mutable_template_()->mutable_id() = req.id();
-      auto issues = compiler::compile_workflow(spec, refs);
+      auto issues = compiler::compile_workflow(with_id, refs);
       if (std::any_of(issues.begin(), issues.end(), [](const auto& i) { return !i.warning; }))
         return invalid(compile_err + compiler::admin_text(issues));
     }

@@ -427,6 +427,38 @@ Result<bool> AdminSink::launch_plan_exists(const flyteidl::core::Identifier& id)
   return s.error();
 }
 
+Result<bool> AdminSink::task_interface(const flyteidl::core::Identifier& id,
+                                       flyteidl::core::TypedInterface& out) {
+  admin::ObjectGetRequest req;
+  *req.mutable_id() = id;
+  req.mutable_id()->set_resource_type(flyteidl::core::TASK);
+  admin::Task resp;
+  auto s = m_impl->call("GetTask", req, &resp, &flyteidl::service::AdminService::Stub::GetTask);
+  if (!s) {
+    if (s.error().code == ErrorCode::not_found) return false;
+    return s.error();
+  }
+  out = resp.closure().compiled_task().template_().interface();
+  return true;
+}
+
+Result<bool> AdminSink::launch_plan_interface(const flyteidl::core::Identifier& id,
+                                              compiler::LaunchPlanInterface& out) {
+  admin::ObjectGetRequest req;
+  *req.mutable_id() = id;
+  req.mutable_id()->set_resource_type(flyteidl::core::LAUNCH_PLAN);
+  admin::LaunchPlan resp;
+  auto s = m_impl->call("GetLaunchPlan", req, &resp,
+                        &flyteidl::service::AdminService::Stub::GetLaunchPlan);
+  if (!s) {
+    if (s.error().code == ErrorCode::not_found) return false;
+    return s.error();
+  }
+  out.inputs = resp.closure().expected_inputs();
+  out.outputs = resp.closure().expected_outputs();
+  return true;
+}
+
 Result<std::set<std::string>> AdminSink::launch_plans_at(const std::string& project,
                                                          const std::string& domain,
                                                          const std::string& version) {

@@ -41,6 +41,11 @@ class AdminSink : public Sink, public EntitySink {
   Result<std::map<std::string, std::string>> active_launch_plans(
       const std::string& project, const std::string& domain) override;
   Result<bool> launch_plan_exists(const flyteidl::core::Identifier& id) override;
+  bool looks_up_entities() const override { return true; }
+  Result<bool> task_interface(const flyteidl::core::Identifier& id,
+                              flyteidl::core::TypedInterface& out) override;
+  Result<bool> launch_plan_interface(const flyteidl::core::Identifier& id,
+                                     compiler::LaunchPlanInterface& out) override;
   Result<std::set<std::string>> launch_plans_at(const std::string& project,
                                                 const std::string& domain,
                                                 const std::string& version) override;

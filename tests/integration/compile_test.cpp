@@ -13,6 +13,7 @@
 #include <fstream>
 
 #include "daemon/ledger/ledger.hpp"
+#include "daemon/registration/compile.hpp"
 #include "daemon/registration/hydrate.hpp"
 #include "daemon/registration/package.hpp"
 #include "daemon/registration/registrar.hpp"
@@ -373,4 +374,87 @@ TEST_CASE("compile e2e: the emulator refuses a CreateWorkflow decode bomb before
       hydrated(testing::read_bytes(testing::package_fixtures() / "valid-register.tgz")));
   INFO(ok.error_message());
   CHECK(ok.ok());
+}
+
+namespace {
+
+// The package without its task members (*_1.pb): its workflow references tasks it does not
+// hold, as a package that reuses tasks registered by another does.
+std::string without_tasks(const std::string& package) {
+  auto members = testing::untar(package);
+  std::vector<std::pair<std::string, std::string>> kept;
+  for (auto& m : members)
+    if (m.first.size() < 5 || m.first.compare(m.first.size() - 5, 5, "_1.pb") != 0)
+      kept.push_back(std::move(m));
+  REQUIRE(kept.size() + 2 == members.size());
+  return testing::tgz(kept);
+}
+
+}  // namespace
+
+// Issue 22 item 10: a task the package references but does not hold was a warning and its node
+// went unchecked even with FlyteAdmin at hand. With a live target it is fetched (GetTask) and
+// type-checked, as FlyteAdmin's CreateWorkflow checks it against its database.
+TEST_CASE("compile e2e: references to registered tasks are type-checked against FlyteAdmin",
+          "[compile]") {
+  Admin admin;
+  // valid-register.tgz's tasks are registered at v1 (its workflow too).
+  REQUIRE(
+      admin
+          .create(hydrated(testing::read_bytes(testing::package_fixtures() / "valid-register.tgz")))
+          .ok());
+  sinks::flyteadmin::AdminConfig cfg;
+  cfg.endpoint = admin.emu->address();
+  cfg.insecure = true;
+  cfg.max_retries = 0;  // the unreachable case below fails at once
+  cfg.per_rpc_timeout_ms = 3000;
+  auto sink = sinks::flyteadmin::AdminSink::connect(cfg, "test");
+  REQUIRE(sink.ok());
+  REQUIRE((*sink)->looks_up_entities());
+
+  // The mismatched workflow alone, at v1: its tasks are the registered ones.
+  const auto mismatch = hydrated(without_tasks(testing::binding_mismatch_package()));
+  const auto offline = registration::compile_package(mismatch, "b.tgz");
+  CHECK(offline.ok());  // offline: a warning, the node unchecked
+  REQUIRE_FALSE(offline.warnings.empty());
+  CHECK_THAT(offline.warnings[0], Catch::Contains("is not in the package; not checked"));
+  const auto live = registration::compile_package(mismatch, "b.tgz", sink->get());
+  CHECK_FALSE(live.ok());
+  REQUIRE(live.errors.size() == 1);
+  CHECK_THAT(live.errors[0], Catch::Contains("node n1 input a: STRING is not castable from "
+                                             "INTEGER (n0.t1_int_output)"));
+  CHECK(live.warnings.empty());
+  // FlyteAdmin (the emulator) refuses the same workflow for the same reason.
+  auto st = admin.create(mismatch);
+  CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  CHECK_THAT(st.error_message(), Catch::Contains("MismatchingTypes, Node Id: n1"));
+
+  // The original workflow alone compiles against the registered tasks, without a warning.
+  const auto good = hydrated(
+      without_tasks(testing::read_bytes(testing::package_fixtures() / "valid-register.tgz")));
+  const auto ok = registration::compile_package(good, "g.tgz", sink->get());
+  CHECK(ok.ok());
+  CHECK(ok.warnings.empty());
+
+  // At a version nobody registered, the tasks are not found: FlyteAdmin's error, not a warning.
+  auto pkg = registration::read_package(
+      without_tasks(testing::read_bytes(testing::package_fixtures() / "valid-register.tgz")),
+      "v9.tgz");
+  REQUIRE(pkg.ok());
+  registration::HydrateParams p;
+  p.project = "flytesnacks";
+  p.domain = "development";
+  p.version = "v9";
+  REQUIRE(registration::hydrate(*pkg, p).ok());
+  const auto missing = registration::compile_package(*pkg, "v9.tgz", sink->get());
+  CHECK_FALSE(missing.ok());
+  REQUIRE_FALSE(missing.errors.empty());
+  CHECK_THAT(missing.errors[0], Catch::Contains("@v9 not found"));
+  CHECK(admin.emu->calls("GetTask") >= 2);
+
+  // An unreachable target is an error of the lookup, never a silent pass.
+  admin.emu.reset();
+  const auto down = registration::check_compiles(good, "g.tgz", sink->get());
+  CHECK_FALSE(down.ok());
+  CHECK_THAT(down.error().message, Catch::Contains("look up task"));
 }
