@@ -16,6 +16,7 @@
 #include "sinks/flyteadmin/hints.hpp"
 #include "sinks/flyteadmin/oauth.hpp"
 #include "sinks/flyteadmin/requests.hpp"
+#include "sinks/workflow_compiler.hpp"
 
 namespace flytecd::sinks::flyteadmin {
 namespace admin = flyteidl::admin;
