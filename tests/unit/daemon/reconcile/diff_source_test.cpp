@@ -59,14 +59,16 @@ TEST_CASE("diff source: a drifted field names the line of its desired value", "[
   std::vector<std::string> lines;
   for (const auto& d : plan.drift)
     for (const auto& c : d.changes) lines.push_back(reconcile::change_line(c));
-  CHECK(lines == std::vector<std::string>{
-                     "~ clusterResourceAttributes.attributes.projectQuotaCpu: live \"64\", Git \"8\" "
-                     "(projects/data-eng/project.yaml:13)",
-                     "~ workflowExecutionConfig.maxParallelism: live 4, Git 25 "
-                     "(projects/data-eng/project.yaml:16)"});
+  CHECK(lines ==
+        std::vector<std::string>{
+            "~ clusterResourceAttributes.attributes.projectQuotaCpu: live \"64\", Git \"8\" "
+            "(projects/data-eng/project.yaml:13)",
+            "~ workflowExecutionConfig.maxParallelism: live 4, Git 25 "
+            "(projects/data-eng/project.yaml:16)"});
   // The steps that revert the drift carry the same locations, in text, JSON and markdown.
   const auto text = reconcile::render_text(plan, "t");
-  CHECK(text.find("live \"64\", Git \"8\" (projects/data-eng/project.yaml:13)") != std::string::npos);
+  CHECK(text.find("live \"64\", Git \"8\" (projects/data-eng/project.yaml:13)") !=
+        std::string::npos);
   const auto json = reconcile::render_json(plan, "t");
   CHECK(json["drift"][0]["changes"][0]["source"] == "projects/data-eng/project.yaml:13");
   CHECK(json["steps"][0]["changes"][0]["source"] == "projects/data-eng/project.yaml:13");
