@@ -77,10 +77,10 @@ bool effective_changes(const model::Hierarchy& before, const model::Hierarchy& a
 // Every scope a change at `scope` reaches: for a project-level row each configured domain whose
 // effective value changes, the workflow scopes of the repository whose effective value changes,
 // and for each domain reached, the workflows without a row of their own.
-std::vector<std::string> blast_radius(const model::Hierarchy& before, const model::Hierarchy& after,
-                                      const model::Scope& scope, model::AttributeType type,
-                                      const std::vector<std::string>& domains) {
-  std::vector<std::string> out;
+std::vector<Reach> blast_radius(const model::Hierarchy& before, const model::Hierarchy& after,
+                                const model::Scope& scope, model::AttributeType type,
+                                const std::vector<std::string>& domains) {
+  std::vector<Reach> out;
   if (scope.level() == model::Level::workflow) return out;
   // CLUSTER_RESOURCE is applied per project-domain namespace by the cluster resource
   // controller: it reaches domains, never workflows.
@@ -90,23 +90,23 @@ std::vector<std::string> blast_radius(const model::Hierarchy& before, const mode
     for (const auto& d : domains)
       if (effective_changes(before, after, model::Scope{scope.project, d, ""}, type)) {
         reached.push_back(d);
-        out.push_back(scope.project + "/" + d);
+        out.push_back(Reach{scope.project, d, "", false});
       }
   } else if (effective_changes(before, after, scope, type)) {
     reached.push_back(scope.domain);
   }
   if (per_namespace) {
     if (scope.level() != model::Level::project)
-      for (const auto& d : reached) out.push_back(scope.project + "/" + d);
+      for (const auto& d : reached) out.push_back(Reach{scope.project, d, "", false});
     return out;
   }
   std::set<model::Scope> workflows;
   for (const auto* h : {&before, &after})
     for (const auto& wf : h->workflow_scopes(scope.project, scope.domain)) workflows.insert(wf);
   for (const auto& wf : workflows)
-    if (effective_changes(before, after, wf, type)) out.push_back(model::to_string(wf));
-  for (const auto& d : reached)
-    out.push_back("every other workflow of " + scope.project + " in " + d);
+    if (effective_changes(before, after, wf, type))
+      out.push_back(Reach{wf.project, wf.domain, wf.workflow, false});
+  for (const auto& d : reached) out.push_back(Reach{scope.project, d, "", true});
   return out;
 }
 
@@ -151,6 +151,11 @@ std::string registration_line(const model::Registration& r) {
 
 }  // namespace
 
+std::string to_string(const Reach& r) {
+  if (r.other_workflows) return "every other workflow of " + r.project + " in " + r.domain;
+  return r.project + "/" + r.domain + (r.workflow.empty() ? "" : "/" + r.workflow);
+}
+
 Review review(const model::Documents& base, const model::Documents& head,
               const std::vector<std::string>& domains) {
   Review out;
@@ -177,6 +182,7 @@ Review review(const model::Documents& base, const model::Documents& head,
     c.kind = "override";
     c.action = action;
     c.object = model::to_string(any.scope) + " " + model::attribute_type_name(any.type);
+    c.key = sinks::override_key(any.scope, any.type);
     const auto old_all = hb.resolve(any.scope);
     const auto new_all = hh.resolve(any.scope);
     c.old_effective = value_of(effective(old_all, any.type));
@@ -184,7 +190,8 @@ Review review(const model::Documents& base, const model::Documents& head,
     c.old_source = source_of(effective(old_all, any.type));
     c.new_source = source_of(effective(new_all, any.type));
     c.fields = field_changes(c.old_effective, c.new_effective, effective(new_all, any.type));
-    c.reaches = blast_radius(hb, hh, any.scope, any.type, domains);
+    c.reach = blast_radius(hb, hh, any.scope, any.type, domains);
+    for (const auto& r : c.reach) c.reaches.push_back(to_string(r));
     c.project = any.scope.project;
     // A domain or workflow row reaches its own scope when the effective value there changes (a
     // project row reaches its domains, which blast_radius names).
@@ -215,6 +222,7 @@ Review review(const model::Documents& base, const model::Documents& head,
     ReviewChange c;
     c.kind = "project";
     c.object = "project " + id;
+    c.key = sinks::project_key(id);
     c.project = id;
     if (b == sb.projects.end())
       c.action = '+', ++out.projects_added, c.detail = "RegisterProject " + id;
@@ -253,6 +261,10 @@ Review review(const model::Documents& base, const model::Documents& head,
     ReviewChange c;
     c.kind = "registration";
     c.object = "registration " + n;
+    {
+      const model::Registration& any = b != rb.end() ? *b->second : *h->second;
+      c.key = "registration/" + any.project + "/" + any.domain + "/" + any.name;
+    }
     if (b == rb.end()) {
       c.action = '+';
       ++out.registrations_added;
@@ -467,6 +479,7 @@ nlohmann::ordered_json render_review_json(const Review& r, const ReviewRevision&
     // The words plan --live and apply use for the same action (issue 21: one vocabulary).
     i["action"] = c.action == '+' ? "create" : c.action == '-' ? "delete" : "update";
     i["object"] = c.object;
+    i["key"] = c.key;
     if (c.kind == "override") {
       i["before"] = nlohmann::ordered_json::parse(dump_json(c.old_effective));
       i["after"] = nlohmann::ordered_json::parse(dump_json(c.new_effective));
@@ -482,7 +495,14 @@ nlohmann::ordered_json render_review_json(const Review& r, const ReviewRevision&
         fj.erase("git");
         i["fields"].push_back(std::move(fj));
       }
-      i["reaches"] = c.reaches;
+      // Data: one object per scope reached; the prose is the text and markdown's.
+      i["reaches"] = nlohmann::ordered_json::array();
+      for (const auto& reach : c.reach) {
+        nlohmann::ordered_json o{{"project", reach.project}, {"domain", reach.domain}};
+        if (!reach.workflow.empty()) o["workflow"] = reach.workflow;
+        if (reach.other_workflows) o["otherWorkflows"] = true;
+        i["reaches"].push_back(std::move(o));
+      }
     }
     if (!c.detail.empty()) i["detail"] = c.detail;
     if (!c.retired_overrides.empty()) i["retiredOverrides"] = c.retired_overrides;

@@ -11,10 +11,24 @@ namespace flytecd::reconcile {
 
 // The pull-request view: what merging `head` into `base` changes, computed from the two
 // revisions' documents alone (no cluster). Pure.
+// One scope a change reaches: a project-domain, a workflow scope of the repository, or (with
+// other_workflows) every workflow of that project-domain without a row of its own.
+struct Reach {
+  std::string project;
+  std::string domain;
+  std::string workflow;
+  bool other_workflows = false;
+};
+// "p/development", "p/development/wf.a", "every other workflow of p in development".
+std::string to_string(const Reach& r);
+
 struct ReviewChange {
   std::string kind;    // "override", "project", "registration"
   char action = '~';   // '+', '~', '-'
   std::string object;  // "flytesnacks/development TASK_RESOURCE", "project ml", "registration core"
+  // The object's id as plan --live and apply name it ("override/p/d//TASK_RESOURCE",
+  // "project/p", "registration/p/d/name").
+  std::string key;
   nlohmann::json old_effective;  // effective value at that scope before (null when none)
   nlohmann::json new_effective;  // … and after
   std::string old_source,
@@ -33,7 +47,8 @@ struct ReviewChange {
   // The blast radius: every scope whose effective value changes, named ("p/development",
   // "p/development/wf.a"), then "every other workflow of p in development" for each domain
   // reached (workflows without a row of their own inherit it).
-  std::vector<std::string> reaches;
+  std::vector<std::string> reaches;  // as text (to_string of each of `reach`)
+  std::vector<Reach> reach;
   std::string project;  // the Flyte project the change belongs to (for the rollup)
   // Overrides: their own scope when its effective value changes; registrations: project/domain.
   std::string scope;

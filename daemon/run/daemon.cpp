@@ -235,7 +235,9 @@ struct Daemon::Impl {
     hh.trigger_sync = [this](const std::string& reason) { nudge(reason); };
     hh.status = [this] {
       // Leader state is live (not part of the document), so it is compared, not versioned.
-      nlohmann::json extra = nullptr;
+      // Without leader election the key is there too ({"enabled": false}): what a reader's
+      // `jq .leader` finds says so instead of null (issue 21).
+      nlohmann::json extra = {{"leader", {{"enabled", false}}}};
       if (cluster) extra = {{"leader", cluster->status()}};
       std::lock_guard<std::mutex> lock(status_mu);
       return status.rendered(extra);

@@ -92,7 +92,7 @@ cp -r "$example" "$tmp/g" && (cd "$tmp/g" && git init -q -b main && git add -A &
   git add -A && git -c user.email=t@e -c user.name=t commit -qm change) || bad "git setup"
 "$bin" plan --git "$tmp/g" --base HEAD~1 --head HEAD -o json > "$tmp/review.json" 2>/dev/null
 check "plan --git -o json" planGit "$tmp/review.json"
-python3 - "$tmp/review.json" <<'PY' && ok "plan --git: typed field values, action words, a retired project's overrides listed once" || bad "plan --git JSON content"
+python3 - "$tmp/review.json" <<'PY' && ok "plan --git: typed field values, action words, keys as plan --live names them, reaches as scopes, a retired project's overrides listed once" || bad "plan --git JSON content"
 import json, sys
 r = json.load(open(sys.argv[1]))
 f = [x for i in r["items"] for x in i.get("fields", []) if x["path"] == "maxParallelism"]
@@ -101,6 +101,10 @@ assert {i["action"] for i in r["items"]} <= {"create", "update", "delete"}
 retired = [i for i in r["items"] if i["kind"] == "project" and i["action"] == "delete"]
 assert retired and retired[0].get("retiredOverrides"), retired
 assert not any(i["kind"] == "override" and i["object"].startswith("data-eng") for i in r["items"]), "data-eng overrides shown one table each"
+# One id scheme with plan --live, and reaches as data.
+assert all(i["key"].split("/")[0] in ("override", "project", "registration") for i in r["items"]), r["items"]
+mp = [i for i in r["items"] if i["kind"] == "override" and i["key"] == "override/flytesnacks/development//WORKFLOW_EXECUTION_CONFIG"]
+assert mp and {"project": "flytesnacks", "domain": "development", "otherWorkflows": True} in mp[0]["reaches"], mp
 PY
 
 # A running daemon's status, with drift left in place.
