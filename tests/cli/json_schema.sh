@@ -17,12 +17,18 @@ ok() { echo "ok $*"; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 schema="$src/packaging/schema/flytecd-output.schema.json"
 example="$src/repo-layout-example"
-python3 -c 'import jsonschema' 2>/dev/null || { echo "FAIL python3-jsonschema is missing: run packaging/setup-debian.sh --tests"; exit 1; }
+# The validator: Debian's python3-jsonschema (setup-debian.sh --tests) for /usr/bin/python3, or
+# a python3 earlier on PATH that has jsonschema itself.
+py=""
+for candidate in python3 /usr/bin/python3; do
+  if "$candidate" -c 'import jsonschema' 2>/dev/null; then py="$candidate"; break; fi
+done
+[[ -n "$py" ]] || { echo "FAIL python3-jsonschema is missing: run packaging/setup-debian.sh --tests"; exit 1; }
 
 # check NAME DEF FILE [typed]: FILE validates against $defs/DEF; with "typed", at least one field
 # change is present and none holds a string that is itself JSON text of a string ("\"64\"").
 check() {
-  python3 - "$schema" "$2" "$3" "${4:-}" <<'PY' && ok "$1 matches \$defs/$2" || bad "$1 does not match \$defs/$2"
+  "$py" - "$schema" "$2" "$3" "${4:-}" <<'PY' && ok "$1 matches \$defs/$2" || bad "$1 does not match \$defs/$2"
 import json, sys, jsonschema
 schema, name, path, typed = sys.argv[1:5]
 full = json.load(open(schema))
