@@ -12,14 +12,7 @@
 # Usage: readme_examples.sh FLYTECD_BINARY SOURCE_DIR
 set -uo pipefail
 bin="$1"; src="$2"
-tmp="$(mktemp -d)"
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
-trap cleanup EXIT
-fail=0
-bad() { echo "FAIL $*"; fail=1; }
-ok() { echo "ok $*"; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 readme="$src/README.md"
 example="$src/repo-layout-example"
 
@@ -31,11 +24,7 @@ jq_select="$(grep -o "jq '\.drift\[\]\.changes\[\] | select(\.live == \"[^\"]*\"
 [[ -n "$status_keys" && -n "$history_line" && -n "$plan_line" && -n "$jq_select" ]] \
   || { bad "an example was not found in the README: keys '$status_keys' history '$history_line' plan '$plan_line' jq '$jq_select'"; exit 1; }
 
-eport="$(free_port)"
-"$bin" emulator --listen "127.0.0.1:$eport" --db "$tmp/admin.db" > "$tmp/emulator.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 1 100); do (echo > /dev/tcp/127.0.0.1/$eport) 2>/dev/null && break; sleep 0.1; done
-target=(--admin-endpoint "dns:///127.0.0.1:$eport" --insecure --log-level warn)
+start_emulator
 cp -r "$example" "$tmp/r"
 "$bin" apply --repo "$tmp/r" --state-dir "$tmp/s" "${target[@]}" > /dev/null 2>&1 || bad "apply the example"
 

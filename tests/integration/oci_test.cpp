@@ -9,6 +9,7 @@
 #include <future>
 #include <mutex>
 
+#include "daemon/common/json_dump.hpp"
 #include "sources/oci/fetcher.hpp"
 #include "tests/oci/oci_test_support.hpp"
 
@@ -338,7 +339,7 @@ TEST_CASE(
     auto json = oci::base64_decode(payload);
     REQUIRE(json);
     auto claims = nlohmann::json::parse(*json);
-    INFO(claims.dump());
+    INFO(flytecd::dump_json(claims));
     CHECK(claims.value("sub", "?") != oci_test::k_user);
     CHECK(claims.value("sub", "?").empty());
   }
