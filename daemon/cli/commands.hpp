@@ -6,6 +6,7 @@
 
 #include "daemon/model/loader.hpp"
 #include "daemon/pass/pass.hpp"
+#include "daemon/wiring/reconciler.hpp"
 #include "daemon/wiring/target.hpp"
 #include "sources/source.hpp"
 
@@ -62,21 +63,22 @@ struct TargetOptions {
 // File, then environment, then flags. An explicit --repo DIR wins over a configured git.url.
 Result<config::Config> resolve_config(const TargetOptions& opt);
 
-// One revision of the configured source, loaded and validated: git.url (at its ref's head, or
-// at `at`), else the repository directory (which has no revisions: `at` must be empty). Every
-// command that reconciles or plans against live state reads its documents through this.
-// Errors: the source's (unavailable, not_found, …); invalid_input when the revision is invalid
-// (each diagnostic is written to `err` first).
-struct LoadedRevision {
-  std::unique_ptr<sources::Source> source;  // null for a directory
-  std::string revision;                     // commit id, or "dir:<content hash>" (a directory)
-  std::string subject;                      // commit subject ("" for a directory)
-  std::string author;                       // commit author ("" for a directory)
-  int64_t committed_at = 0;                 // commit time, unix seconds
-  model::Documents docs;
+// A revision of the configured source read through `rec` and valid: `at` ("" = the source's
+// head; a named revision needs a Git source). Every command that reconciles or plans against live
+// state reads its documents through this. Errors: the source's (unavailable, not_found, …);
+// invalid_input when the revision is invalid (each diagnostic is written to `err` first).
+Result<wiring::LoadedRevision> load_valid(wiring::Reconciler& rec, const std::string& at,
+                                          std::ostream& err);
+// What most commands start from: cfg's reconciler, its revision `at` loaded and valid, its target
+// opened with `access`. Errors: Reconciler::open's, load_valid's, open_target's.
+struct Prepared {
+  std::unique_ptr<wiring::Reconciler> rec;
+  wiring::LoadedRevision rev;
 };
-Result<LoadedRevision> load_revision(const config::Config& cfg, const std::string& at,
-                                     std::ostream& err);
+Result<Prepared> prepare(const config::Config& cfg, const std::string& at, wiring::Access access,
+                         std::ostream& err);
+// A command's pass options: cfg's, in `mode`, written by "<host> (flytecd CLI)".
+pass::Options command_options(const config::Config& cfg, pass::Mode mode);
 
 struct ReviewOptions;
 
@@ -99,11 +101,6 @@ int run_apply(const TargetOptions& opt, const std::string& format, std::ostream&
 int run_history(const TargetOptions& opt, const ledger::HistoryQuery& query,
                 const std::string& domain, const std::string& server, const std::string& format,
                 std::ostream& out, std::ostream& err);
-
-// One reconcile pass of `rev` against `target` (packages from the revision's source or the
-// repository directory, a memory budget of cfg.packages.memoryBudgetBytes unless given).
-pass::Report run_pass(const config::Config& cfg, wiring::Target& target, const LoadedRevision& rev,
-                      pass::Options options);
 
 // `flytecd plan --live`: 0 no changes, 2 changes, 1 error.
 // With `head`, the documents are its --git repository at --head (plan --git … --live);

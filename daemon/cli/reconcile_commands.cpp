@@ -23,59 +23,48 @@
 #include "daemon/wiring/target.hpp"
 #include "daemon/wiring/target_identity.hpp"
 #include "daemon/wiring/wiring.hpp"
-#include "sources/local/directory_reader.hpp"
 
 namespace flytecd::cli {
 namespace {}  // namespace
 
-Result<LoadedRevision> load_revision(const config::Config& cfg, const std::string& at,
-                                     std::ostream& err) {
-  LoadedRevision out;
-  model::Limits limits;
+Result<wiring::LoadedRevision> load_valid(wiring::Reconciler& rec, const std::string& at,
+                                          std::ostream& err) {
+  const config::Config& cfg = rec.config();
   // The same source the daemon reads (wiring::make_source): Git, or the `repo` directory, whose
   // revision id is a hash of its content ("dir:<16 hex>"), so a command and the daemon name
   // one directory state alike.
   if (cfg.git.url.empty() && !at.empty())
     return make_error(ErrorCode::invalid_input,
                       "revision '" + at + "' needs a Git source (git.url or --git)");
-  auto source = wiring::make_source(cfg);
-  if (!source) return source.error();
-  auto snap = at.empty() ? (*source)->sync() : (*source)->snapshot_at(at);
-  if (!snap) return snap.error();
-  out.revision = snap->revision;
-  out.subject = snap->subject;
-  out.author = snap->author;
-  out.committed_at = snap->commit_time;
-  std::vector<model::SourceFile> files = std::move(snap->files);
-  const std::string where = cfg.git.url.empty()
-                                ? "the repository at " + cfg.repo
-                                : (*source)->describe() + " at " + out.revision.substr(0, 12);
-  out.source = std::move(*source);
-  auto loaded = model::load_documents(files, limits, cfg.documents);
-  if (!loaded.ok()) {
-    for (const auto& d : loaded.diagnostics)
+  auto rev = rec.load(at);
+  if (!rev) return rev.error();
+  if (!rev->ok()) {
+    for (const auto& d : rev->diagnostics)
       if (d.severity == model::Severity::error) err << model::format(d) << "\n";
+    const std::string where = cfg.git.url.empty()
+                                  ? "the repository at " + cfg.repo
+                                  : rec.describe_source() + " at " + rev->revision.substr(0, 12);
     return make_error(ErrorCode::invalid_input,
                       where + " is invalid; nothing was applied (run `flytecd validate`)");
   }
-  out.docs = std::move(loaded.documents);
-  return out;
+  return rev;
 }
 
-namespace {
-
-// The package source for a revision: OCI/HTTPS through the fetcher (cache under the state
-// directory), repository paths from the revision itself.
-std::unique_ptr<registration::PackageSource> package_source(const config::Config& cfg,
-                                                            const LoadedRevision& rev) {
-  return wiring::make_package_source(
-      cfg, rev.source ? registration::RepoFileReader([&rev](const std::string& path) {
-        return rev.source->read_file(rev.revision, path, registration::k_max_repo_package_bytes);
-      })
-                      : registration::directory_reader(cfg.repo));  // a revision built by hand
+Result<Prepared> prepare(const config::Config& cfg, const std::string& at, wiring::Access access,
+                         std::ostream& err) {
+  auto rec = wiring::Reconciler::open(cfg);
+  if (!rec) return rec.error();
+  auto rev = load_valid(**rec, at, err);
+  if (!rev) return rev.error();
+  if (auto s = (*rec)->open_target(access); !s) return s.error();
+  return Prepared{std::move(*rec), std::move(*rev)};
 }
 
-}  // namespace
+pass::Options command_options(const config::Config& cfg, pass::Mode mode) {
+  auto o = wiring::pass_options(cfg, mode);
+  o.writer = wiring::host_identity() + " (flytecd CLI)";
+  return o;
+}
 
 namespace {
 
@@ -118,32 +107,6 @@ Status check_scope_project(const TargetOptions& opt, const model::Documents& doc
 
 }  // namespace
 
-pass::Report run_pass(const config::Config& cfg, wiring::Target& target, const LoadedRevision& rev,
-                      pass::Options options) {
-  auto packages = package_source(cfg, rev);
-  registration::MemoryBudget memory(cfg.packages.memory_budget_bytes);
-  if (!options.memory) options.memory = &memory;
-  pass::Wiring w;
-  w.sink = &target.pass_sink();
-  w.entities = target.pass_sink().entities();
-  w.packages = packages.get();
-  w.ledger = target.ledger.get();
-  w.target = target.description;
-  // Ownership: the state directory's applied-revision record, and the Git source's history to
-  // rebuild from (a directory has none).
-  auto record = wiring::make_file_record_store(cfg);
-  w.record = record.get();
-  if (rev.source)
-    w.revision_at = [&cfg, &rev](const std::string& id) {
-      return wiring::earlier_revision(cfg, *rev.source, id);
-    };
-  options.config_fingerprint = wiring::ownership_fingerprint(cfg);
-  if (options.writer.empty()) options.writer = wiring::host_identity() + " (flytecd CLI)";
-  return pass::run(
-      pass::Revision{rev.revision, rev.subject, &rev.docs, rev.author, rev.committed_at}, w,
-      options);
-}
-
 Result<config::Config> resolve_config(const TargetOptions& opt) {
   config::Config cfg = config::defaults();
   if (!opt.config_file.empty())
@@ -181,23 +144,21 @@ int run_apply(const TargetOptions& opt, const std::string& format, std::ostream&
     err << "flytecd apply: " << cfg.error().message << "\n";
     return 1;
   }
-  auto rev = load_revision(*cfg, at, err);
-  if (!rev) {
-    err << "flytecd apply: " << rev.error().message << "\n";
+  auto prepared = prepare(*cfg, at, wiring::Access::write, err);
+  if (!prepared) {
+    err << "flytecd apply: " << prepared.error().message << "\n";
     return 1;
   }
-  auto target = wiring::open_target(*cfg);
-  if (!target) {
-    err << "flytecd apply: " << target.error().message << "\n";
-    return 1;
-  }
-  if (auto s = check_scope_project(opt, rev->docs, *target->ledger); !s) {
+  wiring::Reconciler& rec = *prepared->rec;
+  const wiring::LoadedRevision& rev = prepared->rev;
+  wiring::Target* target = &rec.target();
+  if (auto s = check_scope_project(opt, rev.docs, *target->ledger); !s) {
     err << "flytecd apply: " << s.error().message << "\n";
     return 1;
   }
   const bool json = format == "json";
   if (!json) out << "target: " << target->description << "\n";
-  auto options = wiring::pass_options(*cfg, pass::Mode::execute);
+  auto options = command_options(*cfg, pass::Mode::execute);
   options.scope = pass::PassScope{opt.project, opt.domain};
   if (!json && !options.scope.empty()) out << "scope: " << options.scope.describe() << "\n";
   if (!json)
@@ -208,7 +169,7 @@ int run_apply(const TargetOptions& opt, const std::string& format, std::ostream&
       for (const auto& c : reconcile::step_changes(r.step))
         out << "    " << reconcile::change_line(c) << "\n";
     };
-  const auto report = run_pass(*cfg, *target, *rev, options);
+  const auto report = rec.pass(rev, options);
   const pass::Verdict verdict = pass::apply_verdict(report);  // the last line and the exit code
   const auto& applied = report.applied;
   size_t adopted = 0;
@@ -270,23 +231,20 @@ int run_plan_live(const TargetOptions& opt, const std::string& format, std::ostr
     err << "flytecd plan: " << cfg.error().message << "\n";
     return 1;
   }
-  auto rev = load_revision(*cfg, at, err);
-  if (!rev) {
-    err << "flytecd plan: " << rev.error().message << "\n";
+  auto prepared = prepare(*cfg, at, wiring::Access::read, err);
+  if (!prepared) {
+    err << "flytecd plan: " << prepared.error().message << "\n";
     return 1;
   }
-  auto target = wiring::open_target(*cfg, wiring::Access::read);
-  if (!target) {
-    err << "flytecd plan: " << target.error().message << "\n";
-    return 1;
-  }
-  if (auto s = check_scope_project(opt, rev->docs, *target->ledger); !s) {
+  wiring::Reconciler& rec = *prepared->rec;
+  wiring::Target* target = &rec.target();
+  if (auto s = check_scope_project(opt, prepared->rev.docs, *target->ledger); !s) {
     err << "flytecd plan: " << s.error().message << "\n";
     return 1;
   }
-  auto options = wiring::pass_options(*cfg, pass::Mode::plan);
+  auto options = command_options(*cfg, pass::Mode::plan);
   options.scope = pass::PassScope{opt.project, opt.domain};
-  const auto report = run_pass(*cfg, *target, *rev, options);
+  const auto report = rec.pass(prepared->rev, options);
   if (!report.observed) {
     err << "flytecd plan: " << (report.error ? report.error->message : "not observed") << "\n";
     return 1;
@@ -312,19 +270,15 @@ int run_get_registrations(const TargetOptions& opt, const std::string& format, s
     err << "flytecd get registrations: " << cfg.error().message << "\n";
     return 1;
   }
-  auto rev = load_revision(*cfg, at, err);
-  if (!rev) {
-    err << "flytecd get registrations: " << rev.error().message << "\n";
+  auto prepared = prepare(*cfg, at, wiring::Access::read, err);
+  if (!prepared) {
+    err << "flytecd get registrations: " << prepared.error().message << "\n";
     return 1;
   }
-  auto target = wiring::open_target(*cfg, wiring::Access::read);
-  if (!target) {
-    err << "flytecd get registrations: " << target.error().message << "\n";
-    return 1;
-  }
+  wiring::Target* target = &prepared->rec->target();
   // A dry run: packages come from the cache (or the registry), activation from FlyteAdmin; the
   // ledger tells what was registered. Nothing is written.
-  const auto report = run_pass(*cfg, *target, *rev, wiring::pass_options(*cfg, pass::Mode::plan));
+  const auto report = prepared->rec->pass(prepared->rev, command_options(*cfg, pass::Mode::plan));
   if (!report.observed) {
     err << "flytecd get registrations: " << report.error->message << "\n";
     return 1;
@@ -370,11 +324,21 @@ int run_import(const TargetOptions& opt, const std::string& out_dir, std::ostrea
     err << "flytecd import: " << cfg.error().message << "\n";
     return 1;
   }
-  auto target = wiring::open_target(*cfg, wiring::Access::read);
-  if (!target) {
-    err << "flytecd import: " << target.error().message << "\n";
+  // The check plans the repository written here against the target read: one reconciler whose
+  // source is that directory.
+  config::Config imported = *cfg;
+  imported.repo = out_dir;
+  imported.git.url.clear();
+  auto rec = wiring::Reconciler::open(imported);
+  if (!rec) {
+    err << "flytecd import: " << rec.error().message << "\n";
     return 1;
   }
+  if (auto s = (*rec)->open_target(wiring::Access::read); !s) {
+    err << "flytecd import: " << s.error().message << "\n";
+    return 1;
+  }
+  wiring::Target* target = &(*rec)->target();
   auto live = target->pass_sink().observe();  // ConfigMap mode: overrides from the ConfigMap
   if (!live) {
     err << "flytecd import: " << live.error().message << "\n";
@@ -457,17 +421,14 @@ int run_import(const TargetOptions& opt, const std::string& out_dir, std::ostrea
         << " QUALITY_OF_SERVICE rows were not imported: FlyteAdmin's API cannot write them back\n";
   // The check: the imported repository, planned against the same live state by the same pass as
   // apply, must call for no change (only adoptions).
-  config::Config imported = *cfg;
-  imported.repo = out_dir;
-  imported.git.url.clear();
-  auto rev = load_revision(imported, "", err);
+  auto rev = load_valid(**rec, "", err);
   if (!rev) {
     err << "flytecd import: check: " << rev.error().message << "\n";
     return 1;
   }
-  auto check_options = wiring::pass_options(imported, pass::Mode::plan);
+  auto check_options = command_options(imported, pass::Mode::plan);
   check_options.scope = only;
-  const auto check = run_pass(imported, *target, *rev, check_options);
+  const auto check = (*rec)->pass(*rev, check_options);
   if (!check.observed || check.outcome == pass::Outcome::failed) {
     err << "flytecd import: check: " << (check.error ? check.error->message : "failed") << "\n";
     return 1;

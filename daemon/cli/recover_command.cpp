@@ -22,17 +22,22 @@ int run_recover(const TargetOptions& opt, const std::string& from_revision, bool
         << cfg->repo << " (set git.url, or --config with a Git source)\n";
     return 1;
   }
-  auto from = load_revision(*cfg, from_revision, err);
+  auto reconciler = wiring::Reconciler::open(*cfg);
+  if (!reconciler) {
+    err << "flytecd recover: " << reconciler.error().message << "\n";
+    return 1;
+  }
+  auto from = load_valid(**reconciler, from_revision, err);
   if (!from) {
     err << "flytecd recover: --from-revision " << from_revision << ": " << from.error().message
         << "\n";
     return 1;
   }
-  auto target = wiring::open_target(*cfg);
-  if (!target) {
-    err << "flytecd recover: " << target.error().message << "\n";
+  if (auto s = (*reconciler)->open_target(); !s) {
+    err << "flytecd recover: " << s.error().message << "\n";
     return 1;
   }
+  wiring::Target* target = &(*reconciler)->target();
   auto empty = target->ledger->owns_nothing();
   if (!empty) {
     err << "flytecd recover: ledger: " << empty.error().message << "\n";
@@ -45,7 +50,7 @@ int run_recover(const TargetOptions& opt, const std::string& from_revision, bool
         << " declares (pass --force to do so; `flytecd plan --live` shows the current view)\n";
     return 1;
   }
-  auto store = wiring::make_file_record_store(*cfg);
+  pass::RecordStore* store = &(*reconciler)->record();
   auto stored = store->read();
   std::string token;
   if (stored && *stored) token = (*stored)->token;
@@ -68,12 +73,12 @@ int run_recover(const TargetOptions& opt, const std::string& from_revision, bool
       << (from->subject.empty() ? "" : " (" + from->subject + ")") << " as the revision flytecd "
       << "last applied, in " << store->describe() << "\n";
   // The next pass, planned now: the rebuild happens in memory, nothing is written.
-  auto head = load_revision(*cfg, "", err);
+  auto head = load_valid(**reconciler, "", err);
   if (!head) {
     err << "flytecd recover: " << head.error().message << "\n";
     return 1;
   }
-  const auto report = run_pass(*cfg, *target, *head, wiring::pass_options(*cfg, pass::Mode::plan));
+  const auto report = (*reconciler)->pass(*head, command_options(*cfg, pass::Mode::plan));
   if (!report.observed) {
     err << "flytecd recover: " << (report.error ? report.error->message : "not observed") << "\n";
     return 1;

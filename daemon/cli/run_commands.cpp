@@ -30,41 +30,38 @@ int run_plan_review(const TargetOptions& opt, const ReviewOptions& r, std::ostre
     return 1;
   }
   // Names resolve as `git rev-parse` resolves them in that repository (a URL is fetched
-  // first); the configured ref only decides what a URL's HEAD is once followed.
-  auto opts = wiring::git_options(c);
-  std::error_code ec;
-  std::filesystem::create_directories(opts.cache_dir, ec);
-  auto git = sources::git::GitSource::open(opts);
-  if (!git) {
-    err << "flytecd plan: " << git.error().message << "\n";
+  // first); the configured ref only decides what a URL's HEAD is once followed. The head is
+  // loaded after the base by the same reconciler: files whose blob is unchanged are not parsed
+  // again.
+  auto rec = wiring::Reconciler::open(c);
+  if (!rec) {
+    err << "flytecd plan: " << rec.error().message << "\n";
     return 1;
   }
-  model::Limits limits;
-  std::string base_commit, head_commit;
-  auto load = [&](const std::string& rev, const char* which,
-                  std::string& commit) -> Result<model::LoadResult> {
-    auto snap = (*git)->snapshot(rev);
-    if (!snap) return snap.error().wrap(std::string(which) + " revision '" + rev + "'");
-    commit = snap->revision;
-    auto loaded = model::load_documents(snap->files, limits, c.documents);
+  auto load = [&](const std::string& rev, const char* which) -> Result<wiring::LoadedRevision> {
+    auto loaded = (*rec)->load(rev);
+    if (!loaded) return loaded.error().wrap(std::string(which) + " revision '" + rev + "'");
     return loaded;
   };
-  auto base = load(r.base, "base", base_commit);
+  auto base = load(r.base, "base");
   if (!base) {
     err << "flytecd plan: " << base.error().message << "\n";
     return 1;
   }
-  auto head = load(r.head, "head", head_commit);
+  auto head = load(r.head, "head");
   if (!head) {
     err << "flytecd plan: " << head.error().message << "\n";
     return 1;
   }
+  const std::string& base_commit = base->revision;
+  const std::string& head_commit = head->revision;
   // The head's packages kept in the repository must compile as FlyteAdmin compiles them.
   for (auto& d : compile_repository_packages(
            [&](const std::string& path) {
-             return (*git)->read_file(head_commit, path, sources::k_max_repo_package_bytes);
+             return (*rec)->source().read_file(head_commit, path,
+                                               sources::k_max_repo_package_bytes);
            },
-           head->documents.registrations))
+           head->docs.registrations))
     head->diagnostics.push_back(std::move(d));
   const reconcile::ReviewRevision base_rev{r.base, base_commit}, head_rev{r.head, head_commit};
   if (!head->ok()) {
@@ -86,8 +83,8 @@ int run_plan_review(const TargetOptions& opt, const ReviewOptions& r, std::ostre
   if (!scope.empty())
     err << "flytecd plan: limited to " << scope.describe()
         << " (changes elsewhere in the revision are not shown)\n";
-  auto review = reconcile::review(pass::narrowed(scope, base->documents),
-                                  pass::narrowed(scope, head->documents));
+  auto review =
+      reconcile::review(pass::narrowed(scope, base->docs), pass::narrowed(scope, head->docs));
   if (r.format == "json")
     out << dump_json(reconcile::render_review_json(review, base_rev, head_rev), 2) << "\n";
   else if (r.format == "markdown")

@@ -84,8 +84,10 @@ ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desire
       }
       if (options.narrow) options.narrow(*live, *managed);
       owned_plan.emplace(plan(desired, *live, *managed, options.policy));
-      if (round == 1) {
-        // Standalone use: the guard's prune rules over this plan (the pass guards before).
+      {
+        // Every plan of this call's own observation — a standalone first round, and each later
+        // round of a pass, whose live state may have changed since the pass's guard saw it —
+        // passes the guard's prune rules (the pass guards its first plan before it calls this).
         Policy prune_rules = options.policy;
         prune_rules.allow_empty = true;
         auto verdict = guard_pass(guard_input(*owned_plan, desired, 1, *managed, {}), prune_rules);

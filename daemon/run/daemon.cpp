@@ -17,19 +17,19 @@
 #include "daemon/common/json_dump.hpp"
 #include "daemon/common/log.hpp"
 #include "daemon/common/text.hpp"
-#include "daemon/http/json_snapshot.hpp"
 #include "daemon/http/server.hpp"
 #include "daemon/k8s/in_cluster.hpp"
 #include "daemon/metrics/flytecd_metrics.hpp"
 #include "daemon/metrics/metrics.hpp"
-#include "daemon/model/incremental.hpp"
 #include "daemon/notify/notifier.hpp"
 #include "daemon/pass/apply.hpp"
 #include "daemon/pass/views.hpp"
 #include "daemon/reconcile/render.hpp"
 #include "daemon/registration/registrar.hpp"
+#include "daemon/run/daemon_state.hpp"
 #include "daemon/run/guarded.hpp"
 #include "daemon/run/suspension.hpp"
+#include "daemon/wiring/reconciler.hpp"
 #include "daemon/wiring/target.hpp"
 
 namespace flytecd::run {
@@ -63,10 +63,9 @@ struct Daemon::Impl {
   config::Config cfg;
   std::shared_ptr<spdlog::logger> log = log::get("flytecd");
 
-  // Wiring (rebuilt on reload).
-  std::unique_ptr<sources::Source> source;
-  std::unique_ptr<model::IncrementalLoader> loader;
-  std::unique_ptr<wiring::Target> target;
+  // Wiring (rebuilt on reload). The reconciler owns the source, the documents' loader, the
+  // target (sinks, ledger), the applied-revision record and the package source.
+  std::unique_ptr<wiring::Reconciler> rec;
   std::unique_ptr<http::HttpServer> http;
   http::HttpOptions http_options;  // with the secrets read, to start HTTP again after a reload
   std::unique_ptr<notify::Notifier> notifier;
@@ -77,14 +76,7 @@ struct Daemon::Impl {
                      "1 when this replica may reconcile (leader, or no leader election), else 0.");
   // Kubernetes: leader election and ConfigMap mode (null when neither is configured).
   std::unique_ptr<k8s::InCluster> cluster;
-  // Workflow registrations: packages through one fetcher (token and blob caches persist).
-  std::unique_ptr<registration::PackageSource> packages;
-  // Where the applied-revision record is kept (ownership rebuilt from Git after a lost state
-  // directory or a failover): the state directory's file; in a cluster, a ConfigMap.
-  std::unique_ptr<pass::RecordStore> record;
   std::string last_ownership;  // the last ownership message logged (logged once per change)
-  // What package reading may hold at once, across every registration (packages.memoryBudgetBytes).
-  std::unique_ptr<registration::MemoryBudget> package_memory;
   metrics::GaugeFamily& registrations_gauge =
       registry.gauge("flytecd_registrations",
                      "Workflow registrations by state after the last reconcile.", {"state"});
@@ -98,31 +90,27 @@ struct Daemon::Impl {
   // Stops apply from starting new steps: on stop, and when leadership is lost.
   std::atomic<bool> halt{false};
 
-  // State in force (reconcile thread), and the status view (guarded by status_mu).
-  bool have_desired = false;
-  model::Documents documents;  // the revision in force
-  std::string revision, subject, author, rejected_revision;
-  int64_t committed_at = 0;
-  std::mutex status_mu;
-  http::JsonSnapshot status;  // rendered once per change for /api/v1/status
-  bool first_success = false, target_up = false, failing = false;
-  std::string not_ready = "no reconcile has finished yet";
-  // The source's current problem (unreachable, fetch failed, revision rejected); "" when the
-  // revision in force is the source's head. Keeps lastError set while the target is fine.
-  std::string source_error;
+  // The revision in force (reconcile thread), and the one last rejected (not loaded again).
+  std::optional<wiring::LoadedRevision> in_force;
+  std::string rejected_revision;
+  // The daemon's state: replaced whole on each change; status, readiness and the gauges are
+  // functions of it (daemon_state.hpp). The gauges follow each change under the cell's lock.
+  StateCell state{DaemonState{}, [this](const DaemonState& s) { show(s, metrics); }};
+  std::mutex suspend_mu;  // serializes suspend/resume requests (HTTP threads)
   std::set<std::string> known_drift;
   std::string refusal_notified;  // the revision whose refusal was last notified (pass/views)
-  // Suspension (guarded by status_mu): while set, passes run in plan mode. Persisted in
-  // <stateDir>/suspended.json.
-  std::optional<Suspension> suspension;
   std::map<std::string, uint64_t> rpc_seen;
+
+  std::shared_ptr<const DaemonState> put(const std::function<void(DaemonState&)>& change) {
+    return state.update(change);
+  }
 
   // What a configuration needs that can be read without touching the wiring in force: the
   // suspension file, the source, the notification and HTTP secrets. A reload that fails here
   // changes nothing.
   struct Prepared {
     std::optional<Suspension> suspension;
-    std::unique_ptr<sources::Source> source;
+    std::unique_ptr<wiring::Reconciler> rec;
     std::unique_ptr<notify::Notifier> notifier;
     http::HttpOptions http;
   };
@@ -134,9 +122,9 @@ struct Daemon::Impl {
     auto suspended = read_suspension(suspension_file(c.state_dir));
     if (!suspended) return suspended.error();
     p.suspension = *suspended;
-    auto src = wiring::make_source(c);
-    if (!src) return src.error();
-    p.source = std::move(*src);
+    auto r = wiring::Reconciler::open(c);
+    if (!r) return r.error();
+    p.rec = std::move(*r);
 
     std::vector<notify::NotifyTarget> targets;
     for (const auto& n : c.notifications) {
@@ -182,12 +170,7 @@ struct Daemon::Impl {
 
   // The suspension read from the state directory in force (before HTTP serves it).
   void use_suspension(const std::optional<Suspension>& s) {
-    {
-      std::lock_guard<std::mutex> lock(status_mu);
-      suspension = s;
-      status["suspended"] = suspension ? to_json(*suspension) : nlohmann::json();
-    }
-    metrics.set_suspended(s.has_value());
+    put([&](DaemonState& st) { st.suspension = s; });
     if (s)
       log->warn(
           "SUSPENDED since {} by {}{}: sources are polled and drift reported, nothing is "
@@ -195,25 +178,26 @@ struct Daemon::Impl {
           s->since, s->by, s->reason.empty() ? "" : " (" + s->reason + ")");
   }
 
-  // Puts a prepared configuration in force (the source, loader, notifier); the previous ones
-  // are released. cfg is already the new configuration.
+  // Puts a prepared configuration in force (its reconciler, whose target start_serving opened,
+  // and the notifier); the previous ones are released. cfg is already the new configuration.
   void adopt(Prepared p) {
-    source = std::move(p.source);
-    loader = std::make_unique<model::IncrementalLoader>(model::Limits{}, cfg.documents);
+    rec = std::move(p.rec);
     if (notifier) notifier->stop();
     notifier = std::move(p.notifier);
     http_options = std::move(p.http);
-    packages.reset();  // the packages settings may have changed
-    package_memory = std::make_unique<registration::MemoryBudget>(cfg.packages.memory_budget_bytes);
   }
 
   // The parts that hold something only one of them can hold at a time — the state directory's
-  // lock (the target), the lease (the cluster), the listening port (HTTP) — started from `c`.
-  Status start_serving(const config::Config& c, const http::HttpOptions& ho) {
-    auto t = wiring::open_target(c);
-    if (!t) return t.error();
-    target = std::make_unique<wiring::Target>(std::move(*t));
-    metrics.set_target(false, target->embedded());
+  // lock (the target of `r`), the lease (the cluster), the listening port (HTTP) — started from
+  // `c`.
+  Status start_serving(const config::Config& c, wiring::Reconciler& r,
+                       const http::HttpOptions& ho) {
+    if (auto t = r.open_target(); !t) return t.error();
+    put([&](DaemonState& s) {
+      s.target = r.target().description;
+      s.target_is_emulator = r.target().embedded();
+      s.target_up = false;
+    });
     k8s::ElectorCallbacks on_lease{[this] {
                                      leader_gauge.with({}).set(1);
                                      nudge("became leader");
@@ -227,35 +211,29 @@ struct Daemon::Impl {
     cluster = std::move(*in_cluster);
     leader_gauge.with({}).set(!cluster || cluster->leading() ? 1 : 0);
     // In a cluster the record is a ConfigMap every replica reads (kubernetes.appliedRecord); on
-    // a VM, a file in the state directory.
-    record = cluster ? cluster->record_store() : nullptr;
-    if (!record) record = wiring::make_file_record_store(c);
+    // a VM, the file in the target's state directory.
+    if (cluster)
+      if (auto store = cluster->record_store()) r.use_record(std::move(store));
 
     http::HttpHandlers hh;
     hh.trigger_sync = [this](const std::string& reason) { nudge(reason); };
     hh.status = [this] {
-      // Leader state is live (not part of the document), so it is compared, not versioned.
+      // Leader state is live (not part of the state value), so it is compared, not versioned.
       // Without leader election the key is there too ({"enabled": false}): what a reader's
       // `jq .leader` finds says so instead of null (issue 21).
-      nlohmann::json extra = {{"leader", {{"enabled", false}}}};
-      if (cluster) extra = {{"leader", cluster->status()}};
-      std::lock_guard<std::mutex> lock(status_mu);
-      return status.rendered(extra);
+      return state.status_text(cluster ? cluster->status() : nlohmann::json{{"enabled", false}});
     };
     hh.ready = [this] {
       if (cluster && !cluster->leading()) return cluster->healthy();  // a follower
-      std::lock_guard<std::mutex> lock(status_mu);
-      return first_success && target_up;
+      return ready(*state.get());
     };
-    hh.not_ready_reason = [this] {
-      std::lock_guard<std::mutex> lock(status_mu);
-      return not_ready;
-    };
+    hh.not_ready_reason = [this] { return state.get()->not_ready; };
     hh.metrics_text = [this] { return registry.render(); };
-    hh.history = [this](const std::map<std::string, std::string>& params) -> Result<std::string> {
+    hh.history = [this,
+                  &r](const std::map<std::string, std::string>& params) -> Result<std::string> {
       auto query = pass::history_query(params);
       if (!query) return query.error();
-      auto entries = target->ledger->history(*query);
+      auto entries = r.target().ledger->history(*query);
       if (!entries) return entries.error();
       return dump_json(pass::history_json(*entries));
     };
@@ -266,22 +244,20 @@ struct Daemon::Impl {
     if (!server) return server.error();
     http = std::move(*server);
     log->info("flytecd {} running: source {}, target {}, http {} (port {}), interval {}s",
-              FLYTECD_VERSION, source->describe(), target->description, c.http.listen, http->port(),
-              c.interval_seconds);
-    std::lock_guard<std::mutex> lock(status_mu);
-    status["source"] = source->describe();
-    status["target"] = target->description;
-    status["targetIsEmulator"] = target->embedded();
-    status["httpPort"] = http->port();
+              FLYTECD_VERSION, r.describe_source(), r.target().description, c.http.listen,
+              http->port(), c.interval_seconds);
+    put([&](DaemonState& s) {
+      s.source = r.describe_source();
+      s.http_port = http->port();
+    });
     return ok_status();
   }
 
-  void stop_serving() {
+  void stop_serving(wiring::Reconciler* r) {
     if (http) http->stop();
     http.reset();
     cluster.reset();  // releases a held lease
-    record.reset();
-    target.reset();
+    if (r) r->close_target();
   }
 
   Status build() {
@@ -289,14 +265,14 @@ struct Daemon::Impl {
     if (!p) return p.error();
     use_suspension(p->suspension);
     adopt(std::move(*p));
-    return start_serving(cfg, http_options);
+    return start_serving(cfg, *rec, http_options);
   }
 
   void teardown() {
-    stop_serving();
+    stop_serving(rec.get());
     if (notifier) notifier->stop();
     notifier.reset();
-    source.reset();
+    rec.reset();
   }
 
   // SIGHUP: the new configuration is prepared beside the one in force (which keeps serving if
@@ -307,24 +283,18 @@ struct Daemon::Impl {
     if (!p) return p.error();
     const config::Config previous = cfg;
     const http::HttpOptions previous_http = http_options;
-    std::optional<Suspension> previous_suspension;
-    {
-      std::lock_guard<std::mutex> lock(status_mu);
-      previous_suspension = suspension;
-    }
-    stop_serving();
+    const std::optional<Suspension> previous_suspension = state.get()->suspension;
+    stop_serving(rec.get());
     // No HTTP thread runs until start_serving: cfg and the suspension change with none reading.
     cfg = fresh;
     use_suspension(p->suspension);
-    std::swap(source, p->source);  // start_serving describes the new source
-    auto started = start_serving(cfg, p->http);
-    std::swap(source, p->source);
+    auto started = start_serving(cfg, *p->rec, p->http);
     if (!started) {
-      stop_serving();
+      stop_serving(p->rec.get());
       if (p->notifier) p->notifier->stop();
       cfg = previous;
       use_suspension(previous_suspension);
-      if (auto back = start_serving(cfg, previous_http); !back) {
+      if (auto back = start_serving(cfg, *rec, previous_http); !back) {
         fatal = true;
         return make_error(ErrorCode::internal, started.error().message +
                                                    "; and the previous configuration could not "
@@ -334,8 +304,7 @@ struct Daemon::Impl {
       return started.error();
     }
     adopt(std::move(*p));
-    have_desired = false;
-    revision.clear();
+    in_force.reset();
     rejected_revision.clear();
     return ok_status();
   }
@@ -343,15 +312,9 @@ struct Daemon::Impl {
   // The outcome of the last SIGHUP, in status: `reload` (time, ok, error) and, while the
   // configuration on disk is not the one in force, `lastReloadError`.
   void record_reload(const Status& s) {
-    std::lock_guard<std::mutex> lock(status_mu);
-    nlohmann::json r{{"time", iso(Clock::now())}, {"ok", s.ok()}};
-    if (!s) {
-      r["error"] = s.error().message;
-      status["lastReloadError"] = s.error().message;
-    } else {
-      status.erase("lastReloadError");
-    }
-    status["reload"] = std::move(r);
+    put([&](DaemonState& st) {
+      st.reload = Reload{iso(Clock::now()), s ? std::string() : s.error().message};
+    });
   }
 
   void nudge(const std::string& reason) {
@@ -368,20 +331,17 @@ struct Daemon::Impl {
     std::optional<Suspension> next;
     if (on) next = Suspension{iso(Clock::now()), reason, by};
     bool was = false;
-    nlohmann::json body;
     {
-      std::lock_guard<std::mutex> lock(status_mu);
-      was = suspension.has_value();
+      std::lock_guard<std::mutex> lock(suspend_mu);
+      const auto current = state.get()->suspension;
+      was = current.has_value();
       if (on && was) {
-        next = suspension;  // already suspended: keep since/by; a new reason replaces the old
+        next = current;  // already suspended: keep since/by; a new reason replaces the old
         if (!reason.empty()) next->reason = reason;
       }
       if (auto st = write_suspension(suspension_file(cfg.state_dir), next); !st) return st.error();
-      suspension = next;
-      status["suspended"] = next ? to_json(*next) : nlohmann::json();
-      body = {{"suspended", status["suspended"]}};
+      put([&](DaemonState& s) { s.suspension = next; });
     }
-    metrics.set_suspended(on);
     if (on) {
       halt = true;  // a pass in flight starts no new step; the next one only plans
       log->warn(
@@ -392,7 +352,7 @@ struct Daemon::Impl {
       log->info("resumed by {}{}", by, was ? "" : " (was not suspended)");
       nudge("api resume");  // reconcile at once
     }
-    return dump_json(body);
+    return dump_json(nlohmann::json{{"suspended", next ? to_json(*next) : nlohmann::json()}});
   }
 
   void notify_event(notify::EventKind kind, const std::string& summary,
@@ -400,7 +360,7 @@ struct Daemon::Impl {
     if (!notifier) return;
     notify::Event e;
     e.kind = kind;
-    e.revision = revision;  // the revision in force: the one the pass reconciled
+    e.revision = state.get()->revision;  // the revision in force: the one the pass reconciled
     e.summary = summary;
     e.details = std::move(details);
     e.time = Clock::now();
@@ -412,31 +372,20 @@ struct Daemon::Impl {
   void set_failure(const std::string& what, bool notified = false) {
     log->error("{}", what);
     bool transition = false;
-    {
-      std::lock_guard<std::mutex> lock(status_mu);
-      status["lastError"] = what;
-      transition = !failing;
-      failing = true;
-    }
+    put([&](DaemonState& s) { transition = fail(s, what); });
     if (transition && !notified) notify_event(notify::EventKind::sync_failed, what, {});
   }
 
-  // Records (or, with "", clears) the source's problem; a new problem is also a failure.
+  // Records (or, with "", clears) the source's problem; a new problem is also a failure. Only
+  // the reconcile thread changes it, so reading it first is not a race.
   void source_problem(const std::string& what) {
-    {
-      std::lock_guard<std::mutex> lock(status_mu);
-      if (what == source_error) return;
-      source_error = what;
-      if (what.empty())
-        status.erase("sourceError");
-      else
-        status["sourceError"] = what;
-    }
+    if (state.get()->source_error == what) return;
+    put([&](DaemonState& s) { s.source_error = what; });
     if (!what.empty()) set_failure(what);
   }
 
   void sync_rpc_metrics() {
-    for (const auto& [key, n] : target->sink->rpc_counts()) {
+    for (const auto& [key, n] : rec->target().sink->rpc_counts()) {
       auto space = key.find(' ');
       uint64_t& seen = rpc_seen[key];
       if (n > seen)
@@ -446,61 +395,53 @@ struct Daemon::Impl {
     }
   }
 
-  // Pulls the source; on a new valid revision replaces the desired state.
+  // Pulls the source; on a new valid revision replaces the revision in force.
   void pull() {
-    auto head = source->head();
+    auto head = rec->head();
     metrics.source_polls_total.with({head ? "success" : "error"}).inc();
     if (!head) {
-      source_problem("source " + source->describe() + ": " + head.error().message +
-                     (have_desired ? " (revision " + revision + " stays in force)" : ""));
+      source_problem("source " + rec->describe_source() + ": " + head.error().message +
+                     (in_force ? " (revision " + in_force->revision + " stays in force)" : ""));
       return;
     }
-    if (have_desired && *head == revision) {  // unchanged: one ref lookup
+    if (in_force && *head == in_force->revision) {  // unchanged: one ref lookup
       source_problem("");
       return;
     }
     if (*head == rejected_revision) return;  // already rejected; wait for a new one
-    auto snap = source->sync();
-    metrics.source_fetches_total.with({snap ? "success" : "error"}).inc();
-    if (!snap) {
-      source_problem("source " + source->describe() + ": " + snap.error().message);
+    auto loaded = rec->load();
+    metrics.source_fetches_total.with({loaded ? "success" : "error"}).inc();
+    if (!loaded) {
+      source_problem("source " + rec->describe_source() + ": " + loaded.error().message);
       return;
     }
-    auto loaded = loader->load(snap->files, snap->blob_ids);
-    if (!loaded.ok()) {
-      rejected_revision = snap->revision;
-      nlohmann::json errors = nlohmann::json::array();
-      for (const auto& d : loaded.diagnostics)
-        if (d.severity == model::Severity::error && errors.size() < 100)
-          errors.push_back(model::format(d));
+    if (!loaded->ok()) {
+      rejected_revision = loaded->revision;
+      Rejection rejection{loaded->revision, iso(Clock::now()), {}};
+      for (const auto& d : loaded->diagnostics)
+        if (d.severity == model::Severity::error && rejection.errors.size() < 100)
+          rejection.errors.push_back(model::format(d));
       metrics.record_reconcile(metrics::ReconcileResult::invalid, 0);
-      {
-        std::lock_guard<std::mutex> lock(status_mu);
-        status["rejectedRevision"] = {
-            {"revision", snap->revision}, {"time", iso(Clock::now())}, {"errors", errors}};
-      }
+      put([&](DaemonState& s) { s.rejected = rejection; });
       source_problem(
-          "revision " + snap->revision + " is invalid (" + std::to_string(errors.size()) +
-          " errors) and was rejected whole; " +
-          (have_desired ? "revision " + revision + " stays in force" : "nothing is applied"));
-      for (const auto& e : errors) log->error("  {}", e.get<std::string>());
+          "revision " + loaded->revision + " is invalid (" +
+          std::to_string(rejection.errors.size()) + " errors) and was rejected whole; " +
+          (in_force ? "revision " + in_force->revision + " stays in force" : "nothing is applied"));
+      for (const auto& e : rejection.errors) log->error("  {}", e);
       return;
     }
-    documents = std::move(loaded.documents);
-    revision = snap->revision;
-    subject = snap->subject;
-    author = snap->author;
-    committed_at = snap->commit_time;
-    have_desired = true;
+    in_force = std::move(*loaded);
     rejected_revision.clear();
     source_problem("");
-    metrics.set_revision(revision);
-    log->info("revision {} loaded: {} documents ({} files re-parsed)", revision,
-              documents.document_count, loader->parsed_last());
-    std::lock_guard<std::mutex> lock(status_mu);
-    status["revision"] = revision;
-    status["subject"] = snap->subject;
-    status.erase("rejectedRevision");
+    log->info("revision {} loaded: {} documents ({} files re-parsed)", in_force->revision,
+              in_force->docs.document_count, in_force->files_parsed);
+    put([&](DaemonState& s) {
+      s.revision = in_force->revision;
+      s.subject = in_force->subject;
+      s.author = in_force->author;
+      s.committed_at = in_force->committed_at;
+      s.rejected.reset();
+    });
   }
 
   void reconcile_once(const std::string& reason) {
@@ -508,21 +449,13 @@ struct Daemon::Impl {
     const bool leading = !cluster || cluster->leading();
     leader_gauge.with({}).set(leading ? 1 : 0);
     pull();
-    if (!have_desired || !leading) return;  // followers pull (status) but never write
+    if (!in_force || !leading) return;  // followers pull (status) but never write
+    const std::string& revision = in_force->revision;
     const log::Fields pass_fields{{"revision", revision}, {"trigger", reason}};
-    if (!packages)
-      packages = wiring::make_package_source(cfg, [this](const std::string& path) {
-        return source->read_file(revision, path, registration::k_max_repo_package_bytes);
-      });
-    bool suspended = false;
-    {
-      std::lock_guard<std::mutex> lock(status_mu);
-      suspended = suspension.has_value();
-    }
+    const bool suspended = state.get()->suspension.has_value();
     pass::Options po =
         wiring::pass_options(cfg, suspended ? pass::Mode::plan : pass::Mode::execute);
     po.cancel = &halt;
-    po.memory = package_memory.get();
     // Each executed step is one line with every field it changed, both values and where Git
     // declares the value (issue 21), and in the JSON log the revision, object and step fields.
     po.on_step = [&](const pass::StepResult& r) {
@@ -542,10 +475,11 @@ struct Daemon::Impl {
     // Projects and overrides applied: ready now, not when the slowest package has arrived.
     po.on_applied = [this](const pass::Report& applied) {
       if (!applied.applied.ok()) return;
-      std::lock_guard<std::mutex> lock(status_mu);
-      first_success = true;
-      target_up = true;
-      not_ready.clear();
+      put([](DaemonState& s) {
+        s.first_success = true;
+        s.target_up = true;
+        s.not_ready.clear();
+      });
     };
     po.on_registration = [&](const registration::RegistrationOutcome& o) {
       const log::Fields fields{{"revision", revision}, {"object", o.key}, {"step", o.state}};
@@ -554,54 +488,36 @@ struct Daemon::Impl {
       else if (o.state != "in-sync")
         log->info("{}", registration::describe(o));
     };
-    pass::Wiring w;
-    w.sink = &target->pass_sink();  // ConfigMap mode: overrides to the ConfigMap
-    w.entities = target->pass_sink().entities();
-    w.packages = packages.get();
-    w.ledger = target->ledger.get();
-    w.target = target->description;
-    w.record = record.get();
-    w.revision_at = [this](const std::string& id) {
-      return wiring::earlier_revision(cfg, *source, id);
-    };
-    po.config_fingerprint = wiring::ownership_fingerprint(cfg);
     po.writer =
         cluster && !cluster->identity().empty() ? cluster->identity() : wiring::host_identity();
     po.trigger = reason;
-    auto report =
-        pass::run(pass::Revision{revision, subject, &documents, author, committed_at}, w, po);
-    if (report.outcome == pass::Outcome::refused)
-      log->error("revision {} REFUSED, nothing executed: {}", revision, report.guard.reason);
-    const auto& own = report.ownership;
+    auto report = std::make_shared<const pass::Report>(rec->pass(*in_force, po));
+    if (report->outcome == pass::Outcome::refused)
+      log->error("revision {} REFUSED, nothing executed: {}", revision, report->guard.reason);
+    const auto& own = report->ownership;
     if (own.state != "ledger" && own.message != last_ownership) {
       (own.state == "unavailable" ? log->error(own.message) : log->warn(own.message));
       for (const auto& why : own.skipped) log->warn("ownership: not rebuilt: {}", why);
     }
     last_ownership = own.state == "ledger" ? "" : own.message;
-    if (report.record_error) log->error("{}", report.record_error->message);
+    if (report->record_error) log->error("{}", report->record_error->message);
     publish(report, reason);
   }
 
-  // Status, metrics, readiness and notifications: functions of the pass report (pass/views).
-  void publish(const pass::Report& report, const std::string& reason) {
+  // The state after a pass, the counters, and notifications: functions of the pass report
+  // (pass/views, daemon_state).
+  void publish(const std::shared_ptr<const pass::Report>& shared, const std::string& reason) {
+    const pass::Report& report = *shared;
     const bool suspended = report.mode == pass::Mode::plan;
     sync_rpc_metrics();
-    const auto ready = pass::readiness(report);
     // A suspended pass synced nothing: it does not move "last successful sync".
     metrics.record_reconcile(
         pass::reconcile_result(report), report.seconds,
         suspended ? 0 : std::chrono::duration<double>(Clock::now().time_since_epoch()).count());
-    metrics.set_target(ready.target_up, target->embedded());
-    auto managed = target->ledger->managed();
+    auto managed = rec->target().ledger->managed();
     const auto counts = pass::object_counts(report, managed ? *managed : reconcile::Managed{});
-    metrics.set_objects("project", "managed", counts.managed_projects);
-    metrics.set_objects("override", "managed", counts.managed_overrides);
-    metrics.set_objects("project", "unmanaged", counts.unmanaged_projects);
-    metrics.set_objects("override", "unmanaged", counts.unmanaged_overrides);
-    metrics.set_objects("project", "drifted", counts.drifted_projects);
-    metrics.set_objects("override", "drifted", counts.drifted_overrides);
-    for (const auto& [state, n] : pass::registrations_by_state(report))
-      registrations_gauge.with({state}).set(n);
+    for (const auto& [st, n] : pass::registrations_by_state(report))
+      registrations_gauge.with({st}).set(n);
 
     // Drift notifications only for newly seen drift (overrides; registration activation is in
     // status and the log).
@@ -618,55 +534,19 @@ struct Daemon::Impl {
 
     const bool overrides_ok = report.executed() && report.applied.ok();
     bool recovered = false;
-    {
-      std::lock_guard<std::mutex> lock(status_mu);
-      auto last = pass::last_sync_json(report, reason);
-      last["time"] = iso(Clock::now());
-      last["mode"] = suspended ? "plan" : "execute";
-      status["lastSync"] = std::move(last);
-      status["objects"] = pass::objects_json(report);
-      status["drift"] = pass::drift_json(report);
-      // A plan's "healed" is what executing it would do; suspended, nothing was reverted.
-      if (suspended)
-        for (auto& d : status["drift"]) {
-          d["revertOnResume"] = d.value("reverted", false);
-          d["reverted"] = false;
-        }
-      status["registrations"] = pass::registrations_json(report);
-      // Ownership: a rebuild stays visible (with its time) until another one; "none" and
-      // "unavailable" last only while they are true.
-      const auto& doc = status.document();
-      if (report.ownership.state != "ledger" || !doc.contains("ownership") ||
-          doc["ownership"].value("state", "") != "rebuilt") {
-        auto own = pass::ownership_json(report.ownership, record ? record->describe() : "");
-        if (report.ownership.state != "ledger") own["time"] = iso(Clock::now());
-        status["ownership"] = std::move(own);
-      }
-      target_up = ready.target_up;
-      // Suspended, a pass that observed and planned keeps the replica ready: a restart during
-      // maintenance must not leave it unready until resumed.
-      if (overrides_ok || (suspended && report.outcome == pass::Outcome::success)) {
-        first_success = true;
-        not_ready.clear();
-      } else {
-        not_ready = ready.reason;
-      }
-      if (!target_up) not_ready = ready.reason;
-      if (report.outcome == pass::Outcome::success && source_error.empty()) {
-        recovered = failing;
-        failing = false;
-        status.erase("lastError");
-      }
-    }
+    const std::string record = rec->record().describe();
+    put([&](DaemonState& s) {
+      recovered = after_pass(s, shared, reason, iso(Clock::now()), record, counts);
+    });
     // A failing registration (unreachable registry, conflict) fails only itself: it is reported
     // and retried every reconcile, but does not make the replica unready.
     if (report.outcome != pass::Outcome::success)
-      set_failure((overrides_ok ? "" : "reconcile of " + revision + " failed: ") +
+      set_failure((overrides_ok ? "" : "reconcile of " + report.revision + " failed: ") +
                       (report.error ? report.error->message : std::string("failed")),
                   /*notified=*/report.outcome == pass::Outcome::refused);
     if (recovered)
-      notify_event(notify::EventKind::sync_recovered, "sync recovered at " + revision, {});
-    log->info("reconcile ({}) of {}{}: {}; {:.2f}s", reason, revision,
+      notify_event(notify::EventKind::sync_recovered, "sync recovered at " + report.revision, {});
+    log->info("reconcile ({}) of {}{}: {}; {:.2f}s", reason, report.revision,
               suspended ? " SUSPENDED, planned only (nothing written)" : "", pass::summary(report),
               report.seconds);
     if (cluster) cluster->on_pass(report);  // Kubernetes Event (rate-limited, best-effort)
@@ -682,12 +562,9 @@ struct Daemon::Impl {
     metrics.record_reconcile(metrics::ReconcileResult::failed, 0);
     const std::string message = "reconcile (" + reason + ") failed: internal error: " + what +
                                 " (the pass was abandoned; retried at the next interval)";
-    {
-      std::lock_guard<std::mutex> lock(status_mu);
-      status["lastSync"] = {{"reason", reason},        {"revision", revision},
-                            {"outcome", "failed"},     {"error", message},
-                            {"errorCode", "internal"}, {"time", iso(Clock::now())}};
-    }
+    put([&](DaemonState& s) {
+      s.last_pass = LastPass{reason, iso(Clock::now()), s.revision, message};
+    });
     set_failure(message);
   }
 
@@ -724,7 +601,8 @@ struct Daemon::Impl {
         Status s = ok_status();
         if (auto thrown = run_guarded([&] { s = reload_to(*fresh, fatal); })) {
           s = make_error(ErrorCode::internal, *thrown);
-          fatal = fatal || !target || !http;  // thrown between stopping and starting
+          fatal =
+              fatal || !rec || !rec->has_target() || !http;  // thrown between stopping and starting
         }
         if (fatal) {
           log->critical("reload failed: {}", s.error().message);

@@ -11,7 +11,7 @@
 namespace fs = std::filesystem;
 using flytecd::config::Config;
 
-TEST_CASE("load_revision: a directory is named by its content, as the daemon's source names it",
+TEST_CASE("load_valid: a directory is named by its content, as the daemon's source names it",
           "[cli]") {
   const fs::path dir = fs::temp_directory_path() / "flytecd-load-revision";
   fs::remove_all(dir);
@@ -20,7 +20,9 @@ TEST_CASE("load_revision: a directory is named by its content, as the daemon's s
   Config cfg;
   cfg.repo = dir.string();
   std::ostringstream err;
-  auto rev = flytecd::cli::load_revision(cfg, "", err);
+  auto rec = flytecd::wiring::Reconciler::open(cfg);
+  REQUIRE(rec);
+  auto rev = flytecd::cli::load_valid(**rec, "", err);
   REQUIRE(rev);
   auto source = flytecd::wiring::make_source(cfg);
   REQUIRE(source);
@@ -29,15 +31,17 @@ TEST_CASE("load_revision: a directory is named by its content, as the daemon's s
   CHECK(rev->revision == snap->revision);
   CHECK(rev->revision.rfind("dir:", 0) == 0);
   CHECK(rev->revision.find(dir.string()) == std::string::npos);  // content, not the path
-  CHECK(rev->source != nullptr);  // repository-path packages are read through it
+  CHECK((*rec)->describe_source() == (*source)->describe());     // one source for documents and
+                                                                 // repository-path packages
   CHECK(rev->docs.projects.size() == 1);
 
   // Another content is another revision; a revision id needs a Git source.
   std::ofstream(dir / "p.yaml") << "apiVersion: flytecd/v1\nkind: Project\nid: p\nname: q\n";
-  auto changed = flytecd::cli::load_revision(cfg, "", err);
+  auto changed = flytecd::cli::load_valid(**rec, "", err);
   REQUIRE(changed);
   CHECK(changed->revision != rev->revision);
-  auto at = flytecd::cli::load_revision(cfg, "abc123", err);
+  CHECK(changed->files_parsed == 1);
+  auto at = flytecd::cli::load_valid(**rec, "abc123", err);
   REQUIRE_FALSE(at);
   CHECK(at.error().message.find("needs a Git source") != std::string::npos);
   fs::remove_all(dir);

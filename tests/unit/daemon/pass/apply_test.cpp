@@ -205,3 +205,73 @@ TEST_CASE("apply: object status comes from the observation, not the plan", "[app
   auto none = object_statuses(desired, nullptr, {}, "flyteadmin: ListProjects: UNAVAILABLE");
   for (const auto& o : none) CHECK(o.state == ObjectState::unknown);
 }
+
+namespace {
+
+// A sink whose live state gains rows between the first and the second observation: what an
+// out-of-band writer restoring rows mid-pass looks like to a later round.
+class ChangingSink final : public sinks::Sink {
+ public:
+  State live;
+  State appears_at_second;  // merged into live on the second observe()
+  int observes = 0;
+  std::atomic<int> removals{0};
+  sinks::Capabilities capabilities() const override {
+    return {.projects = true, .overrides = true};
+  }
+  Result<State> observe() override {
+    std::lock_guard<std::mutex> lock(m_mu);
+    if (++observes == 2)
+      for (const auto& [k, o] : appears_at_second.overrides) live.overrides[k] = o;
+    return live;
+  }
+  Status execute(const Step& s) override {
+    std::lock_guard<std::mutex> lock(m_mu);
+    if (s.action == Action::remove) {
+      ++removals;
+      live.overrides.erase(s.key);
+    } else if (s.desired) {
+      live.overrides[s.key] = *s.desired;
+    }
+    return ok_status();
+  }
+  std::string describe() const override { return "changing"; }
+
+ private:
+  std::mutex m_mu;
+};
+
+}  // namespace
+
+TEST_CASE(
+    "apply: a later round is guarded like the first (a mass prune its observation finds is "
+    "refused)",
+    "[apply][guard]") {
+  ChangingSink sink;
+  auto ledger = memory_ledger();
+  // flytecd manages 10 rows that Git no longer declares and that are gone from FlyteAdmin when
+  // the pass first looks; they come back before the second round looks.
+  for (int i = 0; i < 10; ++i) {
+    auto o = label("q" + std::to_string(i), "development", "old");
+    const auto key = override_key(o.scope, o.type);
+    REQUIRE(ledger->record(key, "override", "h", "r0"));
+    sink.appears_at_second.overrides[key] = o;
+  }
+  const State desired = desired_of(1);
+  auto managed = ledger->managed();
+  REQUIRE(managed);
+  // The caller's first plan (guarded by the caller): create the one desired row only.
+  Plan first = plan(desired, sink.live, *managed, Policy{});
+  std::erase_if(first.steps, [](const Step& s) { return s.action != Action::create; });
+  REQUIRE(first.steps.size() == 1);
+  ApplyOptions o;
+  o.revision = "r1";
+  o.first_plan = &first;
+  auto r = apply(sink, *ledger, desired, o);
+  CHECK(r.refused);
+  CHECK(r.error_code == ErrorCode::conflict);
+  CHECK(r.error.find("prune") != std::string::npos);
+  INFO(r.error);
+  CHECK(sink.removals.load() == 0);  // none of the 10 managed rows was deleted
+  CHECK(r.rounds == 2);
+}

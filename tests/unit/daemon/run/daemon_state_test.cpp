@@ -1,0 +1,153 @@
+// The daemon's state is a value: status JSON and readiness are functions of it, a pass replaces
+// it whole, and the status text is rendered once per change.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "daemon/run/daemon_state.hpp"
+
+using flytecd::pass::Mode;
+using flytecd::pass::Outcome;
+using flytecd::pass::Report;
+using namespace flytecd::run;
+
+namespace {
+
+std::shared_ptr<const Report> report(Outcome outcome, Mode mode = Mode::execute,
+                                     const std::string& ownership = "ledger") {
+  auto r = std::make_shared<Report>();
+  r->mode = mode;
+  r->outcome = outcome;
+  r->revision = "abc123";
+  r->observed = true;
+  r->applied.converged = outcome == Outcome::success;
+  r->ownership.state = ownership;
+  r->ownership.message = "ownership " + ownership;
+  flytecd::reconcile::DriftItem d;
+  d.kind = flytecd::reconcile::ObjectKind::override_attr;
+  d.key = "override/p/d/TASK_RESOURCE";
+  d.detail = "changed outside Git";
+  d.healed = true;
+  r->plan.drift.push_back(d);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("daemon state: status of a daemon that has not loaded a revision", "[daemon-state]") {
+  DaemonState s;
+  s.source = "git https://example.com/r@main:";
+  s.target = "emulator";
+  s.target_is_emulator = true;
+  const auto j = status_json(s, {{"enabled", false}});
+  CHECK(j["leader"]["enabled"] == false);
+  CHECK(j["suspended"].is_null());
+  CHECK(j["source"] == s.source);
+  CHECK(j["targetIsEmulator"] == true);
+  CHECK_FALSE(j.contains("revision"));
+  CHECK_FALSE(j.contains("lastSync"));
+  CHECK_FALSE(j.contains("lastError"));
+  CHECK_FALSE(ready(s));
+  CHECK(s.not_ready == "no reconcile has finished yet");
+}
+
+TEST_CASE("daemon state: a pass replaces the last sync, objects and readiness", "[daemon-state]") {
+  DaemonState s;
+  s.revision = "abc123";
+  CHECK(fail(s, "source down"));       // the first failure is a transition
+  CHECK_FALSE(fail(s, "still down"));  // the second is not
+  s.source_error = "source down";
+  // A successful pass while the source has a problem keeps the failure.
+  CHECK_FALSE(after_pass(s, report(Outcome::success), "interval", "t1", "file x", {}));
+  CHECK(s.last_error == "still down");
+  CHECK(ready(s));
+  s.source_error.clear();
+  CHECK(after_pass(s, report(Outcome::success), "interval", "t2", "file x", {}));  // recovered
+  CHECK(s.last_error.empty());
+  const auto j = status_json(s, nullptr);
+  CHECK(j["lastSync"]["reason"] == "interval");
+  CHECK(j["lastSync"]["time"] == "t2");
+  CHECK(j["lastSync"]["mode"] == "execute");
+  CHECK(j["drift"][0]["reverted"] == true);
+  CHECK_FALSE(j.contains("lastError"));
+
+  // An abandoned pass replaces lastSync only: objects stay those of the last report.
+  s.last_pass = LastPass{"webhook github", "t3", "abc123", "internal error: boom"};
+  const auto k = status_json(s, nullptr);
+  CHECK(k["lastSync"]["outcome"] == "failed");
+  CHECK(k["lastSync"]["errorCode"] == "internal");
+  CHECK(k["lastSync"]["error"] == "internal error: boom");
+  CHECK(k["drift"].size() == 1);
+}
+
+TEST_CASE("daemon state: suspended, drift is what resuming would revert", "[daemon-state]") {
+  DaemonState s;
+  after_pass(s, report(Outcome::success, Mode::plan), "interval", "t", "file x", {});
+  const auto j = status_json(s, nullptr);
+  CHECK(j["lastSync"]["mode"] == "plan");
+  CHECK(j["drift"][0]["reverted"] == false);
+  CHECK(j["drift"][0]["revertOnResume"] == true);
+  CHECK(ready(s));  // a suspended replica that planned stays ready
+}
+
+TEST_CASE("daemon state: a rebuild of ownership stays visible until another one",
+          "[daemon-state]") {
+  DaemonState s;
+  after_pass(s, report(Outcome::success, Mode::execute, "rebuilt"), "startup", "t1", "file x", {});
+  after_pass(s, report(Outcome::success), "interval", "t2", "file x", {});
+  auto j = status_json(s, nullptr);
+  CHECK(j["ownership"]["state"] == "rebuilt");
+  CHECK(j["ownership"]["time"] == "t1");
+  // "none" lasts only while it is true.
+  DaemonState n;
+  after_pass(n, report(Outcome::success, Mode::execute, "none"), "startup", "t1", "file x", {});
+  CHECK(status_json(n, nullptr)["ownership"]["state"] == "none");
+  after_pass(n, report(Outcome::success), "interval", "t2", "file x", {});
+  j = status_json(n, nullptr);
+  CHECK(j["ownership"]["state"] == "ledger");
+  CHECK_FALSE(j["ownership"].contains("time"));
+}
+
+TEST_CASE("daemon state: a reload that failed is named until one succeeds", "[daemon-state]") {
+  DaemonState s;
+  s.reload = Reload{"t1", "config /etc/flytecd.yaml: no such file"};
+  auto j = status_json(s, nullptr);
+  CHECK(j["reload"]["ok"] == false);
+  CHECK(j["lastReloadError"] == "config /etc/flytecd.yaml: no such file");
+  s.reload = Reload{"t2", ""};
+  j = status_json(s, nullptr);
+  CHECK(j["reload"]["ok"] == true);
+  CHECK_FALSE(j.contains("lastReloadError"));
+}
+
+TEST_CASE("daemon state: the cell renders status once per change and replaces the state whole",
+          "[daemon-state]") {
+  std::vector<std::string> seen;
+  StateCell cell(DaemonState{}, [&](const DaemonState& s) { seen.push_back(s.revision); });
+  const auto before = cell.get();
+  auto a = cell.status_text(nullptr);
+  auto b = cell.status_text(nullptr);
+  CHECK(a == b);  // the same rendering, not rendered again
+  CHECK(cell.renders() == 1);
+  cell.update([](DaemonState& s) { s.revision = "r1"; });
+  CHECK(before->revision.empty());  // a reader's state is never edited under it
+  CHECK(cell.get()->revision == "r1");
+  auto c = cell.status_text(nullptr);
+  CHECK(c != a);
+  CHECK(c->find("\"revision\":\"r1\"") != std::string::npos);
+  CHECK(cell.status_text({{"enabled", true}}) != c);  // the live leader state is compared
+  CHECK(cell.renders() == 3);
+  CHECK(seen == std::vector<std::string>{"r1"});
+
+  // Concurrent changes are serialized: none is lost.
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 250; ++i) cell.update([](DaemonState& s) { s.http_port += 1; });
+    });
+  for (auto& t : threads) t.join();
+  CHECK(cell.get()->http_port == 1000);
+  CHECK(seen.size() == 1001);
+}
