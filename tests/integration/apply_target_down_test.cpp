@@ -16,6 +16,7 @@
 
 #include "daemon/ledger/ledger.hpp"
 #include "sinks/emulator/emulator.hpp"
+#include "test_paths.hpp"
 #include "tests/integration/git/git_test_support.hpp"
 #include "tests/integration/target_state.hpp"
 

@@ -17,6 +17,7 @@
 
 #include "flytecd_service.grpc.pb.h"
 #include "sinks/emulator/emulator.hpp"
+#include "test_paths.hpp"
 #include "tests/integration/git/git_test_support.hpp"
 #include "tests/integration/git/lighttpd_git.hpp"
 

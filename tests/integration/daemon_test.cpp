@@ -19,6 +19,7 @@
 
 #include "flytecd_service.grpc.pb.h"
 #include "sinks/emulator/emulator.hpp"
+#include "test_paths.hpp"
 #include "tests/integration/git/git_test_support.hpp"
 
 namespace fs = std::filesystem;

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "sinks/emulator/emulator.hpp"
+#include "test_paths.hpp"
 #include "tests/integration/git/git_test_support.hpp"
 #include "tests/integration/kube_standin.hpp"
 

@@ -21,6 +21,7 @@
 #include "daemon/k8s/record_store.hpp"
 #include "flytecd_service.grpc.pb.h"
 #include "sinks/emulator/emulator.hpp"
+#include "test_paths.hpp"
 #include "tests/integration/git/git_test_support.hpp"
 #include "tests/integration/kube_standin.hpp"
 

@@ -21,6 +21,7 @@
 #include "sinks/emulator/emulator.hpp"
 #include "sinks/flyteadmin/admin_sink.hpp"
 #include "sources/local/directory_reader.hpp"
+#include "test_paths.hpp"
 #include "tests/integration/target_state.hpp"
 
 using namespace flytecd;

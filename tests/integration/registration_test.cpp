@@ -20,6 +20,7 @@
 #include "flytecd_service.grpc.pb.h"
 #include "sinks/emulator/emulator.hpp"
 #include "sinks/flyteadmin/admin_sink.hpp"
+#include "test_paths.hpp"
 #include "tests/unit/daemon/registration/package_bomb.hpp"
 
 using namespace flytecd;

@@ -12,6 +12,7 @@
 
 #include "daemon/common/file_lock.hpp"
 #include "sinks/emulator/emulator.hpp"
+#include "test_paths.hpp"
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;

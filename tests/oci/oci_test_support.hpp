@@ -17,6 +17,7 @@
 
 #include "sources/oci/auth.hpp"
 #include "sources/oci/digest.hpp"
+#include "test_paths.hpp"
 #include "tests/integration/git/git_test_support.hpp"
 
 namespace oci_test {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "daemon/config/config.hpp"
+#include "test_paths.hpp"
 
 namespace fs = std::filesystem;
 

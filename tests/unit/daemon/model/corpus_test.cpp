@@ -8,6 +8,7 @@
 
 #include "daemon/model/loader.hpp"
 #include "sources/local/directory_reader.hpp"
+#include "test_paths.hpp"
 
 using namespace flytecd;
 namespace fs = std::filesystem;

@@ -14,6 +14,7 @@
 #include "flyteidl/core/dynamic_job.pb.h"
 #include "flyteidl/core/workflow_closure.pb.h"
 #include "sinks/workflow_compiler.hpp"
+#include "test_paths.hpp"
 
 using namespace flytecd;
 namespace fs = std::filesystem;

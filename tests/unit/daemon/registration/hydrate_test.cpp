@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include "test_paths.hpp"
 
 using namespace flytecd::registration;
 using flyteidl::core::Identifier;

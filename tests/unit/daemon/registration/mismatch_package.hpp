@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "flyteidl/admin/workflow.pb.h"
+#include "test_paths.hpp"
 
 namespace flytecd::testing {
 

@@ -14,6 +14,7 @@
 
 #include "daemon/registration/package.hpp"
 #include "daemon/registration/package_decode.hpp"
+#include "test_paths.hpp"
 #include "tests/unit/daemon/registration/package_bomb.hpp"
 
 using namespace flytecd::registration;

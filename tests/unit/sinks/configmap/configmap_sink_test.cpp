@@ -13,6 +13,7 @@
 #include "daemon/model/loader.hpp"
 #include "daemon/wiring/wiring.hpp"
 #include "sources/local/directory_reader.hpp"
+#include "test_paths.hpp"
 #include "tests/unit/sinks/configmap/fake_kube_api.hpp"
 
 namespace admin = flyteidl::admin;
