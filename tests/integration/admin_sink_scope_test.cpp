@@ -10,6 +10,8 @@
 #include "sinks/emulator/emulator.hpp"
 #include "sinks/flyteadmin/admin_sink.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 namespace fa = flyteidl::admin;
 
@@ -73,3 +75,5 @@ TEST_CASE("admin sink: an override step with an empty project is refused before 
     CHECK(raw->GetProjectAttributes(&ctx, get, &resp).ok());
   }
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -20,6 +20,8 @@
 #include "tests/integration/git/git_test_support.hpp"
 #include "tests/integration/target_state.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace fs = std::filesystem;
 using namespace flytecd;
 using git_test::eventually;
@@ -240,3 +242,5 @@ TEST_CASE(
   CHECK(wait_exit(again, 120) == 0);
   CHECK(rig.ledger_size() == k_steps);
 }
+
+}  // namespace FLYTECD_UNITY_ID

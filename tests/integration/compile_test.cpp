@@ -25,6 +25,8 @@
 #include "tests/unit/daemon/registration/mismatch_package.hpp"
 #include "tests/unit/daemon/registration/package_bomb.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 namespace fs = std::filesystem;
 namespace fa = flyteidl::admin;
@@ -459,3 +461,5 @@ TEST_CASE("compile e2e: references to registered tasks are type-checked against 
   CHECK_FALSE(down.ok());
   CHECK_THAT(down.error().message, Catch::Contains("look up task"));
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -28,6 +28,8 @@
 #include "tests/integration/git/git_test_support.hpp"
 #include "tests/integration/kube_standin.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace fs = std::filesystem;
 namespace admin = flyteidl::admin;
 
@@ -172,3 +174,5 @@ TEST_CASE("configmap mode: overrides are server-side applied and FlyteAdmin is r
   CHECK(WEXITSTATUS(wstatus) == 0);
   fs::remove_all(dir);
 }
+
+}  // namespace FLYTECD_UNITY_ID

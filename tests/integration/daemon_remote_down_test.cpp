@@ -21,6 +21,8 @@
 #include "tests/integration/git/git_test_support.hpp"
 #include "tests/integration/git/lighttpd_git.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace {
 
 using git_test::eventually;
@@ -335,3 +337,5 @@ TEST_CASE(
   CHECK(st.value("lastError", std::string()).find("remote.git") != std::string::npos);
   CHECK(st.value("sourceError", std::string()).find("remote.git") != std::string::npos);
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -22,6 +22,8 @@
 #include "test_paths.hpp"
 #include "tests/integration/git/git_test_support.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace fs = std::filesystem;
 namespace admin = flyteidl::admin;
 using git_test::eventually;
@@ -188,3 +190,5 @@ TEST_CASE(
   CHECK(WIFEXITED(wstatus));
   fs::remove_all(dir);
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -10,6 +10,8 @@
 #include "tests/integration/git/git_test_support.hpp"
 #include "tests/integration/git/lighttpd_git.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace {
 
 namespace fg = flytecd::sources::git;
@@ -142,3 +144,5 @@ TEST_CASE("git: git http-backend behind lighttpd (CGI, Basic auth) is cloned, po
     CHECK(head.error().code == ErrorCode::unauthenticated);
   }
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -10,6 +10,8 @@
 #include "sources/git/git_source.hpp"
 #include "tests/integration/git/git_test_support.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace {
 
 namespace fg = flytecd::sources::git;
@@ -302,3 +304,5 @@ TEST_CASE("git revisions: a revision over the per-revision limits is refused bef
     CHECK_THAT(synced.error().message, Catch::Contains("per-revision size limit"));
   }
 }
+
+}  // namespace FLYTECD_UNITY_ID

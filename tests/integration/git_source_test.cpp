@@ -18,6 +18,8 @@
 #include "sources/git/url.hpp"
 #include "tests/integration/git/git_test_support.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace {
 
 namespace fg = flytecd::sources::git;
@@ -810,3 +812,5 @@ TEST_CASE("git: symlinked documents are followed inside the path, refused by nam
   CHECK_THAT(refused("dir.yaml", "."), Catch::Contains("repository root"));
   CHECK(paths(sync_ok(*source)) == std::vector<std::string>{"hop1.yaml", "hop2.yaml", "real.yaml"});
 }
+
+}  // namespace FLYTECD_UNITY_ID

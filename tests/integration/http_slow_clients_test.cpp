@@ -27,6 +27,8 @@
 #include "daemon/http/server.hpp"
 #include "tests/integration/git/git_test_support.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
@@ -486,3 +488,5 @@ TEST_CASE("http: keep-alive serves several requests per connection, within bound
     }
   }
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -29,6 +29,8 @@
 #include "daemon/http/server.hpp"
 #include "daemon/metrics/flytecd_metrics.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 using namespace std::chrono_literals;
 
@@ -566,3 +568,5 @@ TEST_CASE("http: stop() is idempotent and closes the port", "[http]") {
   auto after = call("GET", url);
   CHECK(after.rc == CURLE_COULDNT_CONNECT);
 }
+
+}  // namespace FLYTECD_UNITY_ID

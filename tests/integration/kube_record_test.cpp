@@ -23,6 +23,8 @@
 #include "tests/integration/git/git_test_support.hpp"
 #include "tests/integration/kube_standin.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
@@ -286,3 +288,5 @@ TEST_CASE(
   CHECK(kube.events().size() == 1);
   fs::remove_all(dir);
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -22,6 +22,8 @@
 #include "tests/integration/git/git_test_support.hpp"
 #include "tests/integration/kube_standin.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
@@ -219,3 +221,5 @@ TEST_CASE("leader election: one of two replicas reconciles, failover on API loss
   CHECK(kube.lease("flytecd", "flytecd")["spec"]["holderIdentity"] == "");
   fs::remove_all(dir);
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -21,6 +21,8 @@
 #include "daemon/metrics/flytecd_metrics.hpp"
 #include "daemon/notify/notifier.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 using namespace std::chrono_literals;
 using notify::EventKind;
@@ -346,3 +348,5 @@ TEST_CASE("notify: targets must be http(s) URLs", "[notify]") {
   CHECK(ok.ok());
   CHECK(notify::format_rfc3339(std::chrono::system_clock::time_point{}) == "1970-01-01T00:00:00Z");
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -31,6 +31,8 @@
 #include "sinks/flyteadmin/admin_sink.hpp"
 #include "sinks/flyteadmin/config.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace {
 
 namespace fa = flyteidl::admin;
@@ -642,3 +644,5 @@ TEST_CASE("oauth: a token endpoint failing with HTTP 500 is a retryable error", 
   REQUIRE(recovered);
   CHECK(rig.seen("x-test-auth") == std::vector<std::string>{"Bearer tok-1"});
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -13,6 +13,8 @@
 #include "sources/oci/fetcher.hpp"
 #include "tests/oci/oci_test_support.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace {
 
 namespace oci = flytecd::sources::oci;
@@ -635,3 +637,5 @@ TEST_CASE("oci: https:// packages with a #sha256 pin: verified, cached, wrong pi
   CHECK(bad.error().code == ErrorCode::invalid_input);
   CHECK(bad.error().message.find("content hashes to " + want) != std::string::npos);
 }
+
+}  // namespace FLYTECD_UNITY_ID

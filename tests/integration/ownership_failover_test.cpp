@@ -25,6 +25,8 @@
 #include "tests/integration/git/git_test_support.hpp"
 #include "tests/integration/kube_standin.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace fs = std::filesystem;
 namespace admin = flyteidl::admin;
 
@@ -221,3 +223,5 @@ TEST_CASE(
   survivor.stop();
   fs::remove_all(dir);
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -13,6 +13,8 @@
 #include "sinks/emulator/emulator.hpp"
 #include "sinks/flyteadmin/admin_sink.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 namespace admin = flyteidl::admin;
 
@@ -91,3 +93,5 @@ TEST_CASE(
   REQUIRE(third.ok());
   CHECK(third.first_plan.steps.empty());
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -24,6 +24,8 @@
 #include "test_paths.hpp"
 #include "tests/integration/target_state.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 namespace fs = std::filesystem;
 namespace admin = flyteidl::admin;
@@ -433,3 +435,5 @@ TEST_CASE(
   }
   fs::remove_all(dir);
 }
+
+}  // namespace FLYTECD_UNITY_ID

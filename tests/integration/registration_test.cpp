@@ -520,6 +520,8 @@ TEST_CASE("an OCI package registers, a tag moved to a new digest is a change the
 #include <archive_entry.h>
 #include <sys/wait.h>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace {
 
 // Writes `pkg` back as a .tgz (entities serialized under their original member names).
@@ -823,3 +825,5 @@ TEST_CASE("a task that does not decode: a dry run reports it, otherwise executio
   CHECK(h.entity_writes() == 0);
   CHECK(h.ledger->registrations()->empty());
 }
+
+}  // namespace FLYTECD_UNITY_ID

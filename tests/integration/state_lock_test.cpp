@@ -14,6 +14,8 @@
 #include "sinks/emulator/emulator.hpp"
 #include "test_paths.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
@@ -92,3 +94,5 @@ TEST_CASE("state lock: two applies at once run one after the other, no false dri
   CHECK(a_idle != b_idle);
   fs::remove_all(dir);
 }
+
+}  // namespace FLYTECD_UNITY_ID

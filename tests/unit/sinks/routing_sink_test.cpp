@@ -6,6 +6,8 @@
 
 #include "tests/unit/sinks/memory_sink.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace admin = flyteidl::admin;
 using flytecd::ErrorCode;
 using flytecd::sinks::Action;
@@ -190,3 +192,5 @@ TEST_CASE("memory sink: archives projects, counts RPCs, models FlyteAdmin's casc
   REQUIRE(sink.execute(adopt));
   CHECK(sink.rpcs() == 5);  // adopt issues none
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -7,6 +7,8 @@
 #include "daemon/reconcile/plan.hpp"
 #include "daemon/reconcile/state.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 
 // The core computes with the very types the Sink interface carries (no conversion layer).
@@ -56,3 +58,5 @@ TEST_CASE("field lines: set, replace and find by exact path", "[sinks]") {
   CHECK(lines.find("taskResourceAttributes.defaults.cpux") == 0);
   CHECK(lines.find("") == 0);
 }
+
+}  // namespace FLYTECD_UNITY_ID

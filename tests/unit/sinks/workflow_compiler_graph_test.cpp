@@ -8,6 +8,8 @@
 
 #include "sinks/workflow_compiler.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd::sinks::compiler;
 namespace fa = flyteidl::admin;
 namespace fc = flyteidl::core;
@@ -338,3 +340,5 @@ TEST_CASE("compiler: a cycle and nodes nothing leads to are refused (validateRea
                   var: "x" } } })");
   CHECK(codes(errors_of(spec)) == "UnreachableNodes");
 }
+
+}  // namespace FLYTECD_UNITY_ID

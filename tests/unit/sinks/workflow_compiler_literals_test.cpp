@@ -6,6 +6,8 @@
 
 #include "sinks/workflow_compiler.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd::sinks::compiler;
 namespace fc = flyteidl::core;
 
@@ -69,3 +71,5 @@ TEST_CASE("literal types: lists of union values merge into one union (buildMulti
         "collection_type:{union_type:{variants:{simple:INTEGER} "
         "variants:{simple:STRING}}}");
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -6,6 +6,8 @@
 
 #include "sinks/workflow_compiler.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd::sinks::compiler;
 namespace fc = flyteidl::core;
 
@@ -74,3 +76,5 @@ TEST_CASE("task compiler: pod containers need DNS-1123 label names", "[compile][
   REQUIRE(issues.size() == 1);
   CHECK(issues[0].description == "Invalid value [k8s pod spec].");
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd::sinks::compiler;
 namespace fa = flyteidl::admin;
 namespace fc = flyteidl::core;
@@ -492,3 +494,5 @@ TEST_CASE("compiler: array nodes check their inner node's references, not its ty
   REQUIRE(errs.size() == 1);
   CHECK(errs[0].code == "TaskReferenceNotFound");
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using flytecd::sources::resolve_link;
 
 TEST_CASE("link path: targets resolve against the link's directory inside the repository",
@@ -25,3 +27,5 @@ TEST_CASE("link path: absolute, empty and escaping targets are refused, naming t
   CHECK_FALSE(resolve_link("a/p.yaml", "../a/../../x.yaml"));
   CHECK_FALSE(resolve_link("p.yaml", "."));
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -2,6 +2,8 @@
 
 #include "sources/package_ref.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd::sources;
 
 TEST_CASE("package ref: oci with tag, digest, port", "[package]") {
@@ -83,3 +85,5 @@ TEST_CASE("package ref: an address that is not valid UTF-8 is refused, printably
   CHECK(error == "package address 'packages/flyte\\xd3pkg.tgz' is not valid UTF-8");
   CHECK(flytecd::sources::parse_package_ref("packages/caf\xc3\xa9.tgz", error));  // é is fine
 }
+
+}  // namespace FLYTECD_UNITY_ID

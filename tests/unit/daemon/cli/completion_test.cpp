@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd::cli;
 
 namespace {
@@ -132,3 +134,5 @@ TEST_CASE("completion: the man page is roff with escaped text", "[cli][completio
   CHECK(contains(page, "\\&.dangerous line\n\\&'quoted line\n"));
   CHECK(contains(page, "tool \\(em does things."));
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace fs = std::filesystem;
 using flytecd::cli::ImportFlytectlOptions;
 using flytecd::cli::run_import_flytectl;
@@ -92,3 +94,5 @@ TEST_CASE("import --from-flytectl: --type forces the type, an unknown --type is 
   CHECK(run_import_flytectl(opt, out4, err4) == 1);
   CHECK_THAT(err4.str(), Catch::Contains("cannot read"));
 }
+
+}  // namespace FLYTECD_UNITY_ID

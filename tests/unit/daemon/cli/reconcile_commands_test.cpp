@@ -8,6 +8,8 @@
 #include "daemon/cli/commands.hpp"
 #include "daemon/wiring/wiring.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace fs = std::filesystem;
 using flytecd::config::Config;
 
@@ -46,3 +48,5 @@ TEST_CASE("load_valid: a directory is named by its content, as the daemon's sour
   CHECK(at.error().message.find("needs a Git source") != std::string::npos);
   fs::remove_all(dir);
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -9,6 +9,8 @@
 #include "daemon/cli/daemon_commands.hpp"
 #include "daemon/common/http/listener.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 
 namespace {
@@ -136,3 +138,5 @@ TEST_CASE("status: summary and exit code from the status document", "[remote]") 
   doc["suspended"] = nullptr;
   CHECK_THAT(cli::status_summary(doc), Catch::Contains("suspended:  no"));
 }
+
+}  // namespace FLYTECD_UNITY_ID

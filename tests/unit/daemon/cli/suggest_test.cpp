@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using flytecd::cli::closest;
 using flytecd::cli::did_you_mean;
 
@@ -15,3 +17,5 @@ TEST_CASE("suggest: a typo finds the closest word, far words find nothing", "[cl
   CHECK(closest("flytesnack", {"flytesnacks", "ml-training"}) == "flytesnacks");
   CHECK(closest(std::string(100000, 'a'), commands).empty());  // bounded work
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -9,6 +9,8 @@
 
 #include "daemon/common/sqlite.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -57,3 +59,5 @@ TEST_CASE("state files: the directory is created 0700 and its files 0600 whateve
     fs::remove_all(tmpl);
   }
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -2,6 +2,8 @@
 
 #include "daemon/common/breaker.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 
 namespace {
@@ -59,3 +61,5 @@ TEST_CASE("breaker: trip opens at once, but only for an unreachable target, 0 di
   for (int i = 0; i < 100; ++i) off.record(down());
   CHECK_FALSE(off.open());
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -4,6 +4,8 @@
 
 #include <string>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 
 namespace {
@@ -41,3 +43,5 @@ TEST_CASE("digest: to_hex writes two lower-case digits a byte", "[digest]") {
   CHECK(digest::to_hex(bytes) == "000fa0ff42");
   CHECK(digest::to_hex({}) == "");
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 using std::chrono::hours, std::chrono::milliseconds, std::chrono::seconds;
 
@@ -60,3 +62,5 @@ TEST_CASE("duration: format_duration spells the range bounds shortest", "[durati
   CHECK(format_duration(milliseconds(100)) == "100ms");
   CHECK(format_duration(seconds(90)) == "1m30s");
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <string>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
@@ -29,3 +31,5 @@ TEST_CASE("file lock: one holder at a time, a waiter is told the holder's pid", 
   CHECK(again);
   fs::remove_all(tmpl);
 }
+
+}  // namespace FLYTECD_UNITY_ID

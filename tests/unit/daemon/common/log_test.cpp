@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 
 // Issue 21: the JSON log pattern wrote the message raw, so a message with a quote, a newline or
@@ -53,3 +55,5 @@ TEST_CASE("log: the command line's format wins over the configuration file's", "
   CHECK(spdlog::get_level() == spdlog::level::warn);
   log::init("info", false);  // spdlog's default, what the other tests run with
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -2,6 +2,8 @@
 
 #include "daemon/common/quantity.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using flytecd::quantity::parse_quantity;
 
 TEST_CASE("quantity: Kubernetes suffixes parse to base units", "[quantity]") {
@@ -91,3 +93,5 @@ TEST_CASE("quantity: Value() rounds up to an integer, String() is the canonical 
   CHECK(c("-2Gi") == "-2Gi");
   CHECK(c("1G") == "1G");
 }
+
+}  // namespace FLYTECD_UNITY_ID

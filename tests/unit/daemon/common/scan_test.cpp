@@ -4,6 +4,8 @@
 
 #include "daemon/common/scan.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 
 // The inputs that overflowed std::regex's recursive matcher must be answered, in linear time.
@@ -123,3 +125,5 @@ TEST_CASE("scan: printable escapes control characters and bounds the length", "[
   std::string cut = scan::printable(utf8);
   CHECK(cut.rfind(std::string(199, 'a') + "…", 0) == 0);
 }
+
+}  // namespace FLYTECD_UNITY_ID

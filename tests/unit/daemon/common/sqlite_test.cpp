@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <string>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace fs = std::filesystem;
 using flytecd::ErrorCode;
 namespace sqlite = flytecd::sqlite;
@@ -129,3 +131,5 @@ TEST_CASE("sqlite: files open in WAL mode with the busy timeout, a second writer
   b->reset();
   fs::remove_all(dir);
 }
+
+}  // namespace FLYTECD_UNITY_ID

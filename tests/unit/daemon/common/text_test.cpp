@@ -7,6 +7,8 @@
 #include "daemon/common/json_dump.hpp"
 #include "daemon/common/scan.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 
 namespace {
@@ -93,3 +95,5 @@ TEST_CASE("scan: printable output is valid UTF-8: characters kept, stray bytes a
   CHECK(scan::printable("caf\xE9.yaml") == "caf\\xe9.yaml");
   CHECK(text::valid_utf8(scan::printable(cjk(200), 301)));
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 
 TEST_CASE("worker pool: every job runs exactly once", "[worker_pool]") {
@@ -170,3 +172,5 @@ TEST_CASE("worker pool: a pool without threads runs nothing and stops at once", 
   pool.stop();
   CHECK_FALSE(ran);
 }
+
+}  // namespace FLYTECD_UNITY_ID

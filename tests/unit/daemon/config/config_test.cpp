@@ -7,6 +7,8 @@
 #include <fstream>
 #include <string>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -125,3 +127,5 @@ TEST_CASE("config: --config or flytectlConfig naming a directory is an error, no
                                                 ": is a directory (expected a YAML file)"));
   fs::remove_all(tmpl);
 }
+
+}  // namespace FLYTECD_UNITY_ID

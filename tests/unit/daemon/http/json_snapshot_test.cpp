@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using flytecd::http::JsonSnapshot;
 
 TEST_CASE("json snapshot: rendered once per change, the same pointer in between",
@@ -47,3 +49,5 @@ TEST_CASE("json snapshot: invalid UTF-8 is replaced, not thrown", "[http][snapsh
   s["name"] = std::string("bad \xff byte");
   CHECK(*s.rendered() == "{\"name\":\"bad \xEF\xBF\xBD byte\"}");
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -7,6 +7,8 @@
 
 #include "daemon/http/webhooks.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd::http;
 
 namespace {
@@ -129,3 +131,5 @@ TEST_CASE("webhook: the delivery log remembers a bounded number of ids", "[webho
   CHECK(log.first_seen(""));
   CHECK(log.first_seen(""));
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -8,6 +8,8 @@
 #include "daemon/k8s/events.hpp"
 #include "daemon/pass/pass.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace std::chrono_literals;
 using flytecd::k8s::Event;
 using flytecd::k8s::event_for;
@@ -217,3 +219,5 @@ TEST_CASE("events: on_pass maps and rate-limits, and a no-op pass posts nothing"
   CHECK_FALSE(rec.on_pass(executed()));
   CHECK(posts == 1);
 }
+
+}  // namespace FLYTECD_UNITY_ID

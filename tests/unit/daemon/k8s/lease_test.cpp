@@ -6,6 +6,8 @@
 #include "daemon/k8s/lease.hpp"
 #include "daemon/k8s/settings.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace std::chrono_literals;
 using flytecd::k8s::LeaseRecord;
 using flytecd::k8s::next_record;
@@ -150,3 +152,5 @@ TEST_CASE("kubernetes settings: explicit API settings win over in-cluster defaul
   CHECK(r->leader_election.lease_namespace == "ops");
   CHECK(r->config_map.cm_namespace == "ops");
 }
+
+}  // namespace FLYTECD_UNITY_ID

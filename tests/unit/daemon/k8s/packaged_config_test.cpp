@@ -10,6 +10,8 @@
 #include "daemon/config/config.hpp"
 #include "test_paths.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -106,3 +108,5 @@ TEST_CASE("packaging: the kustomize base's config.yaml parses and enables leader
   CHECK(cfg.kubernetes.applied_record.name == "flytecd-applied-revision");
   CHECK(cfg.kubernetes.events.enabled);
 }
+
+}  // namespace FLYTECD_UNITY_ID

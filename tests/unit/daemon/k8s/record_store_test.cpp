@@ -5,6 +5,8 @@
 #include "daemon/k8s/record_store.hpp"
 #include "daemon/k8s/settings.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace {
 
 flytecd::pass::AppliedRecord sample() {
@@ -107,3 +109,5 @@ TEST_CASE("kubernetes settings: appliedRecord and events keys, defaults and name
   REQUIRE_FALSE(interval.ok());
   CHECK_THAT(interval.error().message, Catch::Contains("kubernetes.events.interval"));
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -4,6 +4,8 @@
 
 #include "daemon/ledger/ledger.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 
 TEST_CASE("ledger: record, read back and forget managed objects", "[ledger]") {
@@ -268,3 +270,5 @@ TEST_CASE("ledger: ownership is replaced whole with the converged revision, and 
   REQUIRE(led.set_converged_revision("R2"));
   CHECK(*led.converged_revision() == "R2");
 }
+
+}  // namespace FLYTECD_UNITY_ID

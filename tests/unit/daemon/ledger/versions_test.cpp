@@ -4,6 +4,8 @@
 
 #include "daemon/ledger/ledger.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 
 namespace {
@@ -41,3 +43,5 @@ TEST_CASE("ledger: registered versions come from the history's version changes",
   REQUIRE(v);
   CHECK(*v == std::set<std::string>{"v1", "v2", "v3"});
 }
+
+}  // namespace FLYTECD_UNITY_ID

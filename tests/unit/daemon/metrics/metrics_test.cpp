@@ -8,6 +8,8 @@
 #include "daemon/metrics/flytecd_metrics.hpp"
 #include "daemon/metrics/metrics.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd::metrics;
 
 TEST_CASE("metrics: counter family renders HELP, TYPE and escaped labels", "[metrics]") {
@@ -185,3 +187,5 @@ TEST_CASE("metrics: the flytecd metric set registers every family with its label
   CHECK(text.find("flytecd_webhook_requests_total{provider=\"github\",result=\"accepted\"} 1\n") !=
         std::string::npos);
 }
+
+}  // namespace FLYTECD_UNITY_ID

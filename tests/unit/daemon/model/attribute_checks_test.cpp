@@ -4,6 +4,8 @@
 
 #include "tests/unit/daemon/model/test_util.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 using namespace flytecd::model;
 using flytecd::test::find;
@@ -84,3 +86,5 @@ TEST_CASE("attribute checks: the well-known quota keys", "[attribute_checks]") {
   CHECK(is_quantity_template_key("projectQuotaNvidiaGpu"));
   CHECK_FALSE(is_quantity_template_key("defaultIamRole"));
 }
+
+}  // namespace FLYTECD_UNITY_ID

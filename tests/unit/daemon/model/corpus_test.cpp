@@ -10,6 +10,8 @@
 #include "sources/local/directory_reader.hpp"
 #include "test_paths.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 namespace fs = std::filesystem;
 
@@ -93,3 +95,5 @@ TEST_CASE("corpus: a 50 MB file is rejected from its size, on disk and in memory
   CHECK(diags[0].kind == model::DiagKind::file_too_large);
   fs::remove_all(dir);
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -4,6 +4,8 @@
 
 #include "tests/unit/daemon/model/test_util.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 using namespace flytecd::model;
 using flytecd::test::file;
@@ -462,3 +464,5 @@ TEST_CASE("flytectl import: a workflow name becomes one safe file name", "[flyte
   CHECK(r.outputs[0].path == "projects/p/workflows/_.._x_y.yaml");
   CHECK(r.outputs[0].text.find("workflow: ../x/y") != std::string::npos);
 }
+
+}  // namespace FLYTECD_UNITY_ID

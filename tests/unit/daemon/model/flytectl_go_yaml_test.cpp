@@ -4,6 +4,8 @@
 
 #include "flyteidl/admin/matchable_resource.pb.h"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd::model;
 using namespace flytecd::model::flytectl;
 namespace admin = flyteidl::admin;
@@ -68,3 +70,5 @@ TEST_CASE("flytectl yaml: enums as numbers, wrappers as {value}, integers unquot
   for (const auto& d : diags) CHECK(d.kind == DiagKind::wrong_type);
   CHECK(diags[0].where.file == "f.yaml");
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -3,6 +3,8 @@
 #include "daemon/model/incremental.hpp"
 #include "tests/unit/daemon/model/test_util.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd::model;
 using flytecd::test::file;
 
@@ -58,3 +60,5 @@ TEST_CASE("incremental: the revision's node budget gives the result a full load 
   auto third = loader.load(files, {"5", "2", "3", "4"});
   CHECK(kinds(third) == kinds(full));
 }
+
+}  // namespace FLYTECD_UNITY_ID

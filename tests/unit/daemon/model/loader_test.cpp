@@ -2,6 +2,8 @@
 
 #include "tests/unit/daemon/model/test_util.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 using namespace flytecd::model;
 using flytecd::test::file;
@@ -440,3 +442,5 @@ TEST_CASE("loader: a project id over 64 characters without a name is an error, n
   REQUIRE(d != nullptr);
   CHECK(d->where.line == 3);
 }
+
+}  // namespace FLYTECD_UNITY_ID

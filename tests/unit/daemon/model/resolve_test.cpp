@@ -3,6 +3,8 @@
 #include "daemon/model/resolve.hpp"
 #include "tests/unit/daemon/model/test_util.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd::model;
 namespace admin = flyteidl::admin;
 
@@ -150,3 +152,5 @@ TEST_CASE("resolve: workflow scopes under a project-domain are listed", "[resolv
   REQUIRE(s.size() == 1);
   CHECK(s[0].workflow == "wf");
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -2,6 +2,8 @@
 
 #include "daemon/model/yaml_safe.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd::model;
 
 namespace {
@@ -204,3 +206,5 @@ TEST_CASE("yaml: documents converted one at a time still report lines of the who
   // Outside the callback, marks are yaml-cpp's own again.
   CHECK(location_of("f.yaml", YAML::Load("\n\nz: 1")["z"]).line == 3);
 }
+
+}  // namespace FLYTECD_UNITY_ID

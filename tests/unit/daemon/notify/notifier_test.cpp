@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 using notify::EventKind;
 using notify::NotifyTarget;
@@ -64,3 +66,5 @@ TEST_CASE("notify: the Slack refusal payload says refused, with the revision and
   CHECK(k["blocks"][2]["text"]["text"] ==
         "\xE2\x80\xA2 overrides: 53 of 54 managed would be deleted, 1 declared");
 }
+
+}  // namespace FLYTECD_UNITY_ID

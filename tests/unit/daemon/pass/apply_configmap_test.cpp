@@ -8,6 +8,8 @@
 #include "tests/unit/sinks/configmap/fake_kube_api.hpp"
 #include "tests/unit/sinks/memory_sink.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace admin = flyteidl::admin;
 using flytecd::pass::ApplyOptions;
 using flytecd::reconcile::Action;
@@ -178,3 +180,5 @@ TEST_CASE("apply: a refused or cancelled pass commits nothing", "[apply]") {
     CHECK(sink.commits().size() == commits);
   }
 }
+
+}  // namespace FLYTECD_UNITY_ID

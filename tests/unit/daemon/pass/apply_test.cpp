@@ -7,6 +7,8 @@
 
 #include "daemon/pass/apply.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 using namespace flytecd::reconcile;
 using namespace flytecd::pass;
@@ -275,3 +277,5 @@ TEST_CASE(
   CHECK(sink.removals.load() == 0);  // none of the 10 managed rows was deleted
   CHECK(r.rounds == 2);
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -2,6 +2,8 @@
 
 #include "daemon/pass/pass.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 
 namespace {
@@ -185,3 +187,5 @@ TEST_CASE("pass guard: the bound before packages counts every launch plan a reco
     CHECK(real.kinds[i].destroyed <= bound.kinds[i].destroyed);
   }
 }
+
+}  // namespace FLYTECD_UNITY_ID

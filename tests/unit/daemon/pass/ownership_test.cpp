@@ -13,6 +13,8 @@
 #include "daemon/reconcile/diff.hpp"
 #include "tests/unit/sinks/memory_sink.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 namespace admin = flyteidl::admin;
 namespace fs = std::filesystem;
@@ -346,3 +348,5 @@ TEST_CASE("ownership: a directory revision is not rebuilt from (its content then
   CHECK(plan.ownership.message.find("directory") != std::string::npos);
   CHECK(plan.plan.drift.empty());
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -7,6 +7,8 @@
 #include "daemon/pass/views.hpp"
 #include "tests/unit/sinks/memory_sink.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 namespace admin = flyteidl::admin;
 
@@ -211,3 +213,5 @@ TEST_CASE("pass: history records changes with their fields, no-op passes are cou
   CHECK(q->limit == 5);
   CHECK(q->project == "p0");
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -7,6 +7,8 @@
 #include "daemon/pass/pass.hpp"
 #include "tests/unit/sinks/memory_sink.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 namespace admin = flyteidl::admin;
 
@@ -208,3 +210,5 @@ TEST_CASE("scope: the guard's share is computed over the scope only", "[scope][p
   CHECK(managed_of(whole.guard_input, "overrides") == 5);
   CHECK(sink.state().overrides.size() == 5);
 }
+
+}  // namespace FLYTECD_UNITY_ID

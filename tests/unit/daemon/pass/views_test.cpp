@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 
 TEST_CASE("views: a version bump is a registration change in the summary line", "[views]") {
@@ -242,3 +244,5 @@ TEST_CASE("views: history names a registration's key once per line", "[views][hi
     ++n;
   CHECK(n == 1);
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -7,6 +7,8 @@
 #include "daemon/reconcile/render.hpp"
 #include "tests/unit/daemon/model/test_util.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 namespace admin = flyteidl::admin;
 
@@ -91,3 +93,5 @@ TEST_CASE("diff source: a field Git adds falls back to its closest declared pare
   CHECK(none[0].source.empty());
   CHECK(reconcile::change_line(none[0]) == "~ a: live 1, Git 2");
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -6,6 +6,8 @@
 #include "daemon/reconcile/plan.hpp"
 #include "daemon/reconcile/render.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 using namespace flytecd::reconcile;
 namespace admin = flyteidl::admin;
@@ -171,3 +173,5 @@ TEST_CASE("diff: JSON holds typed values and reads the older history shape back"
   CHECK(change_from_json(cj).before == cut[0].before);
   CHECK(change_from_json(cj).after == "\"y\"");
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd::reconcile;
 
 namespace {
@@ -75,3 +77,5 @@ TEST_CASE("guard: counts come from the ledger and the revision, prune off destro
   auto off = guard_input(desired, {}, 3, managed, {"registration/p1/d/a"}, false);
   for (const auto& k : off.kinds) CHECK(k.destroyed == 0);
 }
+
+}  // namespace FLYTECD_UNITY_ID

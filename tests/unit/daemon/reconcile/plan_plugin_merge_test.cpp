@@ -6,6 +6,8 @@
 
 #include "daemon/reconcile/plan.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 using namespace flytecd::reconcile;
 namespace admin = flyteidl::admin;
@@ -126,3 +128,5 @@ TEST_CASE("plan: an unmanaged workflow row is never deleted to write a project-d
   const auto kept = plan(desired, live, managed, keep);
   CHECK(find(kept, key(pd))->action == Action::create);
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -3,6 +3,8 @@
 #include "daemon/reconcile/guard.hpp"
 #include "daemon/reconcile/plan.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 using namespace flytecd::reconcile;
 namespace admin = flyteidl::admin;
@@ -244,3 +246,5 @@ TEST_CASE("plan: projects removed from Git are archived when owned, never delete
   CHECK(out.steps[0].project->id == "old");
   CHECK(out.unmanaged == std::vector<std::string>{project_key("theirs")});
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd::reconcile;
 
 // Issue 10.8: names with newlines and escape characters were printed raw (log-line forgery).
@@ -23,3 +25,5 @@ TEST_CASE("render: a step line escapes control characters in names and reasons",
   CHECK(line.find('\x1b') == std::string::npos);
   CHECK_THAT(line, Catch::Contains("wf\\nINFO applied 0 steps\\x1b[2K"));
 }
+
+}  // namespace FLYTECD_UNITY_ID

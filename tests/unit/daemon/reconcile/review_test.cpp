@@ -5,6 +5,8 @@
 #include "daemon/reconcile/review.hpp"
 #include "tests/unit/daemon/model/test_util.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 
 namespace {
@@ -377,3 +379,5 @@ TEST_CASE("review: a retired project lists its overrides once, cluster resources
   CHECK(r2.changes[0].reaches == std::vector<std::string>{"p/development"});
   CHECK(r2.changes[0].inheriting_workflows == 0);
 }
+
+}  // namespace FLYTECD_UNITY_ID

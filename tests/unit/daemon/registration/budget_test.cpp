@@ -4,6 +4,8 @@
 #include <chrono>
 #include <thread>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd::registration;
 using namespace std::chrono_literals;
 
@@ -69,3 +71,5 @@ TEST_CASE("budget: a reader waits for bytes another holds, and gives up after it
   CHECK(budget.in_use() == 400);
   CHECK(budget.peak() == 700);
 }
+
+}  // namespace FLYTECD_UNITY_ID

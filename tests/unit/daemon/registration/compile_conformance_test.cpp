@@ -16,6 +16,8 @@
 #include "sinks/workflow_compiler.hpp"
 #include "test_paths.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 namespace fs = std::filesystem;
 namespace fa = flyteidl::admin;
@@ -143,3 +145,5 @@ TEST_CASE("conformance: flytepropeller's compiler test data compiles as upstream
   }
   CHECK(checked == static_cast<int>(rows.size()));
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -8,6 +8,8 @@
 
 #include "tests/unit/daemon/registration/mismatch_package.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd::registration;
 using flytecd::testing::binding_mismatch_package;
 using flytecd::testing::package_fixtures;
@@ -134,3 +136,5 @@ TEST_CASE("compile: a launch plan of a workflow outside the package is a warning
   CHECK_THAT(report.warnings[0],
              Catch::Contains("workflow other.wf@") && Catch::Contains("is not in the package"));
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -8,6 +8,8 @@
 #include <sstream>
 #include "test_paths.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd::registration;
 using flyteidl::core::Identifier;
 
@@ -476,3 +478,5 @@ TEST_CASE("registration order: a launch plan before its workflow is reported", "
   CHECK_THAT(msg, Catch::Contains("(4_late_lp_3.pb)"));
   CHECK_THAT(msg, !Catch::Contains("external"));
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -17,6 +17,8 @@
 #include "test_paths.hpp"
 #include "tests/unit/daemon/registration/package_bomb.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd::registration;
 
 namespace {
@@ -736,3 +738,5 @@ TEST_CASE("package: unknown fields and malformed wire bytes are bounded too",
   CHECK_THAT(error_of(read_package(make_tar({{"0_cut_2.pb", cut}}), "cut.tgz")),
              Catch::Contains("cannot be decoded as flyteidl.admin.WorkflowSpec"));
 }
+
+}  // namespace FLYTECD_UNITY_ID

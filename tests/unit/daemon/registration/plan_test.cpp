@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 using namespace flytecd::registration;
 
@@ -390,3 +392,5 @@ TEST_CASE("plan: two registrations of one project and domain holding one launch 
   for (const auto& it : compute_plan({a, quiet}, obs2, {}).items)
     CHECK(it.state == ItemState::register_);
 }
+
+}  // namespace FLYTECD_UNITY_ID

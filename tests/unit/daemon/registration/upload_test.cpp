@@ -12,6 +12,8 @@
 #include <mutex>
 #include <thread>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd::registration;
 
 namespace {
@@ -146,3 +148,5 @@ TEST_CASE("upload: a Content-MD5 the upload location asks for is sent once, not 
   CHECK(server.md5() == std::pair<std::string, size_t>{where.headers["Content-MD5"], 1});
   CHECK(server.body() == data);
 }
+
+}  // namespace FLYTECD_UNITY_ID

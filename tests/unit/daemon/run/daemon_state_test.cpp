@@ -8,6 +8,8 @@
 
 #include "daemon/run/daemon_state.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using flytecd::pass::Mode;
 using flytecd::pass::Outcome;
 using flytecd::pass::Report;
@@ -151,3 +153,5 @@ TEST_CASE("daemon state: the cell renders status once per change and replaces th
   CHECK(cell.get()->http_port == 1000);
   CHECK(seen.size() == 1001);
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -6,6 +6,8 @@
 
 #include "daemon/common/text.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using flytecd::run::run_guarded;
 
 // Issue 27.1: nothing caught what a pass threw (loop() and main had no handler): the daemon
@@ -27,3 +29,5 @@ TEST_CASE("daemon: a pass that throws is reported as its message, never escapes"
   REQUIRE(odd);
   CHECK(*odd == "an unknown exception");
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <random>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace fs = std::filesystem;
 using namespace flytecd;
 
@@ -84,3 +86,5 @@ TEST_CASE("suspension: a corrupt file is an error naming it", "[suspension]") {
   }
   fs::remove_all(dir);
 }
+
+}  // namespace FLYTECD_UNITY_ID

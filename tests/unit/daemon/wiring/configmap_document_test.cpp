@@ -6,6 +6,8 @@
 
 #include "daemon/wiring/wiring.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace admin = flyteidl::admin;
 using flytecd::model::Documents;
 
@@ -74,3 +76,5 @@ TEST_CASE("configmap: the document does not depend on document order", "[k8s]") 
   CHECK(flytecd::wiring::configmap_document(a) == flytecd::wiring::configmap_document(b));
   CHECK(YAML::Load(flytecd::wiring::configmap_document(Documents{})).size() == 0);
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -9,6 +9,8 @@
 #include "daemon/pass/applied_record.hpp"
 #include "daemon/wiring/wiring.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace fs = std::filesystem;
 using namespace flytecd;
 
@@ -95,3 +97,5 @@ TEST_CASE("target state: a switch is said once, an earlier ledger moves only to 
   CHECK(known[0].first == "flyteadmin 127.0.0.1:8089");
   fs::remove_all(dir);
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -5,6 +5,8 @@
 
 #include <filesystem>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace fs = std::filesystem;
 
 TEST_CASE("open_target: with no endpoint the emulator row of the sink table, counted calls",
@@ -30,3 +32,5 @@ TEST_CASE("open_target: with no endpoint the emulator row of the sink table, cou
       flytecd::make_error(flytecd::ErrorCode::internal, "closed"));  // release lock and emulator
   fs::remove_all(dir);
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -12,6 +12,8 @@
 #include "sinks/emulator/emulator.hpp"
 #include "tests/unit/sinks/memory_sink.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace admin = flyteidl::admin;
 namespace fs = std::filesystem;
 using flytecd::ErrorCode;
@@ -222,3 +224,5 @@ TEST_CASE("wiring: the ConfigMap sink comes from the resolved kubernetes setting
   CHECK((*from_table)->entities() == nullptr);
   fs::remove_all(dir);
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -16,6 +16,8 @@
 #include "test_paths.hpp"
 #include "tests/unit/sinks/configmap/fake_kube_api.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace admin = flyteidl::admin;
 using flytecd::ErrorCode;
 using flytecd::Result;
@@ -287,3 +289,5 @@ TEST_CASE("configmap sink: the example repository's document parses back to the 
         loaded.documents.overrides.size() + loaded.documents.platform_defaults.size());
   CHECK(flytecd::sinks::configmap::render_document(*parsed) == doc);
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using flytecd::sinks::emulator::detail::cron_parse_error;
 
 TEST_CASE("cron: standard specs and descriptors robfig/cron accepts", "[emulator][cron]") {
@@ -39,3 +41,5 @@ TEST_CASE("cron: robfig/cron's error texts", "[emulator][cron]") {
   CHECK(cron_parse_error("TZ=Mars/Olympus 0 0 * * *") ==
         "provided bad location Mars/Olympus: unknown time zone Mars/Olympus");
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -21,6 +21,8 @@
 #include "flytecd_service.grpc.pb.h"
 #include "sinks/emulator/emulator.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace {
 
 namespace fa = flyteidl::admin;
@@ -1371,3 +1373,5 @@ TEST_CASE(
   fa::Task t;
   CHECK(peer.rpc(&S::GetTask, get_task, &t).ok());
 }
+
+}  // namespace FLYTECD_UNITY_ID

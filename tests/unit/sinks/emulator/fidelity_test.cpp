@@ -11,6 +11,8 @@
 
 #include "tests/unit/sinks/emulator/emulator_peer.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace {
 
 using namespace flytecd::tests::emulator;
@@ -665,3 +667,5 @@ TEST_CASE("emulator fidelity: CreateTask runs the task compiler", "[emulator][is
              Catch::StartsWith("task failed compilation with Collected Errors: 1") &&
                  Catch::Contains("Description: Invalid value [k8s pod spec container name]."));
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -6,6 +6,8 @@
 
 #include "sinks/emulator/admin_common.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace {
 namespace fc = flyteidl::core;
 using namespace flytecd::sinks::emulator::detail;
@@ -121,3 +123,5 @@ TEST_CASE("literal types: the type of a literal value", "[emulator][literal_type
   empty_map.mutable_map();
   CHECK(go_prototext(*literal_type_for(empty_map)) == "map_value_type:{simple:NONE}");
 }
+
+}  // namespace FLYTECD_UNITY_ID

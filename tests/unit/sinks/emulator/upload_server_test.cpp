@@ -13,6 +13,8 @@
 
 #include "daemon/common/http/client.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace emu = flytecd::sinks::emulator;
 namespace http = flytecd::http;
 
@@ -107,3 +109,5 @@ TEST_CASE("emulator upload server: a PUT without a length is 411, an oversized o
   CHECK_FALSE(emu::UploadServer::start(
       "example.invalid", 0, [](const emu::UploadRequest&) { return emu::UploadReply{}; }));
 }
+
+}  // namespace FLYTECD_UNITY_ID

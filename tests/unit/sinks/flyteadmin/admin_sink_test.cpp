@@ -4,6 +4,8 @@
 #include "flyteidl/admin/project.pb.h"
 #include "sinks/flyteadmin/admin_sink.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 namespace admin = flyteidl::admin;
 
@@ -60,3 +62,5 @@ TEST_CASE("admin sink: a ListMatchableAttributes row parses into its scope and v
   CHECK(broad.scope.domain.empty());
   CHECK(broad.scope.level() == sinks::Level::project);
 }
+
+}  // namespace FLYTECD_UNITY_ID

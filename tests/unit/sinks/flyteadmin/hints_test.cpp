@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd::sinks::flyteadmin;
 
 TEST_CASE("hints: connection refused asks whether FlyteAdmin listens there", "[flyteadmin]") {
@@ -38,3 +40,5 @@ TEST_CASE("hints: TLS against plaintext and plaintext against TLS say which sett
   CHECK(connection_hint("h:1", true, "Deadline Exceeded").empty());
   CHECK(unavailable_message("h:1", true, "Deadline Exceeded") == "Deadline Exceeded");
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using flytecd::sinks::flyteadmin::check_token_url;
 
 // Issue 10.8: an http:// tokenUrl sent the client secret in plaintext without a word.
@@ -26,3 +28,5 @@ TEST_CASE("oauth: a plain-http token endpoint is refused unless loopback or inse
   CHECK(plaintext);
   CHECK_FALSE(check_token_url("http://127.0.0.1.evil.example/token", false, &plaintext));
 }
+
+}  // namespace FLYTECD_UNITY_ID

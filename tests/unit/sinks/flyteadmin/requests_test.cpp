@@ -9,6 +9,8 @@
 #include <string>
 #include <variant>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 namespace admin = flyteidl::admin;
 using sinks::flyteadmin::OverrideRequest;
@@ -199,3 +201,5 @@ TEST_CASE("admin requests: a request with an empty project or domain is never se
   CHECK_FALSE(empty_scope(project));
   CHECK_FALSE(empty_scope(admin::ProjectListRequest()));
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <string>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace fs = std::filesystem;
 using flytecd::sources::local::read_yaml_tree;
 
@@ -72,3 +74,5 @@ TEST_CASE("directory reader: dangling, looping and escaping symlinks are errors 
   CHECK_THAT(t.refused("projects/via.yaml", "../escape-dir/secret.yaml"),
              Catch::Contains("leaves the repository path"));
 }
+
+}  // namespace FLYTECD_UNITY_ID

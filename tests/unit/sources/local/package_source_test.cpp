@@ -6,6 +6,8 @@
 
 #include "daemon/common/digest.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using namespace flytecd;
 using sources::PackageRef;
 
@@ -70,3 +72,5 @@ TEST_CASE("local package source: missing file, other kinds and no reader are err
   CHECK(none.error().code == ErrorCode::invalid_input);
   CHECK(none.error().message.find("cannot read repository files") != std::string::npos);
 }
+
+}  // namespace FLYTECD_UNITY_ID

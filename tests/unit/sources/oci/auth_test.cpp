@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace oci = flytecd::sources::oci;
 using flytecd::ErrorCode;
 
@@ -214,3 +216,5 @@ TEST_CASE("oci auth: token cache keys differ per registry and per identity, and 
   CHECK_FALSE(
       cache.get(oci::token_cache_key("b.example:5000", std::nullopt, realm, service, scope), now));
 }
+
+}  // namespace FLYTECD_UNITY_ID

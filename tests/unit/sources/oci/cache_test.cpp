@@ -8,6 +8,8 @@
 
 #include "sources/oci/digest.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace oci = flytecd::sources::oci;
 namespace fs = std::filesystem;
 
@@ -116,3 +118,5 @@ TEST_CASE("oci cache: temp files vanish unless committed", "[oci]") {
   CHECK(*committed == cache.blob_path(d));
   CHECK(cache.lookup(d) == std::optional<uint64_t>(5));
 }
+
+}  // namespace FLYTECD_UNITY_ID

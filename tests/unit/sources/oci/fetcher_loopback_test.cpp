@@ -14,6 +14,8 @@
 #include "sources/oci/fetcher.hpp"
 #include "tests/unit/daemon/common/http/silent_server.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace oci = flytecd::sources::oci;
 using flytecd::ErrorCode;
 using flytecd::sources::PackageRef;
@@ -200,3 +202,5 @@ TEST_CASE("oci fetcher: a token that would inject a header never reaches the reg
         h, !Catch::Contains("Injected", Catch::CaseSensitive::No) && !Catch::Contains("SECRET"));
   }
 }
+
+}  // namespace FLYTECD_UNITY_ID

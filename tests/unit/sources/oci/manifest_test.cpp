@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace oci = flytecd::sources::oci;
 using flytecd::ErrorCode;
 
@@ -145,3 +147,5 @@ TEST_CASE("oci manifest: the Accept header names all four manifest types", "[oci
   for (auto t : {oci::k_oci_manifest, oci::k_oci_index, oci::k_docker_manifest, oci::k_docker_list})
     CHECK(a.find(t) != std::string::npos);
 }
+
+}  // namespace FLYTECD_UNITY_ID

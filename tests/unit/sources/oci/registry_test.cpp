@@ -6,6 +6,8 @@
 #include "daemon/common/json_dump.hpp"
 #include "daemon/common/text.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace oci = flytecd::sources::oci;
 using flytecd::ErrorCode;
 
@@ -56,3 +58,5 @@ TEST_CASE("oci registry errors: a long non-ASCII message is cut between characte
   CHECK(n.message == "fetch x: HTTP 404 (NAME_UNKNOWN: " + cjk.substr(0, 95 * 3) + "…)");
   CHECK(flytecd::text::valid_utf8(n.message));
 }
+
+}  // namespace FLYTECD_UNITY_ID

@@ -13,6 +13,8 @@
 #include "daemon/common/http/client.hpp"
 #include "tests/unit/daemon/common/http/silent_server.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace http = flytecd::http;
 using flytecd::ErrorCode;
 using Clock = std::chrono::steady_clock;
@@ -436,3 +438,5 @@ TEST_CASE("http client: a cancel stops a request to a server that never answers"
   REQUIRE_FALSE(again);
   CHECK(again.error().message == "cancelled");
 }
+
+}  // namespace FLYTECD_UNITY_ID

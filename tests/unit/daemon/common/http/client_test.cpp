@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 namespace http = flytecd::http;
 
 TEST_CASE("http client: Retry-After as seconds or HTTP-date", "[http_client]") {
@@ -42,3 +44,5 @@ TEST_CASE("http client: header lookup is case-insensitive and takes the last val
   CHECK(r.header("Docker-Content-Digest") == "sha256:2");
   CHECK(r.header("missing").empty());
 }
+
+}  // namespace FLYTECD_UNITY_ID

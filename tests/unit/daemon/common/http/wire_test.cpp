@@ -3,6 +3,8 @@
 
 #include "daemon/common/http/wire.hpp"
 
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
 using flytecd::http::parse_request_head;
 using flytecd::http::Request;
 
@@ -53,3 +55,5 @@ TEST_CASE("http wire: a bare CR, LF or NUL inside the request line or a header i
   CHECK_FALSE(parses("GET /a\nb HTTP/1.1\r\nHost: x"));
   CHECK_FALSE(parses("GET /a\rb HTTP/1.1"));
 }
+
+}  // namespace FLYTECD_UNITY_ID
