@@ -6,9 +6,25 @@
 #             direction only: the folder-level include graph has no cycle
 #   dump      no JSON is dumped but through dump_json() (daemon/common/json_dump.hpp): a plain
 #             nlohmann dump() throws on text that is not UTF-8 (issue 27)
+#   unity     every test file of the unit-test binary wraps its code in its own namespace
+#             (FLYTECD_UNITY_ID), so that the batched (unity) build cannot mix two files' names
 set -euo pipefail
 cd "$2"
 case "$1" in
+  unity)
+    missing=""
+    while IFS= read -r f; do
+      grep -q '^namespace FLYTECD_UNITY_ID {' "$f" && grep -q '^}  // namespace FLYTECD_UNITY_ID$' "$f" ||
+        missing+="$f"$'\n'
+    done < <(find tests/unit tests/integration -name '*_test.cpp' | sort)
+    if [[ -n "$missing" ]]; then
+      echo "FAIL: test files whose code is not in 'namespace FLYTECD_UNITY_ID { ... }' (after the" >&2
+      echo "includes; see tests/CMakeLists.txt):" >&2
+      printf '%s' "$missing" >&2
+      exit 1
+    fi
+    echo "ok: every test file keeps its names in its own namespace"
+    ;;
   includes)
     if hits="$(grep -rn '#include "daemon/' sources sinks | grep -v 'daemon/common/')"; then
       echo "FAIL: sources/ or sinks/ include from daemon/ (only daemon/common/ is allowed):" >&2
