@@ -22,6 +22,7 @@
 #include "sinks/flyteadmin/admin_sink.hpp"
 #include "test_paths.hpp"
 #include "tests/oci/oci_test_support.hpp"
+#include "tests/support/tools.hpp"
 #include "tests/unit/daemon/registration/mismatch_package.hpp"
 #include "tests/unit/daemon/registration/package_bomb.hpp"
 
@@ -267,10 +268,9 @@ TEST_CASE(
     "compile e2e: validate --packages fetches OCI packages and refuses one that does not "
     "compile",
     "[compile][oci]") {
-  if (oci_test::registry_binary().empty()) {
-    WARN("SKIP: docker-registry is not installed (Debian package docker-registry)");
-    return;
-  }
+  FLYTECD_REQUIRE_TOOL(!oci_test::registry_binary().empty(),
+                       "docker-registry is not installed (Debian package docker-registry; "
+                       "packaging/setup-debian.sh --tests installs it)");
   oci_test::Registry reg({});
   oci_test::Pusher(reg).push_package("flyte/bad", "v1", testing::binding_mismatch_package());
   oci_test::Pusher(reg).push_package(

@@ -20,6 +20,7 @@
 #include "test_paths.hpp"
 #include "tests/integration/git/git_test_support.hpp"
 #include "tests/integration/git/lighttpd_git.hpp"
+#include "tests/support/tools.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
 
@@ -89,11 +90,10 @@ TEST_CASE(
     "daemon: a Git remote that goes away keeps the last revision in force and is reported, and a "
     "target that goes away makes the replica unready until it is back",
     "[daemon][integration]") {
-  if (!git_test::have_lighttpd()) {
-    WARN("lighttpd is not installed (" << git_test::k_lighttpd
-                                       << "); run packaging/setup-debian.sh. Skipping.");
-    return;
-  }
+  FLYTECD_REQUIRE_TOOL(git_test::have_lighttpd(),
+                       "lighttpd is not installed ("
+                           << git_test::k_lighttpd
+                           << "; packaging/setup-debian.sh --tests installs it)");
   git_test::TempDir tmp;
   const std::string home = tmp.str("home"), work = tmp.str("work");
   const std::string remote = tmp.str("served/remote.git");
@@ -273,10 +273,10 @@ TEST_CASE(
 TEST_CASE(
     "daemon: while the Git remote is down, /api/v1/status keeps the source error in lastError",
     "[daemon][integration]") {
-  if (!git_test::have_lighttpd()) {
-    WARN("SKIP: lighttpd is not installed (packaging/setup-debian.sh installs it)");
-    return;
-  }
+  FLYTECD_REQUIRE_TOOL(git_test::have_lighttpd(),
+                       "lighttpd is not installed ("
+                           << git_test::k_lighttpd
+                           << "; packaging/setup-debian.sh --tests installs it)");
   git_test::TempDir tmp;
   const std::string home = tmp.str("home"), work = tmp.str("work");
   const std::string remote = tmp.str("served/remote.git");

@@ -9,6 +9,7 @@
 #include "sources/git/git_source.hpp"
 #include "tests/integration/git/git_test_support.hpp"
 #include "tests/integration/git/lighttpd_git.hpp"
+#include "tests/support/tools.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
 
@@ -70,11 +71,10 @@ fg::Snapshot sync_ok(fg::GitSource& source) {
 
 TEST_CASE("git: git http-backend behind lighttpd (CGI, Basic auth) is cloned, polled and followed",
           "[git][integration]") {
-  if (!git_test::have_lighttpd()) {
-    WARN("lighttpd is not installed (" << git_test::k_lighttpd
-                                       << "); run packaging/setup-debian.sh. Skipping.");
-    return;
-  }
+  FLYTECD_REQUIRE_TOOL(git_test::have_lighttpd(),
+                       "lighttpd is not installed ("
+                           << git_test::k_lighttpd
+                           << "; packaging/setup-debian.sh --tests installs it)");
   Repo repo;
   const std::string password = "Pa55-lighttpd-SECRET-1";
   const std::string wrong = "Wr0ng-lighttpd-SECRET-2";

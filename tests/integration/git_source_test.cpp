@@ -17,6 +17,7 @@
 #include "sources/git/known_hosts.hpp"
 #include "sources/git/url.hpp"
 #include "tests/integration/git/git_test_support.hpp"
+#include "tests/support/tools.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
 
@@ -395,10 +396,8 @@ TEST_CASE("git: git http-backend with HTTP Basic auth read from a file or the en
 }
 
 TEST_CASE("git: https with a token, and an untrusted certificate refused", "[git]") {
-  if (!git_test::have_tool("openssl")) {
-    WARN("openssl CLI not installed: skipping the https test");
-    return;
-  }
+  FLYTECD_REQUIRE_TOOL(git_test::have_tool("openssl"),
+                       "the openssl CLI is not installed (Debian package openssl)");
   Fixture fx;
   const std::string first = seed(fx);
   // A self-signed certificate for "localhost" (mbedTLS matches DNS names, not IP SANs).
@@ -511,18 +510,16 @@ TEST_CASE("git: ssh remotes check configuration and host keys and are bounded", 
 TEST_CASE("git: ssh:// with a private key against a loopback sshd, host key from known_hosts",
           "[git]") {
   const std::string sshd = "/usr/sbin/sshd";
-  if (::access(sshd.c_str(), X_OK) != 0 || !git_test::have_tool("ssh-keygen")) {
-    WARN("sshd or ssh-keygen not installed (Debian: openssh-server, openssh-client): skipping");
-    return;
-  }
+  FLYTECD_REQUIRE_TOOL(
+      ::access(sshd.c_str(), X_OK) == 0 && git_test::have_tool("ssh-keygen"),
+      "sshd or ssh-keygen is not installed (Debian: openssh-server, openssh-client)");
   // sshd refuses to start without its privilege separation directory (systemd creates it).
   std::error_code ec;
   if (!git_test::stdfs::exists("/run/sshd") && ::geteuid() == 0)
     git_test::stdfs::create_directories("/run/sshd", ec);
-  if (!git_test::stdfs::exists("/run/sshd")) {
-    WARN("/run/sshd is missing and cannot be created: skipping the sshd test");
-    return;
-  }
+  FLYTECD_REQUIRE_TOOL(
+      git_test::stdfs::exists("/run/sshd"),
+      "/run/sshd (sshd's privilege separation directory) is missing and cannot be created");
   Fixture fx;
   const std::string first = seed(fx);
   auto keygen = [&](const std::string& name) {
@@ -598,10 +595,8 @@ TEST_CASE("git: ssh:// with a private key against a loopback sshd, host key from
 }
 
 TEST_CASE("git: SSH commit signatures are verified against allowed_signers", "[git]") {
-  if (!git_test::have_tool("ssh-keygen")) {
-    WARN("ssh-keygen not installed (Debian package openssh-client): skipping signature tests");
-    return;
-  }
+  FLYTECD_REQUIRE_TOOL(git_test::have_tool("ssh-keygen"),
+                       "ssh-keygen is not installed (Debian package openssh-client)");
   Fixture fx;
   auto keygen = [&](const std::string& name) {
     auto r = git_test::run(

@@ -12,6 +12,7 @@
 #include "daemon/common/json_dump.hpp"
 #include "sources/oci/fetcher.hpp"
 #include "tests/oci/oci_test_support.hpp"
+#include "tests/support/tools.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
 
@@ -24,13 +25,7 @@ using oci_test::Pusher;
 using oci_test::Registry;
 using oci_test::RegistryOptions;
 
-bool have_registry() {
-  if (!oci_test::registry_binary().empty()) return true;
-  WARN(
-      "SKIP: docker-registry is not installed (Debian package docker-registry); OCI integration "
-      "tests skipped");
-  return false;
-}
+bool have_registry() { return !oci_test::registry_binary().empty(); }
 
 RegistryOptions mode(bool basic, bool tls, bool token, std::string redirect_base = "") {
   RegistryOptions o;
@@ -93,7 +88,9 @@ TEST_CASE(
     "oci: plain registry: tag and digest pulls verify the fixture, a cached pinned digest "
     "needs no registry at all",
     "[oci]") {
-  if (!have_registry()) return;
+  FLYTECD_REQUIRE_TOOL(have_registry(),
+                       "docker-registry is not installed (Debian package docker-registry; "
+                       "packaging/setup-debian.sh --tests installs it)");
   Env env;
   IsolatedHome home(env.tmp.str());
   Registry reg({});
@@ -139,7 +136,9 @@ TEST_CASE(
 
 TEST_CASE("oci: a missing tag or repository is not_found, a path reference is invalid_input",
           "[oci]") {
-  if (!have_registry()) return;
+  FLYTECD_REQUIRE_TOOL(have_registry(),
+                       "docker-registry is not installed (Debian package docker-registry; "
+                       "packaging/setup-debian.sh --tests installs it)");
   Env env;
   IsolatedHome home(env.tmp.str());
   Registry reg({});
@@ -163,7 +162,9 @@ TEST_CASE(
     "oci: Basic auth with credentials from docker config.json, none or wrong ones are "
     "unauthenticated without leaking them",
     "[oci]") {
-  if (!have_registry()) return;
+  FLYTECD_REQUIRE_TOOL(have_registry(),
+                       "docker-registry is not installed (Debian package docker-registry; "
+                       "packaging/setup-debian.sh --tests installs it)");
   Env env;
   IsolatedHome home(env.tmp.str());
   Registry reg(mode(true, false, false));
@@ -203,7 +204,9 @@ TEST_CASE(
     "oci: TLS with a self-signed CA given as ca_file, Basic credentials from the "
     "environment, without the CA the error names TLS",
     "[oci]") {
-  if (!have_registry()) return;
+  FLYTECD_REQUIRE_TOOL(have_registry(),
+                       "docker-registry is not installed (Debian package docker-registry; "
+                       "packaging/setup-debian.sh --tests installs it)");
   Env env;
   IsolatedHome home(env.tmp.str());
   Registry reg(mode(true, true, false));
@@ -234,7 +237,9 @@ TEST_CASE(
     "oci: bearer tokens from the challenge's realm are cached per scope, anonymous pull "
     "tokens work, rejected credentials are unauthenticated",
     "[oci]") {
-  if (!have_registry()) return;
+  FLYTECD_REQUIRE_TOOL(have_registry(),
+                       "docker-registry is not installed (Debian package docker-registry; "
+                       "packaging/setup-debian.sh --tests installs it)");
   Env env;
   IsolatedHome home(env.tmp.str());
   Registry reg(mode(false, false, true));
@@ -277,7 +282,9 @@ TEST_CASE(
     "oci: registry B naming registry A's token realm and scope never receives A's token "
     "(tokens are kept per registry and identity)",
     "[oci]") {
-  if (!have_registry()) return;
+  FLYTECD_REQUIRE_TOOL(have_registry(),
+                       "docker-registry is not installed (Debian package docker-registry; "
+                       "packaging/setup-debian.sh --tests installs it)");
   Env env;
   IsolatedHome home(env.tmp.str());
   Registry a(mode(false, false, true));
@@ -349,7 +356,9 @@ TEST_CASE(
 
 TEST_CASE("oci: a blob redirect to another host is followed without the registry's credentials",
           "[oci]") {
-  if (!have_registry()) return;
+  FLYTECD_REQUIRE_TOOL(have_registry(),
+                       "docker-registry is not installed (Debian package docker-registry; "
+                       "packaging/setup-debian.sh --tests installs it)");
   Env env;
   IsolatedHome home(env.tmp.str());
   // "Object storage" on another host name (localhost, not 127.0.0.1) and port.
@@ -377,7 +386,9 @@ TEST_CASE(
     "oci: a tampered blob is rejected (same length: digest, longer: size) and never "
     "enters the cache",
     "[oci]") {
-  if (!have_registry()) return;
+  FLYTECD_REQUIRE_TOOL(have_registry(),
+                       "docker-registry is not installed (Debian package docker-registry; "
+                       "packaging/setup-debian.sh --tests installs it)");
   Env env;
   IsolatedHome home(env.tmp.str());
   Registry reg({});
@@ -410,7 +421,9 @@ TEST_CASE(
 
 TEST_CASE("oci: injected 429 and 503 are retried (Retry-After honoured) up to max_attempts",
           "[oci]") {
-  if (!have_registry()) return;
+  FLYTECD_REQUIRE_TOOL(have_registry(),
+                       "docker-registry is not installed (Debian package docker-registry; "
+                       "packaging/setup-debian.sh --tests installs it)");
   Env env;
   IsolatedHome home(env.tmp.str());
   Registry reg({});
@@ -471,7 +484,9 @@ TEST_CASE("oci: transport errors are retried and end as unavailable", "[oci]") {
 }
 
 TEST_CASE("oci: an OCI index is followed to the manifest that holds the package", "[oci]") {
-  if (!have_registry()) return;
+  FLYTECD_REQUIRE_TOOL(have_registry(),
+                       "docker-registry is not installed (Debian package docker-registry; "
+                       "packaging/setup-debian.sh --tests installs it)");
   Env env;
   IsolatedHome home(env.tmp.str());
   Registry reg({});
@@ -533,7 +548,9 @@ TEST_CASE("oci: an OCI index is followed to the manifest that holds the package"
 }
 
 TEST_CASE("oci: the flyte layer media type, size limits on manifests and blobs", "[oci]") {
-  if (!have_registry()) return;
+  FLYTECD_REQUIRE_TOOL(have_registry(),
+                       "docker-registry is not installed (Debian package docker-registry; "
+                       "packaging/setup-debian.sh --tests installs it)");
   Env env;
   IsolatedHome home(env.tmp.str());
   Registry reg({});
@@ -560,7 +577,9 @@ TEST_CASE("oci: the flyte layer media type, size limits on manifests and blobs",
 }
 
 TEST_CASE("oci: concurrent fetches of several packages from one fetcher", "[oci]") {
-  if (!have_registry()) return;
+  FLYTECD_REQUIRE_TOOL(have_registry(),
+                       "docker-registry is not installed (Debian package docker-registry; "
+                       "packaging/setup-debian.sh --tests installs it)");
   Env env;
   IsolatedHome home(env.tmp.str());
   Registry reg({});

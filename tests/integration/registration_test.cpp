@@ -468,13 +468,13 @@ TEST_CASE("activate: none registers without activating, a dry run writes nothing
 }
 
 #include "tests/oci/oci_test_support.hpp"
+#include "tests/support/tools.hpp"
 
 TEST_CASE("an OCI package registers, a tag moved to a new digest is a change the plan shows",
           "[registration][integration][oci]") {
-  if (oci_test::registry_binary().empty()) {
-    WARN("SKIP: docker-registry is not installed (packaging/setup-debian.sh installs it)");
-    return;
-  }
+  FLYTECD_REQUIRE_TOOL(!oci_test::registry_binary().empty(),
+                       "docker-registry is not installed (Debian package docker-registry; "
+                       "packaging/setup-debian.sh --tests installs it)");
   Harness h;
   oci_test::Registry registry({});
   oci_test::Pusher pusher(registry);
@@ -745,10 +745,9 @@ TEST_CASE("FlyteAdmin lost what the ledger says was registered: the package is r
 
 TEST_CASE("execution registers the OCI content the plan saw, even if the tag moved since",
           "[registration][integration][oci][plan]") {
-  if (oci_test::registry_binary().empty()) {
-    WARN("SKIP: docker-registry is not installed (packaging/setup-debian.sh installs it)");
-    return;
-  }
+  FLYTECD_REQUIRE_TOOL(!oci_test::registry_binary().empty(),
+                       "docker-registry is not installed (Debian package docker-registry; "
+                       "packaging/setup-debian.sh --tests installs it)");
   Harness h;
   oci_test::Registry registry({});
   oci_test::Pusher pusher(registry);
