@@ -230,8 +230,10 @@ std::string objects_html(const Json& st, const PageQuery& q) {
     ++shown;
     std::string detail = e(r.detail);
     if (r.drift && member(*r.drift, "changes").is_array() && !member(*r.drift, "changes").empty())
-      detail = "<details data-key=\"" + e("o " + r.key) + "\"><summary>" + e(r.detail) +
-               "</summary>" + changes_table(member(*r.drift, "changes"), "live") + "</details>";
+      // Asked for drifted objects, their diffs are what the reader came for: open.
+      detail = "<details data-key=\"" + e("o " + r.key) + "\"" +
+               (q.state == "drifted" ? " open" : "") + "><summary>" + e(r.detail) + "</summary>" +
+               changes_table(member(*r.drift, "changes"), "live") + "</details>";
     out += "<tr class=\"s-" + e(r.state) + "\" title=\"" + e(r.key) + "\"><td>" + badge(r.state) +
            "</td><td>" + e(n.kind) + "</td><td>" + e(n.project) + "</td><td>" + e(n.domain) +
            "</td><td>" + e(n.workflow) + "</td><td>" + detail + "</td></tr>";
@@ -259,7 +261,7 @@ std::string history_html(const PageData& data) {
            tag("span", "subject", e(text(h, "subject"))) + " " +
            tag("span", "muted",
                e("by " + text(h, "author") + " (" + text(h, "trigger") + ") · " +
-                 std::to_string(n) + " steps")) +
+                 std::to_string(n) + (n == 1 ? " step" : " steps"))) +
            "</summary>";
     if (auto d = text(h, "detail"); !d.empty()) out += tag("p", "", e(d));
     out += "<ul class=\"steps\">";

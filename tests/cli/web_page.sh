@@ -219,7 +219,7 @@ code="$(curl -s -o /dev/null -w '%{http_code}' -X POST --data x "$base/")"
 if [[ -n "$shot" ]]; then
   mkdir -p "$(dirname "$shot")"
   timeout 90 "$browser" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$tmp/chromium" \
-    --hide-scrollbars --window-size=1280,1500 --virtual-time-budget=5000 --screenshot="$shot" "$base/" 2>> "$tmp/chromium.log"
+    --hide-scrollbars --window-size=1280,1600 --virtual-time-budget=5000 --screenshot="$shot" "$base/?state=drifted" 2>> "$tmp/chromium.log"
   [[ -s "$shot" ]] && ok "screenshot written to $shot" || bad "no screenshot"
 fi
 
@@ -227,7 +227,8 @@ fi
 kill "$daemon"; wait "$daemon" 2>/dev/null
 write_config false
 start_daemon
-wait_for 'd.get("revision")=="'"$second"'"' || bad "the daemon did not come back"
+# (Started afresh on an invalid head, it has no revision in force: it shows the rejection.)
+wait_for "(d.get('rejectedRevision') or {}).get('revision')=='$third'" || bad "the daemon did not come back"
 code="$(curl -s -o /dev/null -w '%{http_code}' "$base/")"
 [[ $code == 404 ]] && ok "http.ui: false: GET / is 404, status still answers" || bad "http.ui false: GET / answered $code"
 exit $fail

@@ -246,6 +246,7 @@
       if (Array.isArray(changes) && changes.length > 0) {
         var d = el('details');
         d.setAttribute('data-key', 'o ' + r.key);
+        d.open = query.state === 'drifted'; // asked for drifted objects: their diffs, open
         add(detail, add(d, el('summary', null, r.detail), changesTable(changes, 'live')));
       } else {
         detail.textContent = r.detail;
@@ -273,7 +274,7 @@
       add(d, add(el('summary'), badge(str(e, 'outcome')), ' ' + str(e, 'time') + ' ',
         shortRev(str(e, 'revision')), ' ', el('span', 'subject', str(e, 'subject')), ' ',
         el('span', 'muted', 'by ' + str(e, 'author') + ' (' + str(e, 'trigger') + ') · ' +
-          steps.length + ' steps')));
+          steps.length + (steps.length === 1 ? ' step' : ' steps'))));
       if (str(e, 'detail')) add(d, el('p', null, str(e, 'detail')));
       var ul = el('ul', 'steps');
       steps.forEach(function (s) {

@@ -149,6 +149,9 @@ TEST_CASE("page: the objects table is filtered from the query string", "[page]")
   CHECK_FALSE(contains(html, "title=\"override/ml-training/production//CLUSTER_RESOURCE\""));
   CHECK_FALSE(contains(html, "title=\"override/legacy/development//EXECUTION_QUEUE\""));
   CHECK(contains(html, "1 of 4 objects shown"));
+  // Asked for drifted objects, their diffs are open.
+  CHECK(contains(html,
+                 "<details data-key=\"o override/flytesnacks/development//TASK_RESOURCE\" open>"));
   // The form shows the filters in force, so the shared URL reads the same.
   CHECK(contains(html, "<option value=\"flytesnacks\" selected>"));
   CHECK(contains(html, "<option value=\"drifted\" selected>"));
