@@ -463,7 +463,7 @@ TEST_CASE("http: unknown paths are 404 and wrong methods 405 with Allow", "[http
   CHECK(f.webhooks("github", "method_not_allowed") == 1);
 }
 
-TEST_CASE("http: GET / and its assets are the page handler's, 404 without one; POST is 405",
+TEST_CASE("http: GET / and its assets are the page handler's (404 without one), POST is 405",
           "[http][page]") {
   Fixture off;  // http.ui: false leaves the handler unset
   CHECK(off.server != nullptr);
