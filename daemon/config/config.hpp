@@ -28,9 +28,9 @@ namespace flytecd::config {
 //         passwordFile: /etc/flytecd/git-token, sshKeyFile: …, sshKnownHostsFile: …,
 //         allowedSignersFile: …}
 //   interval: 3m
-//   http: {listen: 0.0.0.0:8080, githubSecretFile: …, gitlabTokenFile: …, genericSecretFile: …,
-//   syncTokenFile: …} notifications: [{type: slack, urlFile: /etc/flytecd/slack-url}, {type:
-//   generic, urlEnv: HOOK_URL, hmacSecretFile: …}]
+//   http: {listen: 0.0.0.0:8080, ui: true, githubSecretFile: …, gitlabTokenFile: …,
+//   genericSecretFile: …, syncTokenFile: …} notifications: [{type: slack, urlFile:
+//   /etc/flytecd/slack-url}, {type: generic, urlEnv: HOOK_URL, hmacSecretFile: …}]
 // Where documents come from when running as a daemon: a Git remote, else the `repo` directory.
 struct GitConfig {
   std::string url;  // https://, ssh://, git://, file:// or a local path; empty = use `repo` dir
@@ -44,6 +44,7 @@ struct GitConfig {
 struct HttpConfig {
   std::string listen = "127.0.0.1:8080";
   std::string github_secret_file, gitlab_token_file, generic_secret_file, sync_token_file;
+  bool ui = true;  // GET / serves the read-only web page (false: 404)
   // Environment alternatives (FLYTECD_GITHUB_SECRET etc. are read when the files are unset).
 };
 

@@ -28,7 +28,8 @@ enum class Route {
   generic,
   sync,
   suspend,
-  resume
+  resume,
+  page
 };
 
 struct RouteEntry {
@@ -48,6 +49,9 @@ constexpr RouteEntry k_routes[] = {
     {"/api/v1/sync", Route::sync},
     {"/api/v1/suspend", Route::suspend},
     {"/api/v1/resume", Route::resume},
+    {"/", Route::page},
+    {"/ui.css", Route::page},
+    {"/ui.js", Route::page},
 };
 
 constexpr size_t k_max_reason_bytes = 500;
@@ -202,6 +206,10 @@ std::optional<Response> HttpServer::Impl::on_head(const Request& req) {
   if (*route == Route::suspend || *route == Route::resume) return suspension_head(*route, req);
   if (req.method != "GET") return method_not_allowed("GET");
   try {
+    if (*route == Route::page) {
+      if (!handlers.page) return text_response(404, "not found (the web page is off: http.ui)\n");
+      return handlers.page(req.path, query_params(req.query));
+    }
     if (*route == Route::history) {
       if (!handlers.history) return text_response(404, "not found\n");
       auto body = handlers.history(query_params(req.query));
@@ -448,10 +456,10 @@ Result<std::unique_ptr<HttpServer>> HttpServer::start(HttpOptions options, HttpH
   const auto on_off = [](const std::string& s) { return s.empty() ? "off" : "on"; };
   impl->logger->info(
       "listening on {} (webhooks: github={} gitlab={} generic={}; api sync, suspend, resume={}; "
-      "up to {} connections)",
+      "web page={}; up to {} connections)",
       bound, on_off(impl->options.github_secret), on_off(impl->options.gitlab_token),
       on_off(impl->options.generic_secret), on_off(impl->options.sync_token),
-      impl->listener->connection_limit());
+      impl->handlers.page ? "on" : "off", impl->listener->connection_limit());
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
 }
 

@@ -14,6 +14,8 @@
 //   POST /api/v1/suspend           same token; reason from ?reason= or a JSON body
 //                                  {"reason": "...", "by": "..."} => 200 + the suspension (JSON)
 //   POST /api/v1/resume            same token => 200 {"suspended": null} + sync
+//   GET  /, /ui.css, /ui.js        the read-only web page and its assets (HttpHandlers::page;
+//                                  404 when it is off: http.ui false)
 //
 // /healthz and /readyz run on a reserved handler thread, so they answer while every other
 // handler is busy; connections are cheap (one event thread parses them all) and slow ones
@@ -74,6 +76,10 @@ struct HttpHandlers {
   // (e.g. the state could not be persisted: 500).
   std::function<Result<std::string>(bool suspend, const std::string& reason, const std::string& by)>
       set_suspended;
+  // Optional (absent: 404): GET of the web page's paths ("/", "/ui.css", "/ui.js") with the decoded
+  // query; the response whole, its security headers included (daemon/run/page.hpp).
+  std::function<Response(const std::string& path, const std::map<std::string, std::string>& params)>
+      page;
 };
 
 class HttpServer {

@@ -28,6 +28,7 @@
 #include "daemon/registration/registrar.hpp"
 #include "daemon/run/daemon_state.hpp"
 #include "daemon/run/guarded.hpp"
+#include "daemon/run/page.hpp"
 #include "daemon/run/suspension.hpp"
 #include "daemon/wiring/reconciler.hpp"
 #include "daemon/wiring/target.hpp"
@@ -217,12 +218,7 @@ struct Daemon::Impl {
 
     http::HttpHandlers hh;
     hh.trigger_sync = [this](const std::string& reason) { nudge(reason); };
-    hh.status = [this] {
-      // Leader state is live (not part of the state value), so it is compared, not versioned.
-      // Without leader election the key is there too ({"enabled": false}): what a reader's
-      // `jq .leader` finds says so instead of null (issue 21).
-      return state.status_text(cluster ? cluster->status() : nlohmann::json{{"enabled", false}});
-    };
+    hh.status = [this] { return state.status_text(leader_json()); };
     hh.ready = [this] {
       if (cluster && !cluster->leading()) return cluster->healthy();  // a follower
       return ready(*state.get());
@@ -240,6 +236,20 @@ struct Daemon::Impl {
     hh.set_suspended = [this](bool on, const std::string& reason, const std::string& by) {
       return set_suspended(on, reason, by);
     };
+    if (c.http.ui)
+      hh.page = [this, &r](const std::string& path,
+                           const std::map<std::string, std::string>& params) {
+        PageData data;
+        if (path == "/") {  // the assets need neither the leader nor the ledger
+          data.leader = leader_json();
+          auto entries = r.target().ledger->history(ledger::HistoryQuery{});
+          if (entries)
+            data.history = nlohmann::json::parse(dump_json(pass::history_json(*entries)));
+          else
+            data.history_error = "history: " + entries.error().message;
+        }
+        return page_response(path, params, *state.get(), data);
+      };
     auto server = http::HttpServer::start(ho, hh, &metrics);
     if (!server) return server.error();
     http = std::move(*server);
@@ -251,6 +261,13 @@ struct Daemon::Impl {
       s.http_port = http->port();
     });
     return ok_status();
+  }
+
+  // Leader state is live (not part of the state value), so status compares it, not versions it.
+  // Without leader election the key is there too ({"enabled": false}): what a reader's
+  // `jq .leader` finds says so instead of null (issue 21).
+  nlohmann::json leader_json() const {
+    return cluster ? cluster->status() : nlohmann::json{{"enabled", false}};
   }
 
   void stop_serving(wiring::Reconciler* r) {

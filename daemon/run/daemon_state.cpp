@@ -1,11 +1,24 @@
 #include "daemon/run/daemon_state.hpp"
 
+#include <ctime>
+
 #include "daemon/common/json_dump.hpp"
 #include "daemon/metrics/flytecd_metrics.hpp"
 
 namespace flytecd::run {
 
 namespace {
+
+// Unix seconds as RFC 3339 UTC; "" when unknown (0).
+std::string rfc3339(int64_t t) {
+  if (t <= 0) return "";
+  const auto tt = static_cast<std::time_t>(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
 
 nlohmann::json last_pass_json(const LastPass& p, const pass::Report* report) {
   if (!p.abandoned.empty() || !report)
@@ -19,6 +32,23 @@ nlohmann::json last_pass_json(const LastPass& p, const pass::Report* report) {
 
 }  // namespace
 
+OverviewCounts overview_counts(const DaemonState& s) {
+  OverviewCounts c;
+  const auto n = [](double v) { return static_cast<size_t>(v); };
+  c.managed = n(s.counts.managed_projects + s.counts.managed_overrides);
+  c.drifted = n(s.counts.drifted_projects + s.counts.drifted_overrides);
+  c.unmanaged = n(s.counts.unmanaged_projects + s.counts.unmanaged_overrides);
+  if (!s.report) return c;
+  const pass::Report& r = *s.report;
+  if (r.applied.objects.empty()) {
+    c.in_sync = r.plan.in_sync;
+  } else {
+    for (const auto& o : r.applied.objects) c.in_sync += o.state == pass::ObjectState::synced;
+  }
+  c.failed_registrations = r.registrations.failed();
+  return c;
+}
+
 nlohmann::json status_json(const DaemonState& s, const nlohmann::json& leader) {
   nlohmann::json j = nlohmann::json::object();
   j["leader"] = leader;
@@ -30,7 +60,15 @@ nlohmann::json status_json(const DaemonState& s, const nlohmann::json& leader) {
   if (!s.revision.empty()) {
     j["revision"] = s.revision;
     j["subject"] = s.subject;
+    j["author"] = s.author;
+    j["committedAt"] = rfc3339(s.committed_at);
   }
+  const auto c = overview_counts(s);
+  j["counts"] = {{"managed", c.managed},
+                 {"inSync", c.in_sync},
+                 {"drifted", c.drifted},
+                 {"unmanaged", c.unmanaged},
+                 {"failedRegistrations", c.failed_registrations}};
   if (s.rejected) {
     nlohmann::json errors = nlohmann::json::array();
     for (const auto& e : s.rejected->errors) errors.push_back(e);

@@ -84,6 +84,14 @@ struct DaemonState {
   std::string not_ready = "no reconcile has finished yet";
 };
 
+// The overview's counts: managed (the ledger), in sync (observed equal to Git in the last pass;
+// a pass that only planned: the plan's), drifted and unmanaged (the last plan), failed
+// registrations (the last pass). Pure.
+struct OverviewCounts {
+  size_t managed = 0, in_sync = 0, drifted = 0, unmanaged = 0, failed_registrations = 0;
+};
+OverviewCounts overview_counts(const DaemonState& s);
+
 // GET /api/v1/status: every member from the state; `leader` is the live leader-election state
 // ({"enabled": false} without leader election). Pure.
 nlohmann::json status_json(const DaemonState& s, const nlohmann::json& leader);

@@ -465,6 +465,46 @@ TEST_CASE("http: unknown paths are 404 and wrong methods 405 with Allow", "[http
   CHECK(f.webhooks("github", "method_not_allowed") == 1);
 }
 
+TEST_CASE("http: GET / and its assets are the page handler's (404 without one), POST is 405",
+          "[http][page]") {
+  Fixture off;  // http.ui: false leaves the handler unset
+  CHECK(off.server != nullptr);
+  for (const char* path : {"/", "/ui.css", "/ui.js"})
+    CHECK(call("GET", off.base + path).status == 404);
+
+  http::HttpOptions o = Fixture::defaults();
+  http::HttpHandlers h;
+  std::mutex mu;
+  std::vector<std::string> asked;
+  h.trigger_sync = [](const std::string&) {};
+  h.status = [] { return std::make_shared<const std::string>("{}"); };
+  h.ready = [] { return true; };
+  h.metrics_text = [] { return std::string(); };
+  h.page = [&](const std::string& path, const std::map<std::string, std::string>& params) {
+    std::lock_guard<std::mutex> lock(mu);
+    asked.push_back(path + (params.count("project") ? " project=" + params.at("project") : ""));
+    http::Response r;
+    r.content_type = "text/html; charset=utf-8";
+    r.body = "<p>page</p>";
+    r.headers = {{"X-Frame-Options", "DENY"}};
+    return r;
+  };
+  auto s = http::HttpServer::start(o, h, nullptr);
+  REQUIRE(s.ok());
+  const std::string base = "http://127.0.0.1:" + std::to_string((*s)->port());
+  auto page = call("GET", base + "/?project=flyte%20snacks&state=drifted");
+  CHECK(page.status == 200);
+  CHECK(page.body == "<p>page</p>");
+  CHECK(page.headers["content-type"] == "text/html; charset=utf-8");
+  CHECK(page.headers["x-frame-options"] == "DENY");
+  CHECK(call("GET", base + "/ui.js").status == 200);
+  auto post = call("POST", base + "/", "x");
+  CHECK(post.status == 405);  // the page changes nothing
+  CHECK(post.headers["allow"] == "GET");
+  std::lock_guard<std::mutex> lock(mu);
+  CHECK(asked == std::vector<std::string>{"/ project=flyte snacks", "/ui.js"});
+}
+
 TEST_CASE("http: a failing status callback is a 500, not a crash", "[http]") {
   http::HttpHandlers h;
   h.trigger_sync = [](const std::string&) {};

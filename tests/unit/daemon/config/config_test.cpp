@@ -128,4 +128,17 @@ TEST_CASE("config: --config or flytectlConfig naming a directory is an error, no
   fs::remove_all(tmpl);
 }
 
+// Issue 26: the web page is on by default; `http.ui: false` turns it off; anything else is named.
+TEST_CASE("config: http.ui is true by default and false turns the web page off", "[config][page]") {
+  auto cfg = flytecd::config::defaults();
+  CHECK(cfg.http.ui);
+  CHECK(load("http: {listen: \"127.0.0.1:9000\", ui: false}\n", cfg));
+  CHECK_FALSE(cfg.http.ui);
+  CHECK(cfg.http.listen == "127.0.0.1:9000");
+  auto s = load("http:\n  ui: sometimes\n", cfg);
+  REQUIRE_FALSE(s);
+  CHECK_THAT(s.error().message, Catch::Contains("http.ui"));
+  CHECK_THAT(s.error().message, Catch::Contains("true or false"));
+}
+
 }  // namespace FLYTECD_UNITY_ID

@@ -154,4 +154,37 @@ TEST_CASE("daemon state: the cell renders status once per change and replaces th
   CHECK(seen.size() == 1001);
 }
 
+TEST_CASE("daemon state: status carries the commit's author and time and the overview's counts",
+          "[daemon-state][page]") {
+  DaemonState s;
+  s.revision = "abc123";
+  s.author = "Ada <ada@example.com>";
+  s.committed_at = 1700000000;
+  flytecd::pass::ObjectCounts counts;
+  counts.managed_projects = 1;
+  counts.managed_overrides = 3;
+  counts.drifted_overrides = 1;
+  counts.unmanaged_overrides = 2;
+  auto r = std::make_shared<Report>(*report(Outcome::success));
+  r->applied.objects = {{"project/p", flytecd::pass::ObjectState::synced, ""},
+                        {"override/p/d//TASK_RESOURCE", flytecd::pass::ObjectState::drifted, "x"}};
+  flytecd::registration::RegistrationOutcome failed;
+  failed.state = "failed";
+  r->registrations.items.push_back(failed);
+  after_pass(s, r, "interval", "t", "file x", counts);
+  auto j = status_json(s, nullptr);
+  CHECK(j["author"] == "Ada <ada@example.com>");
+  CHECK(j["committedAt"] == "2023-11-14T22:13:20Z");
+  CHECK(j["counts"] == nlohmann::json{{"managed", 4},
+                                      {"inSync", 1},
+                                      {"drifted", 1},
+                                      {"unmanaged", 2},
+                                      {"failedRegistrations", 1}});
+  // A pass that only planned (suspended) lists no objects: in sync is the plan's count.
+  auto planned = std::make_shared<Report>(*report(Outcome::success, Mode::plan));
+  planned->plan.in_sync = 7;
+  after_pass(s, planned, "interval", "t", "file x", counts);
+  CHECK(status_json(s, nullptr)["counts"]["inSync"] == 7);
+}
+
 }  // namespace FLYTECD_UNITY_ID
