@@ -108,7 +108,7 @@ wait_for 'd["suspendedProjects"][0]["project"]=="ml-training" and d["suspendedPr
 grep -q '^flytecd_project_suspended{project="ml-training"} 1' <<<"$(curl -fsS "http://127.0.0.1:$hport/metrics")" \
   && grep -q '^flytecd_suspended 0' <<<"$(curl -fsS "http://127.0.0.1:$hport/metrics")" \
   && ok "metrics: flytecd_project_suspended{project=\"ml-training\"} 1, flytecd_suspended 0" || bad "project suspension metric missing"
-"$bin" status "${cli[@]}" | grep -q '^suspended project: ml-training since .*: quota review' && ok "status text names the suspended project" || bad "status text: $("$bin" status "${cli[@]}" 2>&1)"
+grep -q '^suspended project: ml-training since .*: quota review' <<<"$("$bin" status "${cli[@]}" 2>&1)" && ok "status text names the suspended project" || bad "status text: $("$bin" status "${cli[@]}" 2>&1)"
 sed -i 's/maxParallelism: 7$/maxParallelism: 8/' "$tmp/work/projects/ml-training/development.yaml"
 sed -i 's/maxParallelism: 5$/maxParallelism: 9/' "$tmp/work/projects/flytesnacks/development.yaml"
 push "ml-training 8, flytesnacks 9"
@@ -121,7 +121,7 @@ last="$(tail -1 "$tmp/sync.out")"
 st="$(status_json)"
 [[ "$(jq_ "any(o['key']=='override/ml-training/development//WORKFLOW_EXECUTION_CONFIG' and o['state']=='pending' and 'suspended' in o.get('error','') for o in d['objects'])" <<<"$st")" == True ]] \
   && ok "status objects: ml-training's change pending, 'suspended'" || bad "status objects: $(jq_ '[o for o in d["objects"] if "ml-training" in o["key"]]' <<<"$st" | head -c 600)"
-"$bin" get objects "${cli[@]}" --state pending | grep -q 'ml-training.*suspended: update planned, not written' && ok "get objects --state pending shows the held step" || bad "get objects pending: $("$bin" get objects "${cli[@]}" 2>&1 | head -20)"
+grep -q 'ml-training.*suspended: update planned, not written' <<<"$("$bin" get objects "${cli[@]}" --state pending 2>&1)" && ok "get objects --state pending shows the held step" || bad "get objects pending: $("$bin" get objects "${cli[@]}" 2>&1 | head -20)"
 # Persisted: a restart keeps ml-training suspended.
 stop_daemon
 [[ -f "$tmp/state/suspended-projects.json" ]] && ok "project suspension persisted in the state directory" || bad "no suspended-projects.json"
@@ -151,7 +151,7 @@ FLYTECD_SYNC_TOKEN="$(cat "$tmp/token")" "$bin" resume "${cli[@]}" > /dev/null |
 printf 'apiVersion: flytecd/v1\nkind: Overrides\nproject: flytesnacks\nspec: {noSuchAttribute: 1}\n' > "$tmp/work/projects/flytesnacks/broken.yaml"
 g add projects/flytesnacks/broken.yaml; push "an invalid document"
 rc=$(FLYTECD_SYNC_TOKEN="$(cat "$tmp/token")" sync_wait)
-[[ $rc -eq 1 ]] && tail -1 "$tmp/sync.out" | grep -q '^not converged: revision .* is invalid .* rejected whole.*; first error: projects/flytesnacks/broken.yaml:4:' \
+[[ $rc -eq 1 ]] && grep -q '^not converged: revision .* is invalid .* rejected whole.*; first error: projects/flytesnacks/broken.yaml:4:' <<<"$(tail -1 "$tmp/sync.out")" \
   && ok "sync --wait on an invalid revision: exit 1 naming the file" || bad "sync --wait invalid: exit $rc: $(cat "$tmp/sync.out")"
 g rm -q projects/flytesnacks/broken.yaml; push "revert the invalid document"
 

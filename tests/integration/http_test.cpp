@@ -567,7 +567,7 @@ TEST_CASE("http: stop() is idempotent and closes the port", "[http]") {
   CHECK(after.rc == CURLE_COULDNT_CONNECT);
 }
 
-TEST_CASE("http: sync answers the request's number; suspend and resume may name one project",
+TEST_CASE("http: sync answers the request's number, and suspend and resume may name one project",
           "[http]") {
   std::mutex mu;
   std::vector<std::string> calls;

@@ -5,7 +5,7 @@
 
 using namespace flytecd;
 
-TEST_CASE("version: the daemon's part from its status; an older daemon says so", "[version]") {
+TEST_CASE("version: the daemon's part from its status, and an older daemon says so", "[version]") {
   auto p = cli::daemon_version(
       {{"version", "1.2.3"}, {"target", "flyteadmin a:81"}, {"targetIsEmulator", false}},
       "http://127.0.0.1:8080");
@@ -16,7 +16,8 @@ TEST_CASE("version: the daemon's part from its status; an older daemon says so",
   CHECK_FALSE(old.error.empty());
 }
 
-TEST_CASE("version: one line per part, unknown parts with their reason; JSON alike", "[version]") {
+TEST_CASE("version: one line per part, unknown parts with their reason, and JSON alike",
+          "[version]") {
   std::vector<cli::VersionPart> parts{
       {"client", "", "1.2.3", "", "", "", ""},
       {"daemon", "http://h:1", "", "", "", "", "cannot reach flytecd at http://h:1"},

@@ -51,7 +51,7 @@ std::string label_of(const testing::MemorySink& sink, const std::string& project
 
 }  // namespace
 
-TEST_CASE("hold: the project of a key; platform defaults are never held", "[hold]") {
+TEST_CASE("hold: the project of a key, and platform defaults are never held", "[hold]") {
   CHECK(pass::key_project("project/a") == "a");
   CHECK(pass::key_project("override/a/development/wf/TASK_RESOURCE") == "a");
   CHECK(pass::key_project("registration/a/development/etl") == "a");

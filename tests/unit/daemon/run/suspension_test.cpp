@@ -85,7 +85,7 @@ TEST_CASE("suspension: a corrupt file is an error naming it", "[suspension]") {
   fs::remove_all(dir);
 }
 
-TEST_CASE("suspension: project suspensions read back in project order; none removes the file",
+TEST_CASE("suspension: project suspensions read back in project order, and none removes the file",
           "[suspension]") {
   const auto dir = temp_dir();
   const auto file = run::project_suspension_file(dir);
