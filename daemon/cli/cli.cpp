@@ -310,28 +310,7 @@ int run(int argc, char** argv) {
       "Examples:\n"
       "  flytecd status --config /etc/flytecd/config.yaml\n"
       "  flytecd status --server http://127.0.0.1:8080 -o json | jq .drift\n");
-  ObjectFilter object_filter;
-  std::string objects_format = "table";
-  auto* objects_cmd = get->add_subcommand(
-      "objects", "One row per object a running daemon reconciles: state, revision and last change");
-  add_remote_options(objects_cmd, false);
-  objects_cmd->add_option("-p,--project", object_filter.project, "Only this project")
-      ->type_name("PROJECT");
-  objects_cmd->add_option("-d,--domain", object_filter.domain, "Only this domain");
-  objects_cmd->add_option("--kind", object_filter.kind, "Only this kind")
-      ->check(CLI::IsMember(object_kinds()));
-  objects_cmd->add_option("--state", object_filter.state, "Only objects in this state")
-      ->check(CLI::IsMember(object_states()));
-  objects_cmd->add_option("-o,--output", objects_format, "table or json")
-      ->check(CLI::IsMember({"table", "json"}));
-  objects_cmd->footer(
-      "Reads GET /api/v1/status of the daemon (the objects of its last pass, the ledger's "
-      "revision\n"
-      "and time of each one's last write); like `flux get` and `argocd app get`. Exit codes: 0, 1\n"
-      "when the daemon cannot be reached or has not finished a pass yet.\n"
-      "Examples:\n"
-      "  flytecd get objects --config /etc/flytecd/config.yaml --state drifted\n"
-      "  flytecd get objects --server http://127.0.0.1:8080 -p flytesnacks -o json\n");
+  auto objects_cmd = add_get_objects_command(*get, remote, add_remote_options);
   auto* sync_cmd = app.add_subcommand("sync", "Ask a running daemon to reconcile now");
   add_remote_options(sync_cmd, true);
   SyncOptions sync_opt;
@@ -382,26 +361,7 @@ int run(int argc, char** argv) {
   resume_cmd->footer(remote_footer +
                      "Example:\n  flytecd resume --token-file /etc/flytecd/sync-token\n");
 
-  TargetOptions version_target;
-  bool version_client = false;
-  std::string version_format = "text";
-  auto* version_cmd = app.add_subcommand(
-      "version", "This client's version, the running daemon's and FlyteAdmin's (GetVersion)");
-  add_remote_options(version_cmd, false);
-  version_cmd->add_option("--admin-endpoint", version_target.admin_endpoint,
-                          "FlyteAdmin gRPC endpoint to ask (default: from --config)");
-  version_cmd->add_option("--flytectl-config", version_target.flytectl_config,
-                          "Read admin: settings from flytectl's config.yaml");
-  version_cmd->add_flag("--insecure", version_target.insecure, "Plaintext gRPC to FlyteAdmin");
-  version_cmd->add_flag("--client", version_client, "Only this client's version");
-  version_cmd->add_option("-o,--output", version_format, "text or json")
-      ->check(CLI::IsMember({"text", "json"}));
-  version_cmd->footer(
-      "Each part is optional: a daemon or FlyteAdmin that cannot be reached is said so, and the\n"
-      "exit code is 0 (1 only for an unreadable configuration).\n"
-      "Examples:\n  flytecd version --config /etc/flytecd/config.yaml\n"
-      "  flytecd version --server http://127.0.0.1:8080 --admin-endpoint dns:///flyte:443 -o "
-      "json\n");
+  auto version_cmd = add_version_command(app, remote, add_remote_options);
 
   sinks::emulator::Options eopt;
   std::vector<std::string> faults;
@@ -535,13 +495,8 @@ int run(int argc, char** argv) {
     return run_remote_suspend(remote, true, suspend_reason, std::cout, std::cerr, suspend_project);
   if (resume_cmd->parsed())
     return run_remote_suspend(remote, false, "", std::cout, std::cerr, resume_project);
-  if (objects_cmd->parsed())
-    return run_get_objects(remote, object_filter, objects_format, std::cout, std::cerr);
-  if (version_cmd->parsed()) {
-    version_target.config_file = remote.config_file;
-    return run_version(remote, version_target, version_client, version_format, std::cout,
-                       std::cerr);
-  }
+  if (auto rc = objects_cmd()) return *rc;
+  if (auto rc = version_cmd()) return *rc;
   if (emulator->parsed()) {
     for (const auto& f : faults) {
       auto rule = sinks::emulator::parse_fault(f);

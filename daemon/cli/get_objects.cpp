@@ -1,6 +1,9 @@
 #include "daemon/cli/get_objects.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
+#include <iostream>
 #include <map>
 
 #include "daemon/common/json_dump.hpp"
@@ -216,6 +219,37 @@ int run_get_objects(const RemoteFlags& flags, const ObjectFilter& filter, const 
   else
     out << objects_table(rows);
   return 0;
+}
+
+std::function<std::optional<int>()> add_get_objects_command(CLI::App& get, RemoteFlags& remote,
+                                                            const AddRemoteOptions& add_remote) {
+  struct Parsed {
+    ObjectFilter filter;
+    std::string format = "table";
+  };
+  auto opt = std::make_shared<Parsed>();
+  auto* cmd = get.add_subcommand(
+      "objects", "One row per object a running daemon reconciles: state, revision and last change");
+  add_remote(cmd, false);
+  cmd->add_option("-p,--project", opt->filter.project, "Only this project")->type_name("PROJECT");
+  cmd->add_option("-d,--domain", opt->filter.domain, "Only this domain");
+  cmd->add_option("--kind", opt->filter.kind, "Only this kind")
+      ->check(CLI::IsMember(object_kinds()));
+  cmd->add_option("--state", opt->filter.state, "Only objects in this state")
+      ->check(CLI::IsMember(object_states()));
+  cmd->add_option("-o,--output", opt->format, "table or json")
+      ->check(CLI::IsMember({"table", "json"}));
+  cmd->footer(
+      "Reads GET /api/v1/status of the daemon (the objects of its last pass, the ledger's\n"
+      "revision and time of each one's last write); like `flux get` and `argocd app get`.\n"
+      "Exit codes: 0, 1 when the daemon cannot be reached or has not finished a pass yet.\n"
+      "Examples:\n"
+      "  flytecd get objects --config /etc/flytecd/config.yaml --state drifted\n"
+      "  flytecd get objects --server http://127.0.0.1:8080 -p flytesnacks -o json\n");
+  return [cmd, opt, &remote]() -> std::optional<int> {
+    if (!cmd->parsed()) return std::nullopt;
+    return run_get_objects(remote, opt->filter, opt->format, std::cout, std::cerr);
+  };
 }
 
 }  // namespace flytecd::cli

@@ -5,6 +5,8 @@
 // applied from and when, read from the daemon's status (GET /api/v1/status), like `flux get` and
 // `argocd app get`.
 
+#include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -50,5 +52,10 @@ nlohmann::ordered_json objects_document(const std::vector<ObjectRow>& rows,
 // when the daemon cannot be reached or has not finished a pass yet.
 int run_get_objects(const RemoteFlags& flags, const ObjectFilter& filter, const std::string& format,
                     std::ostream& out, std::ostream& err);
+
+// Registers `objects` under `get`; the result runs it when it was the command given (nullopt
+// when another command was). `remote` is filled by `add_remote` at parse time.
+std::function<std::optional<int>()> add_get_objects_command(CLI::App& get, RemoteFlags& remote,
+                                                            const AddRemoteOptions& add_remote);
 
 }  // namespace flytecd::cli

@@ -1,6 +1,9 @@
 #include "daemon/cli/version_command.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
+#include <iostream>
 
 #include "daemon/common/json_dump.hpp"
 #include "daemon/wiring/wiring.hpp"
@@ -115,6 +118,38 @@ int run_version(const RemoteFlags& remote, const TargetOptions& target, bool cli
   else
     out << version_text(parts);
   return 0;
+}
+
+std::function<std::optional<int>()> add_version_command(CLI::App& app, RemoteFlags& remote,
+                                                        const AddRemoteOptions& add_remote) {
+  struct Parsed {
+    TargetOptions target;
+    bool client_only = false;
+    std::string format = "text";
+  };
+  auto opt = std::make_shared<Parsed>();
+  auto* cmd = app.add_subcommand(
+      "version", "This client's version, the running daemon's and FlyteAdmin's (GetVersion)");
+  add_remote(cmd, false);
+  cmd->add_option("--admin-endpoint", opt->target.admin_endpoint,
+                  "FlyteAdmin gRPC endpoint to ask (default: from --config)");
+  cmd->add_option("--flytectl-config", opt->target.flytectl_config,
+                  "Read admin: settings from flytectl's config.yaml");
+  cmd->add_flag("--insecure", opt->target.insecure, "Plaintext gRPC to FlyteAdmin");
+  cmd->add_flag("--client", opt->client_only, "Only this client's version");
+  cmd->add_option("-o,--output", opt->format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  cmd->footer(
+      "Each part is optional: a daemon or FlyteAdmin that cannot be reached is said so, and the\n"
+      "exit code is 0 (1 only for an unreadable configuration).\n"
+      "Examples:\n  flytecd version --config /etc/flytecd/config.yaml\n"
+      "  flytecd version --server http://127.0.0.1:8080 --admin-endpoint dns:///flyte:443 -o "
+      "json\n");
+  return [cmd, opt, &remote]() -> std::optional<int> {
+    if (!cmd->parsed()) return std::nullopt;
+    opt->target.config_file = remote.config_file;  // one --config for the daemon and FlyteAdmin
+    return run_version(remote, opt->target, opt->client_only, opt->format, std::cout, std::cerr);
+  };
 }
 
 }  // namespace flytecd::cli

@@ -4,6 +4,7 @@
 // FlyteAdmin's (AdminService.GetVersion over gRPC, as `flytectl version` asks it). Each remote part
 // is optional: one that cannot be reached says so, and the command still exits 0 for the client.
 
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -37,5 +38,10 @@ nlohmann::ordered_json version_json(const std::vector<VersionPart>& parts);
 // [-o text|json]`: 0 (the client part is always known), 1 only for a bad configuration.
 int run_version(const RemoteFlags& remote, const TargetOptions& target, bool client_only,
                 const std::string& format, std::ostream& out, std::ostream& err);
+
+// Registers `version` on `app`; the result runs it when it was the command given (nullopt when
+// another command was). `remote` is filled by `add_remote` at parse time.
+std::function<std::optional<int>()> add_version_command(CLI::App& app, RemoteFlags& remote,
+                                                        const AddRemoteOptions& add_remote);
 
 }  // namespace flytecd::cli
