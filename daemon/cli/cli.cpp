@@ -12,7 +12,12 @@
 #include "daemon/cli/compile_command.hpp"
 #include "daemon/cli/completion.hpp"
 #include "daemon/cli/daemon_commands.hpp"
+#include "daemon/cli/get_objects.hpp"
 #include "daemon/cli/import_flytectl.hpp"
+#include "daemon/cli/live_overrides.hpp"
+#include "daemon/cli/sync_command.hpp"
+#include "daemon/cli/version_command.hpp"
+#include "daemon/common/duration.hpp"
 #include "daemon/common/log.hpp"
 #include "daemon/model/flytectl_attrs.hpp"
 #include "sinks/emulator/emulator.hpp"
@@ -62,18 +67,38 @@ int run(int argc, char** argv) {
   auto* overrides = get->add_subcommand("overrides",
                                         "The effective (collated) overrides for a project, "
                                         "project-domain or workflow, as FlyteAdmin resolves them");
-  overrides->add_option("-p,--project", gopt.project, "Project")->required();
+  overrides->add_option("-p,--project", gopt.project, "Project")->required()->type_name("PROJECT");
   overrides->add_option("-d,--domain", gopt.domain, "Domain");
   overrides->add_option("--workflow", gopt.workflow, "Workflow name (needs --domain)");
-  overrides->add_option("-o,--output", gopt.output, "yaml or json")
-      ->check(CLI::IsMember({"yaml", "json"}));
-  overrides->add_option("--repo", gopt.repo, "Repository directory (default: .)");
+  overrides->add_option("-o,--output", gopt.output, "yaml or json (with --live also text)")
+      ->check(CLI::IsMember({"yaml", "json", "text"}));
+  auto* overrides_repo =
+      overrides->add_option("--repo", gopt.repo, "Repository directory (default: .)");
+  bool overrides_live = false;
+  TargetOptions olive;
+  overrides->add_flag("--live", overrides_live,
+                      "What FlyteAdmin holds at exactly this scope, beside Git's value for it "
+                      "(like flytectl get task-resource-attribute)");
+  overrides->add_option("--config", olive.config_file,
+                        "With --live: flytecd config file (its source and FlyteAdmin)");
+  overrides->add_option("--admin-endpoint", olive.admin_endpoint,
+                        "With --live: FlyteAdmin gRPC endpoint (default: embedded emulator)");
+  overrides->add_option("--flytectl-config", olive.flytectl_config,
+                        "With --live: read admin: settings from flytectl's config.yaml");
+  overrides->add_flag("--insecure", olive.insecure, "With --live: plaintext gRPC to FlyteAdmin");
+  overrides->add_option("--state-dir", olive.state_dir,
+                        "With --live: the state directory (its ledger says what is managed)");
   overrides->footer(
       "Every attribute that applies is shown with inherited: true|false and its source scope.\n"
+      "With --live: each attribute FlyteAdmin or Git holds at exactly this scope, its state\n"
+      "(in-sync, differs, live-only, git-only), both values and the changed fields; nothing is\n"
+      "written. Exit codes: 0, 1 when the repository or FlyteAdmin cannot be read.\n"
       "Examples:\n"
       "  flytecd get overrides -p flytesnacks --repo repo-layout-example/\n"
       "  flytecd get overrides -p flytesnacks -d production --workflow core.basics.hello -o json "
-      "--repo repo-layout-example/\n");
+      "--repo repo-layout-example/\n"
+      "  flytecd get overrides --live -p ml-training -d development -o text --config "
+      "/etc/flytecd/config.yaml\n");
 
   // Empty when not given: a configuration file's log.level / log.format then applies.
   std::string log_level;
@@ -127,7 +152,8 @@ int run(int argc, char** argv) {
                               std::string& scope_domain) {
     auto* project_opt =
         cmd->add_option("-p,--project", scope_project,
-                        "Only this project's scopes (others are neither changed nor counted)");
+                        "Only this project's scopes (others are neither changed nor counted)")
+            ->type_name("PROJECT");
     cmd->add_option("-d,--domain", scope_domain,
                     "Only this domain of --project (and its workflows)")
         ->needs(project_opt);
@@ -284,25 +310,58 @@ int run(int argc, char** argv) {
       "Examples:\n"
       "  flytecd status --config /etc/flytecd/config.yaml\n"
       "  flytecd status --server http://127.0.0.1:8080 -o json | jq .drift\n");
+  auto objects_cmd = add_get_objects_command(*get, remote, add_remote_options);
   auto* sync_cmd = app.add_subcommand("sync", "Ask a running daemon to reconcile now");
   add_remote_options(sync_cmd, true);
-  sync_cmd->footer(remote_footer + "Example:\n  FLYTECD_SYNC_TOKEN=... flytecd sync\n");
+  SyncOptions sync_opt;
+  std::string sync_timeout = "5m";
+  auto* sync_wait =
+      sync_cmd->add_flag("--wait", sync_opt.wait,
+                         "Wait for the pass this request starts and exit as apply would for it");
+  sync_cmd->add_option("--timeout", sync_timeout, "With --wait: how long to wait (default 5m)")
+      ->type_name("DURATION")
+      ->needs(sync_wait);
+  sync_cmd->footer(
+      remote_footer +
+      "With --wait the last line is the pass's verdict and the exit code apply's: 0\n"
+      "converged, 1 failed, refused, or the new revision was rejected or could not be\n"
+      "read; while the daemon is suspended the pass only plans and the exit code is\n"
+      "plan --live's (0 no changes, 2 changes pending or drift). 3: no pass finished\n"
+      "within --timeout (it may still run).\n"
+      "Examples:\n  FLYTECD_SYNC_TOKEN=... flytecd sync\n"
+      "  flytecd sync --wait --timeout 2m --config /etc/flytecd/config.yaml\n");
   std::string suspend_reason;
+  std::string suspend_project;
   auto* suspend_cmd = app.add_subcommand(
       "suspend",
       "Suspend a running daemon: it keeps polling and reporting drift, but writes nothing");
   add_remote_options(suspend_cmd, true);
   suspend_cmd->add_option("--reason", suspend_reason, "Why (shown in status and the log)");
-  suspend_cmd->footer(remote_footer +
-                      "The suspension is kept in the state directory: a restart stays "
-                      "suspended until `flytecd resume`.\n"
-                      "Example:\n  flytecd suspend --reason 'maintenance' --token-file "
-                      "/etc/flytecd/sync-token\n");
+  suspend_cmd
+      ->add_option("-p,--project", suspend_project,
+                   "Suspend only this project's writes: it is planned, the others still apply")
+      ->type_name("PROJECT");
+  suspend_cmd->footer(
+      remote_footer +
+      "The suspension is kept in the state directory: a restart stays "
+      "suspended until `flytecd resume`. With --project P only P is suspended\n"
+      "(status suspendedProjects, metric flytecd_project_suspended{project}) until\n"
+      "`flytecd resume --project P`.\n"
+      "Examples:\n  flytecd suspend --reason 'maintenance' --token-file "
+      "/etc/flytecd/sync-token\n"
+      "  flytecd suspend --project ml-training --reason 'quota review'\n");
   auto* resume_cmd =
       app.add_subcommand("resume", "Resume a suspended daemon (it reconciles at once)");
   add_remote_options(resume_cmd, true);
+  std::string resume_project;
+  resume_cmd
+      ->add_option("-p,--project", resume_project,
+                   "Resume only this project (suspended with suspend --project)")
+      ->type_name("PROJECT");
   resume_cmd->footer(remote_footer +
                      "Example:\n  flytecd resume --token-file /etc/flytecd/sync-token\n");
+
+  auto version_cmd = add_version_command(app, remote, add_remote_options);
 
   sinks::emulator::Options eopt;
   std::vector<std::string> faults;
@@ -335,6 +394,12 @@ int run(int argc, char** argv) {
       "  flytecd completion fish > ~/.config/fish/completions/flytecd.fish\n");
   // Hidden (no group): the build runs it to generate flytecd.1.
   auto* man = app.add_subcommand("man", "Print the man page (roff)")->group("");
+  // Hidden: what the completion scripts run to offer project ids.
+  std::string projects_repo = ".";
+  auto* complete_projects =
+      app.add_subcommand("complete-projects", "Print the project ids a repository declares")
+          ->group("");
+  complete_projects->add_option("--repo", projects_repo, "Repository directory (default: .)");
 
   // Global options (--log-level) may also follow the subcommand.
   // Global options (--log-level, --log-format) may also follow a nested command (get overrides).
@@ -381,6 +446,7 @@ int run(int argc, char** argv) {
     std::cout << man_page(describe_commands(app), FLYTECD_VERSION);
     return 0;
   }
+  if (complete_projects->parsed()) return run_complete_projects(projects_repo, std::cout);
   if (validate->parsed()) return run_validate(vopt, std::cout, std::cerr);
   if (auto rc = compile_cmd()) return *rc;
   if (history->parsed())
@@ -415,10 +481,22 @@ int run(int argc, char** argv) {
   }
   if (import->parsed()) return run_import(iopt, import_dir, std::cout, std::cerr);
   if (status_cmd->parsed()) return run_remote_status(remote, status_format, std::cout, std::cerr);
-  if (sync_cmd->parsed()) return run_remote_sync(remote, std::cout, std::cerr);
+  if (sync_cmd->parsed()) {
+    auto timeout = parse_duration(sync_timeout,
+                                  DurationRange{std::chrono::seconds(1), std::chrono::hours(24)});
+    if (!timeout) {
+      std::cerr << "flytecd sync: --timeout: " << timeout.error().message << "\n";
+      return 1;
+    }
+    sync_opt.timeout = *timeout;
+    return run_remote_sync(remote, sync_opt, std::cout, std::cerr);
+  }
   if (suspend_cmd->parsed())
-    return run_remote_suspend(remote, true, suspend_reason, std::cout, std::cerr);
-  if (resume_cmd->parsed()) return run_remote_suspend(remote, false, "", std::cout, std::cerr);
+    return run_remote_suspend(remote, true, suspend_reason, std::cout, std::cerr, suspend_project);
+  if (resume_cmd->parsed())
+    return run_remote_suspend(remote, false, "", std::cout, std::cerr, resume_project);
+  if (auto rc = objects_cmd()) return *rc;
+  if (auto rc = version_cmd()) return *rc;
   if (emulator->parsed()) {
     for (const auto& f : faults) {
       auto rule = sinks::emulator::parse_fault(f);
@@ -430,7 +508,17 @@ int run(int argc, char** argv) {
     }
     return sinks::emulator::run_standalone(eopt);
   }
-  if (overrides->parsed()) return run_get_overrides(gopt, std::cout, std::cerr);
+  if (overrides->parsed() && overrides_live) {
+    if (overrides_repo->count() > 0) olive.repo = gopt.repo;
+    return run_get_overrides_live(olive, gopt, std::cout, std::cerr);
+  }
+  if (overrides->parsed()) {
+    if (gopt.output == "text") {
+      std::cerr << "flytecd get overrides: -o text goes with --live (yaml or json otherwise)\n";
+      return 1;
+    }
+    return run_get_overrides(gopt, std::cout, std::cerr);
+  }
   if (registrations->parsed()) return run_get_registrations(gropt, gr_format, std::cout, std::cerr);
   return 1;
 }

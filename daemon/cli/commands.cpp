@@ -158,4 +158,16 @@ int run_get_overrides(const GetOverridesOptions& opt, std::ostream& out, std::os
   return 0;
 }
 
+int run_complete_projects(const std::string& repo, std::ostream& out) {
+  auto loaded = load_repo(repo, model::Limits{}, model::Policy{});
+  if (!loaded) return 1;
+  std::set<std::string> projects;  // an invalid repository still names its projects
+  for (const auto& p : loaded->documents.projects) projects.insert(p.id);
+  for (const auto& o : loaded->documents.overrides) projects.insert(o.scope.project);
+  for (const auto& r : loaded->documents.registrations) projects.insert(r.project);
+  for (const auto& p : projects)
+    if (!p.empty()) out << p << "\n";
+  return 0;
+}
+
 }  // namespace flytecd::cli

@@ -35,6 +35,11 @@ struct GetOverridesOptions {
 // `flytecd get overrides`: prints the collated document; 1 when the repository is invalid.
 int run_get_overrides(const GetOverridesOptions& opt, std::ostream& out, std::ostream& err);
 
+// Hidden `flytecd complete-projects --repo DIR` (shell completion): the project ids the
+// repository declares (Project, Overrides and registration documents), sorted, one a line.
+// Quiet: 1 with no output when the directory cannot be read.
+int run_complete_projects(const std::string& repo, std::ostream& out);
+
 }  // namespace flytecd::cli
 
 #include "daemon/config/config.hpp"

@@ -146,6 +146,10 @@ int takes_files(const CommandSpec& c) {
              : 0;
 }
 
+// Options whose value is a project id (value name PROJECT) complete the projects the repository
+// declares: the hidden `complete-projects --repo DIR` (DIR from --repo on the line, else ".").
+bool takes_project(const OptionSpec& o) { return o.value_name == "PROJECT"; }
+
 // Single-quoted for sh/zsh/fish: ' -> '\''.
 std::string sq(const std::string& s) {
   std::string out = "'";
@@ -180,14 +184,25 @@ std::string bash_script(const CommandSpec& root, const std::vector<const Command
       << " ;;\n";
   }
   o << "    *) subs='' opts='' valued='' files=1 ;;\n  esac\n}\n\n"
+    << "# The projects the repository declares (--repo on the line, else .).\n"
+    << "_" << p << "_projects() {\n"
+    << "  local repo=. i\n"
+    << "  for ((i = 1; i + 1 < ${#COMP_WORDS[@]}; i++)); do\n"
+    << "    [[ \"${COMP_WORDS[i]}\" == --repo ]] && repo=\"${COMP_WORDS[i + 1]}\"\n"
+    << "  done\n"
+    << "  \"${COMP_WORDS[0]}\" complete-projects --repo \"$repo\" 2>/dev/null\n"
+    << "  return 0\n}\n\n"
     << "# Prints the values allowed for option $2 of command path $1; fails when any value goes.\n"
     << "_" << p << "_choices() {\n  case \"$1|$2\" in\n";
   for (const CommandSpec* c : all)
     for (const auto& opt : c->options) {
-      if (opt.choices.empty()) continue;
+      if (opt.choices.empty() && !takes_project(opt)) continue;
       std::vector<std::string> pats;
       for (const auto& n : opt.names) pats.push_back("\"" + join(c->path) + "|" + n + "\"");
-      o << "    " << join(pats, "|") << ") echo " << sq(join(opt.choices)) << " ;;\n";
+      if (takes_project(opt))
+        o << "    " << join(pats, "|") << ") _" << p << "_projects ;;\n";
+      else
+        o << "    " << join(pats, "|") << ") echo " << sq(join(opt.choices)) << " ;;\n";
     }
   o << "    *) return 1 ;;\n  esac\n}\n\n"
     << "_" << p << "() {\n"
@@ -249,13 +264,24 @@ std::string zsh_script(const CommandSpec& root, const std::vector<const CommandS
     o << " )\n      files=" << takes_files(*c) << " ;;\n";
   }
   o << "    (*) subs=() opts=() valued=() files=1 ;;\n  esac\n}\n\n"
+    << "# The projects the repository declares (--repo on the line, else .).\n"
+    << "_" << p << "_projects() {\n"
+    << "  local repo=. i\n"
+    << "  for ((i = 2; i < $#words; i++)); do\n"
+    << "    [[ ${words[i]} == --repo ]] && repo=${words[i+1]}\n"
+    << "  done\n"
+    << "  reply=(${(f)\"$(${words[1]} complete-projects --repo \"$repo\" 2>/dev/null)\"})\n"
+    << "}\n\n"
     << "_" << p << "_choices() {\n  case \"$1|$2\" in\n";
   for (const CommandSpec* c : all)
     for (const auto& opt : c->options) {
-      if (opt.choices.empty()) continue;
+      if (opt.choices.empty() && !takes_project(opt)) continue;
       std::vector<std::string> pats;
       for (const auto& n : opt.names) pats.push_back(sq(join(c->path) + "|" + n));
-      o << "    (" << join(pats, "|") << ") reply=(" << join(opt.choices) << ") ;;\n";
+      if (takes_project(opt))
+        o << "    (" << join(pats, "|") << ") _" << p << "_projects ;;\n";
+      else
+        o << "    (" << join(pats, "|") << ") reply=(" << join(opt.choices) << ") ;;\n";
     }
   o << "    (*) return 1 ;;\n  esac\n}\n\n"
     << "_" << p << "() {\n"
@@ -317,6 +343,12 @@ std::string fish_script(const CommandSpec& root, const std::vector<const Command
     << "    end\n    echo $path\nend\n\n"
     << "function __" << p << "_at --description 'is the subcommand path typed so far $argv[1]'\n"
     << "    set -l path (__" << p << "_path)\n    test \"$path\" = \"$argv[1]\"\nend\n\n"
+    << "function __" << p << "_projects --description 'the projects the repository declares'\n"
+    << "    set -l words (commandline -opc)\n    set -l repo .\n"
+    << "    for i in (seq (count $words))\n"
+    << "        if test \"$words[$i]\" = --repo; and test $i -lt (count $words)\n"
+    << "            set repo $words[(math $i + 1)]\n        end\n    end\n"
+    << "    $words[1] complete-projects --repo $repo 2>/dev/null\nend\n\n"
     << "complete -c " << p << " -f\n";
   for (const CommandSpec* c : all) {
     const std::string cond = "-n " + sq("__" + p + "_at " + sq(join(c->path)));
@@ -333,7 +365,9 @@ std::string fish_script(const CommandSpec& root, const std::vector<const Command
         else
           o << " -o " << n.substr(1);
       }
-      if (!opt.choices.empty())
+      if (takes_project(opt))
+        o << " -x -a " << sq("(__" + p + "_projects)");
+      else if (!opt.choices.empty())
         o << " -x -a " << sq(join(opt.choices));
       else if (!opt.value_name.empty())
         o << " -r -F";

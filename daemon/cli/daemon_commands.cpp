@@ -51,6 +51,14 @@ std::string status_summary(const nlohmann::json& s) {
   } else {
     line("suspended:", "no");
   }
+  if (auto sp = s.find("suspendedProjects"); sp != s.end() && sp->is_array() && !sp->empty()) {
+    for (const auto& p : *sp) {
+      if (!p.is_object()) continue;
+      std::string v = str(p, "project") + " since " + str(p, "since") + " by " + str(p, "by");
+      if (!str(p, "reason").empty()) v += ": " + str(p, "reason");
+      line("suspended project:", v + " (planned only, nothing of it is written)");
+    }
+  }
   std::string rev = str(s, "revision");
   if (!str(s, "subject").empty()) rev += " (" + str(s, "subject") + ")";
   line("revision:", rev.empty() ? "none loaded yet" : rev);
@@ -120,29 +128,57 @@ int run_remote_status(const RemoteFlags& flags, const std::string& format, std::
   return status_exit_code(*st);
 }
 
-int run_remote_sync(const RemoteFlags& flags, std::ostream& out, std::ostream& err) {
-  auto remote = resolve_remote(flags);
-  if (!remote) {
-    err << "flytecd sync: " << remote.error().message << "\n";
-    return 1;
+namespace {
+
+// `suspend --project P` / `resume --project P`: that project only.
+int remote_project_suspend(const RemoteOptions& remote, bool suspend, const std::string& project,
+                           const std::string& reason, std::ostream& out, std::ostream& err) {
+  const char* cmd = suspend ? "flytecd suspend" : "flytecd resume";
+  nlohmann::json body{{"project", project}};
+  if (suspend) {
+    body["reason"] = reason;
+    body["by"] = who();
   }
-  auto r = daemon_request(*remote, "POST", "/api/v1/sync");
+  auto r = daemon_request(remote, "POST", suspend ? "/api/v1/suspend" : "/api/v1/resume", body);
   if (!r) {
-    err << "flytecd sync: " << r.error().message << "\n";
+    err << cmd << " --project " << project << ": " << r.error().message << "\n";
     return 1;
   }
-  out << "sync triggered at " << remote->server << " (flytecd status shows the result)\n";
+  // A daemon that does not know project suspension reads the body's reason alone and suspends
+  // (or resumes) everything: say so rather than report what did not happen.
+  if (str(*r, "project") != project) {
+    err << cmd << " --project " << project << ": the daemon at " << remote.server
+        << " does not support suspending one project (an older flytecd) and "
+        << (suspend ? "suspended every project; run `flytecd resume` to undo it"
+                    : "resumed every project")
+        << "\n";
+    return 1;
+  }
+  if (suspend) {
+    const auto s = r->value("suspended", nlohmann::json());
+    out << "project " << project << " suspended since "
+        << (s.is_object() ? str(s, "since") : std::string("?"))
+        << ": it is planned and its drift reported, nothing of it is written until `flytecd "
+           "resume --project "
+        << project << "`; other projects still apply\n";
+  } else {
+    out << "project " << project
+        << " resumed: a reconcile starts now (flytecd status shows the result)\n";
+  }
   return 0;
 }
 
+}  // namespace
+
 int run_remote_suspend(const RemoteFlags& flags, bool suspend, const std::string& reason,
-                       std::ostream& out, std::ostream& err) {
+                       std::ostream& out, std::ostream& err, const std::string& project) {
   const char* cmd = suspend ? "flytecd suspend" : "flytecd resume";
   auto remote = resolve_remote(flags);
   if (!remote) {
     err << cmd << ": " << remote.error().message << "\n";
     return 1;
   }
+  if (!project.empty()) return remote_project_suspend(*remote, suspend, project, reason, out, err);
   nlohmann::json body = nullptr;
   if (suspend) body = {{"reason", reason}, {"by", who()}};
   auto r = daemon_request(*remote, "POST", suspend ? "/api/v1/suspend" : "/api/v1/resume", body);

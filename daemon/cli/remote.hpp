@@ -4,11 +4,16 @@
 // history command builds on the same call). One libcurl client: daemon/common/http/client.hpp.
 
 #include <chrono>
+#include <functional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "daemon/common/result.hpp"
+
+namespace CLI {
+class App;
+}
 
 namespace flytecd::cli {
 
@@ -26,6 +31,10 @@ struct RemoteFlags {
   std::string config_file;  // --config FILE: server from its http.listen, token from syncTokenFile
   std::string token_file;   // --token-file FILE
 };
+
+// Adds --server and --config (and, with `token`, --token-file) to a command, filling the
+// RemoteFlags the CLI shares between the commands for a running daemon.
+using AddRemoteOptions = std::function<void(CLI::App* cmd, bool token)>;
 
 // The daemon's base URL for an `http.listen` value: "0.0.0.0:8080" and ":8080" -> the loopback
 // "http://127.0.0.1:8080", "[::]:8080" -> "http://[::1]:8080", "host:port" -> "http://host:port".

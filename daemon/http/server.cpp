@@ -338,8 +338,15 @@ Response HttpServer::Impl::sync(const Request& req) {
     return with_header(text_response(401, "unauthorized\n"), "WWW-Authenticate", "Bearer");
   }
   logger->info("sync requested over the API, remote={}", req.remote);
-  handlers.trigger_sync("api sync");
-  return text_response(202, "sync triggered\n");
+  if (!handlers.request_sync) {
+    handlers.trigger_sync("api sync");
+    return text_response(202, "sync triggered\n");
+  }
+  const uint64_t id = handlers.request_sync("api sync");
+  Response r = text_response(
+      202, "{\"message\":\"sync triggered\",\"request\":" + std::to_string(id) + "}\n");
+  r.content_type = "application/json";
+  return r;
 }
 
 // Authorized like /api/v1/sync; a suspend with a body is answered once the body is in.
@@ -356,17 +363,19 @@ std::optional<Response> HttpServer::Impl::suspension_head(Route route, const Req
   if (req.content_length.value_or(0) > options.max_body_bytes)
     return text_response(413,
                          "body larger than " + std::to_string(options.max_body_bytes) + " bytes\n");
-  if (route == Route::suspend && req.content_length.value_or(0) > 0) return std::nullopt;
+  if (req.content_length.value_or(0) > 0) return std::nullopt;  // read the body first
   return suspension(route, req);
 }
 
 Response HttpServer::Impl::suspension(Route route, const Request& req) {
   std::string reason = query_value(req.query, "reason"), client;
-  if (route == Route::suspend && !req.body.empty()) {
+  std::string project = query_value(req.query, "project");
+  if (!req.body.empty()) {
     const auto body = nlohmann::json::parse(req.body, nullptr, /*allow_exceptions=*/false);
     if (body.is_discarded() || !body.is_object())
       return text_response(400, "the body must be a JSON object {\"reason\": \"...\"}\n");
-    for (auto [key, out] : {std::pair{"reason", &reason}, std::pair{"by", &client}}) {
+    for (auto [key, out] :
+         {std::pair{"reason", &reason}, std::pair{"by", &client}, std::pair{"project", &project}}) {
       auto it = body.find(key);
       if (it == body.end() || it->is_null()) continue;
       if (!it->is_string()) return text_response(400, std::string(key) + " must be a string\n");
@@ -376,12 +385,18 @@ Response HttpServer::Impl::suspension(Route route, const Request& req) {
   reason = clean_text(reason);
   client = clean_text(client);
   const std::string by = (client.empty() ? "api" : client) + " (" + req.remote + ")";
+  if (!project.empty() && !handlers.set_project_suspended)
+    return text_response(404, "suspending one project is not supported\n");
   Result<std::string> body("");
   try {
-    body = handlers.set_suspended(route == Route::suspend, reason, by);
+    body = project.empty() ? handlers.set_suspended(route == Route::suspend, reason, by)
+                           : handlers.set_project_suspended(route == Route::suspend,
+                                                            clean_text(project), reason, by);
   } catch (const std::exception& e) {
     body = make_error(ErrorCode::internal, e.what());
   }
+  if (!body && body.error().code == ErrorCode::invalid_input)
+    return text_response(400, body.error().message + "\n");
   if (!body) {
     logger->error("{} failed: {}", route == Route::suspend ? "suspend" : "resume",
                   body.error().message);
@@ -397,7 +412,7 @@ Response HttpServer::Impl::on_request(const Request& req) {
   // on_head answered every route but the webhooks, whose bodies must be verified, and a
   // suspend with a body.
   const auto route = find_route(req.path);
-  if (route == Route::suspend) return suspension(*route, req);
+  if (route == Route::suspend || route == Route::resume) return suspension(*route, req);
   if (!route || !is_webhook(*route)) return text_response(404, "not found\n");
   return webhook_body(*route, req);
 }

@@ -10,10 +10,14 @@
 //   POST /api/v1/webhooks/github   X-Hub-Signature-256 HMAC; "ping" => 200, else 202 + sync
 //   POST /api/v1/webhooks/gitlab   X-Gitlab-Token
 //   POST /api/v1/webhooks/generic  X-Signature: sha256=<hex HMAC>
-//   POST /api/v1/sync              Authorization: Bearer <sync token> => 202 + sync
+//   POST /api/v1/sync              Authorization: Bearer <sync token> => 202 + sync,
+//                                  {"message": "sync triggered", "request": N} (the request's
+//                                  number: status's syncServed reaches N once a pass served it)
 //   POST /api/v1/suspend           same token; reason from ?reason= or a JSON body
-//                                  {"reason": "...", "by": "..."} => 200 + the suspension (JSON)
-//   POST /api/v1/resume            same token => 200 {"suspended": null} + sync
+//                                  {"reason": "...", "by": "..."} => 200 + the suspension (JSON);
+//                                  with ?project=P or {"project": "P"} only that project's writes
+//   POST /api/v1/resume            same token => 200 {"suspended": null} + sync; with a project,
+//                                  that project's writes
 //   GET  /, /ui.css, /ui.js        the read-only web page and its assets (HttpHandlers::page;
 //                                  404 when it is off: http.ui false)
 //
@@ -60,6 +64,9 @@ struct HttpOptions {
 // for long (trigger_sync should only nudge the scheduler).
 struct HttpHandlers {
   std::function<void(const std::string& reason)> trigger_sync;  // "webhook github", "api sync"
+  // Optional: POST /api/v1/sync through this one instead, which returns the request's number
+  // (answered in the 202 body); trigger_sync when unset.
+  std::function<uint64_t(const std::string& reason)> request_sync;
   // The rendered JSON body of /api/v1/status. Return the same snapshot until the status
   // changes (render once per change, not per request): a burst of readers then costs a
   // pointer copy each.
@@ -80,6 +87,11 @@ struct HttpHandlers {
   // query; the response whole, its security headers included (daemon/run/page.hpp).
   std::function<Response(const std::string& path, const std::map<std::string, std::string>& params)>
       page;
+  // Optional (absent: a suspend or resume naming a project is 404): one project's writes.
+  // Errors: invalid_input (a bad project id: 400), others 500.
+  std::function<Result<std::string>(bool suspend, const std::string& project,
+                                    const std::string& reason, const std::string& by)>
+      set_project_suspended;
 };
 
 class HttpServer {

@@ -164,6 +164,21 @@ Result<reconcile::Managed> Ledger::managed() const {
   return out;
 }
 
+Result<std::map<std::string, Ledger::Applied>> Ledger::applied() const {
+  std::lock_guard<std::mutex> lock(m_mu);
+  std::map<std::string, Applied> out;
+  for (const char* sql : {"SELECT key, revision, applied_at FROM managed",
+                          "SELECT key, revision, applied_at FROM registrations"}) {
+    auto st = m_db->prepare(sql, "read applied revisions");
+    if (!st) return st.error();
+    auto s = st->each([&](const sqlite::Statement& row) {
+      out[row.text(0)] = Applied{row.text(1), row.int64(2)};
+    });
+    if (!s) return s.error();
+  }
+  return out;
+}
+
 Status Ledger::record(const std::string& key, const std::string& kind, const std::string& hash,
                       const std::string& revision) {
   std::lock_guard<std::mutex> lock(m_mu);

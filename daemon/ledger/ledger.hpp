@@ -83,6 +83,13 @@ class Ledger {
   Ledger& operator=(const Ledger&) = delete;
 
   Result<reconcile::Managed> managed() const;
+  // Where each object flytecd manages came from: the revision and the time (unix seconds) it was
+  // last applied, for projects, overrides and registrations alike, by key.
+  struct Applied {
+    std::string revision;
+    int64_t at = 0;
+  };
+  Result<std::map<std::string, Applied>> applied() const;
   // Records that `key` now holds what `hash` describes (after a successful write).
   Status record(const std::string& key, const std::string& kind, const std::string& hash,
                 const std::string& revision);

@@ -63,7 +63,12 @@ struct FlytecdMetrics {
                                           "1 when the target is the embedded emulator, else 0.")),
         suspended(registry.gauge("flytecd_suspended",
                                  "1 while reconciling is suspended (POST /api/v1/suspend): "
-                                 "sources are polled and drift reported, nothing is written.")) {
+                                 "sources are polled and drift reported, nothing is written.")),
+        project_suspended(registry.gauge(
+            "flytecd_project_suspended",
+            "1 for each project whose writes are suspended (flytecd suspend --project P): it is "
+            "planned and its drift reported, nothing of it is written; other projects apply.",
+            {"project"})) {
     suspended.with({}).set(0);
     // Pre-create the fixed series so rate() and absent() work before the first event.
     for (auto r : {ReconcileResult::success, ReconcileResult::failed, ReconcileResult::refused,
@@ -95,6 +100,11 @@ struct FlytecdMetrics {
   }
 
   void set_suspended(bool on) { suspended.with({}).set(on ? 1 : 0); }
+  // One series per suspended project (none when no project is suspended).
+  void set_suspended_projects(const std::vector<std::string>& projects) {
+    project_suspended.clear();
+    for (const auto& p : projects) project_suspended.with({p}).set(1);
+  }
 
   CounterFamily& reconcile_total;               // {result}
   HistogramFamily& reconcile_duration_seconds;  // no labels
@@ -109,6 +119,7 @@ struct FlytecdMetrics {
   GaugeFamily& target_up;                       // no labels, 1/0
   GaugeFamily& target_is_emulator;              // no labels, 1/0
   GaugeFamily& suspended;                       // no labels, 1/0
+  GaugeFamily& project_suspended;               // {project}, 1 per suspended project
 };
 
 // The spelling used in the daemon's design notes.

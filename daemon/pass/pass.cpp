@@ -459,6 +459,11 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
     return finish();
   }
   if (opt.mode == Mode::plan) {
+    // What each desired object would need, for status and `get objects` (nothing is written).
+    r.applied.objects = pass::object_statuses(desired, &r.plan, {}, "");
+    for (auto& o : r.applied.objects)
+      if (o.state == ObjectState::pending)
+        o.detail = o.detail.substr(0, o.detail.find(" not started")) + " planned, not written";
     if (opt.on_registration)
       for (const auto& o : r.registrations.items) opt.on_registration(o);
     if (!r.registrations.ok()) {
@@ -476,7 +481,13 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
   // from here knows that live values of this revision are not drift.
   // A pass limited to some scopes (--project) neither converges the revision nor marks it in
   // flight: the record and the ledger's converged revision speak for the whole repository.
-  const bool whole = opt.scope.empty();
+  // Suspended projects are planned like the others (the plan and status show what they would
+  // do) and executed nothing of: their steps, rows and registrations are left out of execution.
+  const bool whole = opt.scope.empty() && opt.held.empty();
+  r.held = opt.held;
+  const reconcile::Plan exec_plan = without_held(r.plan, opt.held);
+  r.held_steps = r.plan.steps.size() - exec_plan.steps.size();
+  keep_drift_of_held(r.plan, opt.held);
   if (whole && r.has_changes() && (!own.stored || own.stored->record.in_flight != rev.id))
     write_record(w, own, opt, own.stored ? own.stored->record.converged : "", rev.id, r);
 
@@ -489,9 +500,18 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
   ao.max_rounds = opt.max_rounds;
   ao.cancel = opt.cancel;
   ao.breaker = &breaker;
-  ao.first_plan = &r.plan;
-  ao.narrow = [&](reconcile::State& l, reconcile::Managed& m) { narrow(opt.scope, l, m); };
-  r.applied = pass::apply(*w.sink, ledger, desired, ao, opt.on_step);
+  ao.first_plan = &exec_plan;
+  ao.narrow = [&](reconcile::State& l, reconcile::Managed& m) {
+    narrow(opt.scope, l, m);
+    drop_held(opt.held, l, m);
+  };
+  r.applied = pass::apply(*w.sink, ledger, without_held(desired, opt.held), ao, opt.on_step);
+  if (!opt.held.empty()) {
+    auto held_objects = held_statuses(only_held(desired, opt.held), r.plan);
+    r.applied.objects.insert(r.applied.objects.end(), held_objects.begin(), held_objects.end());
+    std::sort(r.applied.objects.begin(), r.applied.objects.end(),
+              [](const ObjectStatus& a, const ObjectStatus& b) { return a.key < b.key; });
+  }
   if (opt.on_applied) opt.on_applied(r);
   // Registrations: their plan (packages) may still be coming; a stuck package delays only this.
   std::optional<Error> planning_error = join_planning();
@@ -506,10 +526,21 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
   if (whole && reg_plan && r.has_changes() &&
       (!own.stored || own.stored->record.in_flight != rev.id))
     write_record(w, own, opt, own.stored ? own.stored->record.converged : "", rev.id, r);
-  if (reg_plan && !(opt.cancel && opt.cancel->load()))
+  if (reg_plan && !(opt.cancel && opt.cancel->load())) {
+    const auto held_regs = split_held(*reg_plan, opt.held);
     r.registrations = registration::execute_registrations(
         *reg_plan, *w.entities, *w.packages, ledger,
         registrar_options(rev, opt, /*dry_run=*/false, &breaker), opt.on_registration);
+    for (auto o : registration::report_of(held_regs).items) {
+      if (o.state != "in-sync") {
+        ++r.held_steps;
+        o.message = "project " + std::string(key_project(o.key)) +
+                    " suspended: planned, not written" +
+                    (o.message.empty() ? "" : "; " + o.message);
+      }
+      r.registrations.items.push_back(std::move(o));
+    }
+  }
   if (!r.applied.ok()) {
     r.outcome = Outcome::failed;
     r.error = Error{r.applied.error.empty() ? ErrorCode::internal : r.applied.error_code,

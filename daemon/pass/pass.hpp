@@ -11,6 +11,7 @@
 #include "daemon/model/documents.hpp"
 #include "daemon/pass/applied_record.hpp"
 #include "daemon/pass/apply.hpp"
+#include "daemon/pass/hold.hpp"
 #include "daemon/pass/ownership.hpp"
 #include "daemon/pass/scope.hpp"
 #include "daemon/reconcile/guard.hpp"
@@ -96,6 +97,9 @@ struct Options {
   std::string writer;
   // --project/--domain: the pass plans, writes and guards only these scopes (pass/scope.hpp).
   PassScope scope;
+  // Execute mode: projects whose writes are suspended (pass/hold.hpp): planned and reported, not
+  // executed; the others apply as usual.
+  HeldProjects held;
 };
 
 // How a pass ended.
@@ -128,6 +132,10 @@ struct Report {
   std::optional<Error> record_error;
   size_t documents = 0;
   double seconds = 0;
+  // Execute mode: the projects whose steps were planned and not executed (Options::held), and
+  // how many of their steps (projects and overrides) and registrations wait for them.
+  HeldProjects held;
+  size_t held_steps = 0;
 
   bool executed() const { return mode == Mode::execute && outcome != Outcome::refused; }
   bool has_changes() const { return plan.has_changes() || registrations.has_changes(); }

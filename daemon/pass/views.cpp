@@ -58,6 +58,10 @@ nlohmann::ordered_json plan_json(const Report& report, size_t max_steps) {
     j["steps"].erase(j["steps"].begin() + static_cast<std::ptrdiff_t>(max_steps), j["steps"].end());
     j["stepsOmitted"] = omitted;
   }
+  if (!report.held.empty()) {
+    j["heldProjects"] = std::vector<std::string>(report.held.begin(), report.held.end());
+    j["heldSteps"] = report.held_steps;
+  }
   j["registrationChanges"] = report.registrations.has_changes();
   j["registrations"] = nlohmann::ordered_json::array();
   for (const auto& o : report.registrations.items)
@@ -130,7 +134,14 @@ Verdict apply_verdict(const Report& report) {
   if (report.outcome == Outcome::refused)
     return {1, "REFUSED: " + report.guard.reason + " (nothing of this revision was executed)",
             "refused"};
-  if (report.outcome == Outcome::success && report.observed) return {0, "converged", "converged"};
+  if (report.outcome == Outcome::success && report.observed) {
+    if (report.held.empty()) return {0, "converged", "converged"};
+    // The projects whose writes are suspended were planned only: said, not hidden.
+    return {0,
+            "converged (suspended: project " + describe(report.held) + ", " +
+                std::to_string(report.held_steps) + " step(s) planned, not written)",
+            "converged"};
+  }
   auto [n, first] = failures(report);
   // The target went away: what stopped the pass (and how much never started) comes first.
   if (report.target_down() && report.error)

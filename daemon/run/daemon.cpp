@@ -4,6 +4,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <fstream>
@@ -87,6 +88,9 @@ struct Daemon::Impl {
   std::condition_variable cv;
   bool stop = false, reload = false;
   std::string trigger_reason;
+  // Sync requests are numbered (POST /api/v1/sync answers its number); a pass serves every
+  // request made before it started, and status says which (syncServed, lastSync.request).
+  uint64_t requested = 0;
   std::atomic<bool> cancel{false};
   // Stops apply from starting new steps: on stop, and when leadership is lost.
   std::atomic<bool> halt{false};
@@ -111,6 +115,7 @@ struct Daemon::Impl {
   // changes nothing.
   struct Prepared {
     std::optional<Suspension> suspension;
+    ProjectSuspensions projects;
     std::unique_ptr<wiring::Reconciler> rec;
     std::unique_ptr<notify::Notifier> notifier;
     http::HttpOptions http;
@@ -123,6 +128,9 @@ struct Daemon::Impl {
     auto suspended = read_suspension(suspension_file(c.state_dir));
     if (!suspended) return suspended.error();
     p.suspension = *suspended;
+    auto projects = read_project_suspensions(project_suspension_file(c.state_dir));
+    if (!projects) return projects.error();
+    p.projects = std::move(*projects);
     auto r = wiring::Reconciler::open(c);
     if (!r) return r.error();
     p.rec = std::move(*r);
@@ -169,9 +177,15 @@ struct Daemon::Impl {
     return p;
   }
 
-  // The suspension read from the state directory in force (before HTTP serves it).
-  void use_suspension(const std::optional<Suspension>& s) {
-    put([&](DaemonState& st) { st.suspension = s; });
+  // The suspensions read from the state directory in force (before HTTP serves it).
+  void use_suspension(const std::optional<Suspension>& s, const ProjectSuspensions& projects) {
+    put([&](DaemonState& st) {
+      st.suspension = s;
+      st.suspended_projects = projects;
+    });
+    for (const auto& [project, sp] : projects)
+      log->warn("project {} SUSPENDED since {} by {}{}: planned, nothing of it is written", project,
+                sp.since, sp.by, sp.reason.empty() ? "" : " (" + sp.reason + ")");
     if (s)
       log->warn(
           "SUSPENDED since {} by {}{}: sources are polled and drift reported, nothing is "
@@ -219,6 +233,7 @@ struct Daemon::Impl {
     http::HttpHandlers hh;
     hh.trigger_sync = [this](const std::string& reason) { nudge(reason); };
     hh.status = [this] { return state.status_text(leader_json()); };
+    hh.request_sync = [this](const std::string& reason) { return nudge(reason); };
     hh.ready = [this] {
       if (cluster && !cluster->leading()) return cluster->healthy();  // a follower
       return ready(*state.get());
@@ -235,6 +250,10 @@ struct Daemon::Impl {
     };
     hh.set_suspended = [this](bool on, const std::string& reason, const std::string& by) {
       return set_suspended(on, reason, by);
+    };
+    hh.set_project_suspended = [this](bool on, const std::string& project,
+                                      const std::string& reason, const std::string& by) {
+      return set_project_suspended(on, project, reason, by);
     };
     if (c.http.ui)
       hh.page = [this, &r](const std::string& path,
@@ -280,7 +299,7 @@ struct Daemon::Impl {
   Status build() {
     auto p = prepare(cfg);
     if (!p) return p.error();
-    use_suspension(p->suspension);
+    use_suspension(p->suspension, p->projects);
     adopt(std::move(*p));
     return start_serving(cfg, *rec, http_options);
   }
@@ -301,16 +320,17 @@ struct Daemon::Impl {
     const config::Config previous = cfg;
     const http::HttpOptions previous_http = http_options;
     const std::optional<Suspension> previous_suspension = state.get()->suspension;
+    const ProjectSuspensions previous_projects = state.get()->suspended_projects;
     stop_serving(rec.get());
     // No HTTP thread runs until start_serving: cfg and the suspension change with none reading.
     cfg = fresh;
-    use_suspension(p->suspension);
+    use_suspension(p->suspension, p->projects);
     auto started = start_serving(cfg, *p->rec, p->http);
     if (!started) {
       stop_serving(p->rec.get());
       if (p->notifier) p->notifier->stop();
       cfg = previous;
-      use_suspension(previous_suspension);
+      use_suspension(previous_suspension, previous_projects);
       if (auto back = start_serving(cfg, *rec, previous_http); !back) {
         fatal = true;
         return make_error(ErrorCode::internal, started.error().message +
@@ -334,12 +354,16 @@ struct Daemon::Impl {
     });
   }
 
-  void nudge(const std::string& reason) {
+  // Returns the request's number: the first pass that starts after it serves it.
+  uint64_t nudge(const std::string& reason) {
+    uint64_t id = 0;
     {
       std::lock_guard<std::mutex> lock(mu);
       trigger_reason = reason;
+      id = ++requested;
     }
     cv.notify_all();
+    return id;
   }
 
   // POST /api/v1/suspend | resume (HTTP threads). Persisted first: the answer is only given
@@ -370,6 +394,48 @@ struct Daemon::Impl {
       nudge("api resume");  // reconcile at once
     }
     return dump_json(nlohmann::json{{"suspended", next ? to_json(*next) : nlohmann::json()}});
+  }
+
+  // POST /api/v1/suspend|resume with a project (HTTP threads): persisted first, like the
+  // global suspension. The pass in flight is not stopped (other projects keep applying); the
+  // next one plans the project without writing it, so a pass is started at once either way.
+  Result<std::string> set_project_suspended(bool on, const std::string& project,
+                                            const std::string& reason, const std::string& by) {
+    const bool valid = !project.empty() && project.size() <= 63 &&
+                       std::all_of(project.begin(), project.end(), [](char c) {
+                         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                                (c >= '0' && c <= '9') || c == '-' || c == '_';
+                       });
+    if (!valid)
+      return make_error(ErrorCode::invalid_input,
+                        "project '" + project + "' is not a Flyte project id ([A-Za-z0-9_-])");
+    ProjectSuspensions next;
+    bool was = false;
+    {
+      std::lock_guard<std::mutex> lock(suspend_mu);
+      next = state.get()->suspended_projects;
+      auto it = next.find(project);
+      was = it != next.end();
+      if (on && was) {
+        if (!reason.empty()) it->second.reason = reason;  // keep since/by
+      } else if (on) {
+        next[project] = Suspension{iso(Clock::now()), reason, by};
+      } else {
+        next.erase(project);
+      }
+      if (auto st = write_project_suspensions(project_suspension_file(cfg.state_dir), next); !st)
+        return st.error();
+      put([&](DaemonState& s) { s.suspended_projects = next; });
+    }
+    if (on)
+      log->warn("project {} SUSPENDED by {}{}{}: planned, nothing of it is written until resumed",
+                project, by, reason.empty() ? "" : ": ", reason);
+    else
+      log->info("project {} resumed by {}{}", project, by, was ? "" : " (was not suspended)");
+    nudge(on ? "api suspend project " + project : "api resume project " + project);
+    nlohmann::json body{{"project", project}, {"suspendedProjects", to_json(next)}};
+    if (auto it = next.find(project); it != next.end()) body["suspended"] = to_json(it->second);
+    return dump_json(body);
   }
 
   void notify_event(notify::EventKind kind, const std::string& summary,
@@ -461,7 +527,7 @@ struct Daemon::Impl {
     });
   }
 
-  void reconcile_once(const std::string& reason) {
+  void reconcile_once(const std::string& reason, uint64_t request) {
     halt = cancel.load();  // reset first: a leadership loss from here on sets it again
     const bool leading = !cluster || cluster->leading();
     leader_gauge.with({}).set(leading ? 1 : 0);
@@ -469,9 +535,11 @@ struct Daemon::Impl {
     if (!in_force || !leading) return;  // followers pull (status) but never write
     const std::string& revision = in_force->revision;
     const log::Fields pass_fields{{"revision", revision}, {"trigger", reason}};
-    const bool suspended = state.get()->suspension.has_value();
+    const auto at_start = state.get();
+    const bool suspended = at_start->suspension.has_value();
     pass::Options po =
         wiring::pass_options(cfg, suspended ? pass::Mode::plan : pass::Mode::execute);
+    for (const auto& [project, sp] : at_start->suspended_projects) po.held.insert(project);
     po.cancel = &halt;
     // Each executed step is one line with every field it changed, both values and where Git
     // declares the value (issue 21), and in the JSON log the revision, object and step fields.
@@ -518,12 +586,13 @@ struct Daemon::Impl {
     }
     last_ownership = own.state == "ledger" ? "" : own.message;
     if (report->record_error) log->error("{}", report->record_error->message);
-    publish(report, reason);
+    publish(report, reason, request);
   }
 
   // The state after a pass, the counters, and notifications: functions of the pass report
   // (pass/views, daemon_state).
-  void publish(const std::shared_ptr<const pass::Report>& shared, const std::string& reason) {
+  void publish(const std::shared_ptr<const pass::Report>& shared, const std::string& reason,
+               uint64_t request) {
     const pass::Report& report = *shared;
     const bool suspended = report.mode == pass::Mode::plan;
     sync_rpc_metrics();
@@ -552,8 +621,12 @@ struct Daemon::Impl {
     const bool overrides_ok = report.executed() && report.applied.ok();
     bool recovered = false;
     const std::string record = rec->record().describe();
+    auto applied = rec->target().ledger->applied();
     put([&](DaemonState& s) {
-      recovered = after_pass(s, shared, reason, iso(Clock::now()), record, counts);
+      if (applied)
+        s.applied = std::make_shared<const std::map<std::string, ledger::Ledger::Applied>>(
+            std::move(*applied));
+      recovered = after_pass(s, shared, reason, iso(Clock::now()), record, counts, request);
     });
     // A failing registration (unreachable registry, conflict) fails only itself: it is reported
     // and retried every reconcile, but does not make the replica unready.
@@ -572,15 +645,18 @@ struct Daemon::Impl {
   // One pass that cannot take the daemon down: an exception escaping it (a library that throws
   // on input nobody foresaw) makes it a failed pass, reported in status and the log; the next
   // interval tries again.
-  void guarded_pass(const std::string& reason) {
-    const auto thrown = run_guarded([&] { reconcile_once(reason); });
+  void guarded_pass(const std::string& reason, uint64_t request) {
+    const auto thrown = run_guarded([&] { reconcile_once(reason, request); });
+    // Served, whether a pass ran or not (a follower, no valid revision): a waiting client learns
+    // from status what became of its request instead of waiting for a pass that never comes.
+    put([&](DaemonState& s) { s.sync_served = std::max(s.sync_served, request); });
     if (!thrown) return;
     const std::string& what = *thrown;
     metrics.record_reconcile(metrics::ReconcileResult::failed, 0);
     const std::string message = "reconcile (" + reason + ") failed: internal error: " + what +
                                 " (the pass was abandoned; retried at the next interval)";
     put([&](DaemonState& s) {
-      s.last_pass = LastPass{reason, iso(Clock::now()), s.revision, message};
+      s.last_pass = LastPass{reason, iso(Clock::now()), s.revision, message, request};
     });
     set_failure(message);
   }
@@ -588,9 +664,14 @@ struct Daemon::Impl {
   int loop() {
     std::mt19937_64 rng{std::random_device{}()};
     std::string reason = "startup";
+    uint64_t serving = 0;  // the last request made before this pass starts
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      serving = requested;
+    }
     while (true) {
       if (cancel.load()) break;
-      guarded_pass(reason);
+      guarded_pass(reason, serving);
       // Next poll: interval +-10% jitter, or earlier on a nudge.
       std::uniform_real_distribution<double> jitter(0.9, 1.1);
       auto wait = std::chrono::milliseconds(
@@ -600,6 +681,7 @@ struct Daemon::Impl {
       if (stop) break;
       reason = trigger_reason.empty() ? "interval" : trigger_reason;
       trigger_reason.clear();
+      serving = requested;
       if (reload) {
         reload = false;
         lock.unlock();

@@ -23,11 +23,35 @@ std::string rfc3339(int64_t t) {
 nlohmann::json last_pass_json(const LastPass& p, const pass::Report* report) {
   if (!p.abandoned.empty() || !report)
     return {{"reason", p.reason},   {"revision", p.revision},  {"outcome", "failed"},
-            {"error", p.abandoned}, {"errorCode", "internal"}, {"time", p.time}};
+            {"error", p.abandoned}, {"errorCode", "internal"}, {"time", p.time},
+            {"request", p.request}};
   auto last = pass::last_sync_json(*report, p.reason);
   last["time"] = p.time;
+  last["request"] = p.request;
   last["mode"] = report->mode == pass::Mode::plan ? "plan" : "execute";
   return last;
+}
+
+std::string utc(int64_t t) {
+  if (t <= 0) return "";
+  const std::time_t tt = static_cast<std::time_t>(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// Each object's revision and time of its last write, from the ledger (absent: not managed).
+void add_applied(nlohmann::json& objects, const DaemonState& s) {
+  if (!s.applied) return;
+  for (auto& o : objects) {
+    if (!o.is_object() || !o.contains("key") || !o["key"].is_string()) continue;
+    auto it = s.applied->find(o["key"].get<std::string>());
+    if (it == s.applied->end()) continue;
+    o["revision"] = it->second.revision;
+    o["lastChange"] = utc(it->second.at);
+  }
 }
 
 }  // namespace
@@ -53,6 +77,9 @@ nlohmann::json status_json(const DaemonState& s, const nlohmann::json& leader) {
   nlohmann::json j = nlohmann::json::object();
   j["leader"] = leader;
   j["suspended"] = s.suspension ? to_json(*s.suspension) : nlohmann::json();
+  j["suspendedProjects"] = to_json(s.suspended_projects);
+  j["syncServed"] = s.sync_served;
+  j["version"] = FLYTECD_VERSION;
   j["source"] = s.source;
   j["target"] = s.target;
   j["targetIsEmulator"] = s.target_is_emulator;
@@ -97,6 +124,8 @@ nlohmann::json status_json(const DaemonState& s, const nlohmann::json& leader) {
         d["reverted"] = false;
       }
     j["registrations"] = pass::registrations_json(r);
+    add_applied(j["objects"], s);
+    add_applied(j["registrations"], s);
   }
   if (s.ownership) {
     auto own = pass::ownership_json(s.ownership->ownership, s.ownership->record);
@@ -110,6 +139,9 @@ bool ready(const DaemonState& s) { return s.first_success && s.target_up; }
 
 void show(const DaemonState& s, metrics::FlytecdMetrics& m) {
   m.set_suspended(s.suspension.has_value());
+  std::vector<std::string> projects;
+  for (const auto& [p, sp] : s.suspended_projects) projects.push_back(p);
+  m.set_suspended_projects(projects);
   m.set_target(s.target_up, s.target_is_emulator);
   if (!s.revision.empty()) m.set_revision(s.revision);
   m.set_objects("project", "managed", s.counts.managed_projects);
@@ -129,10 +161,10 @@ bool fail(DaemonState& s, const std::string& what) {
 
 bool after_pass(DaemonState& s, std::shared_ptr<const pass::Report> report,
                 const std::string& reason, const std::string& time, const std::string& record,
-                const pass::ObjectCounts& counts) {
+                const pass::ObjectCounts& counts, uint64_t request) {
   const pass::Report& r = *report;
   const bool suspended = r.mode == pass::Mode::plan;
-  s.last_pass = LastPass{reason, time, r.revision, ""};
+  s.last_pass = LastPass{reason, time, r.revision, "", request};
   s.counts = counts;
   // Ownership: a rebuild stays visible until another one; the ledger replaces anything else.
   if (r.ownership.state != "ledger" || !s.ownership || s.ownership->ownership.state != "rebuilt")

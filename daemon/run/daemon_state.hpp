@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/ledger/ledger.hpp"
 #include "daemon/pass/ownership.hpp"
 #include "daemon/pass/pass.hpp"
 #include "daemon/pass/views.hpp"
@@ -47,6 +48,9 @@ struct LastPass {
   std::string time;    // RFC 3339, when it ended
   std::string revision;
   std::string abandoned;  // the internal error of an abandoned pass ("" otherwise)
+  // The last sync request (POST /api/v1/sync) made before this pass started: the pass serves
+  // every request up to it (`flytecd sync --wait` waits for its own).
+  uint64_t request = 0;
 };
 
 // Where ownership came from, as status shows it: a rebuild stays visible (with its time) until
@@ -73,12 +77,20 @@ struct DaemonState {
   std::string last_error;
   bool failing = false;
   std::optional<Suspension> suspension;
+  // Projects whose writes are suspended (planned, not written; the others apply).
+  ProjectSuspensions suspended_projects;
+  // The last sync request a finished pass served (also one that ran no pass: not the leader, no
+  // valid revision); requests are numbered from 1 by the daemon.
+  uint64_t sync_served = 0;
   std::optional<Reload> reload;
   // The last pass that finished, and the report objects, drift and registrations come from.
   std::optional<LastPass> last_pass;
   std::shared_ptr<const pass::Report> report;
   std::optional<OwnershipShown> ownership;
   pass::ObjectCounts counts;  // managed / unmanaged / drifted, against the ledger
+  // The ledger's revision and time of each managed object's last write after the last pass
+  // (status objects' `revision` and `lastChange`); shared, as the state is copied on each change.
+  std::shared_ptr<const std::map<std::string, ledger::Ledger::Applied>> applied;
   // Readiness of a replica that reconciles.
   bool first_success = false, target_up = false;
   std::string not_ready = "no reconcile has finished yet";
@@ -105,7 +117,7 @@ void show(const DaemonState& s, metrics::FlytecdMetrics& metrics);
 // whether a failure was cleared (recovered). Pure; `time` and `record` are given.
 bool after_pass(DaemonState& s, std::shared_ptr<const pass::Report> report,
                 const std::string& reason, const std::string& time, const std::string& record,
-                const pass::ObjectCounts& counts);
+                const pass::ObjectCounts& counts, uint64_t request = 0);
 // Records a failure; returns whether it is the first since a success (a transition).
 bool fail(DaemonState& s, const std::string& what);
 

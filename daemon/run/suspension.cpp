@@ -51,4 +51,56 @@ Status write_suspension(const std::filesystem::path& file, const std::optional<S
   return write_file_atomically(file, dump_json(to_json(*s), 2) + "\n", "suspension file");
 }
 
+nlohmann::json to_json(const ProjectSuspensions& s) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [project, sp] : s) {
+    auto j = to_json(sp);
+    j["project"] = project;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+std::filesystem::path project_suspension_file(const std::filesystem::path& state_dir) {
+  return state_dir / "suspended-projects.json";
+}
+
+Result<ProjectSuspensions> read_project_suspensions(const std::filesystem::path& file) {
+  const auto corrupt = [&](const std::string& why) {
+    return make_error(ErrorCode::invalid_input,
+                      "project suspension file " + file.string() + ": " + why +
+                          " (fix or remove it; while it exists its projects stay suspended)");
+  };
+  auto read = read_small_file(file, k_max_file_bytes, "project suspension file");
+  if (!read)
+    return corrupt(read.error().code == ErrorCode::invalid_input ? "larger than 64 KiB"
+                                                                 : "cannot be read");
+  ProjectSuspensions out;
+  if (!*read) return out;
+  const nlohmann::json j = nlohmann::json::parse(**read, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("projects") || !j["projects"].is_array())
+    return corrupt("not a JSON object with a 'projects' list");
+  for (const auto& p : j["projects"]) {
+    if (!p.is_object()) return corrupt("a project entry is not an object");
+    Suspension s;
+    std::string project;
+    for (auto [key, dest] : {std::pair{"project", &project}, std::pair{"since", &s.since},
+                             std::pair{"reason", &s.reason}, std::pair{"by", &s.by}}) {
+      auto it = p.find(key);
+      if (it == p.end()) continue;
+      if (!it->is_string()) return corrupt(std::string("'") + key + "' is not a string");
+      *dest = it->get<std::string>();
+    }
+    if (project.empty() || s.since.empty()) return corrupt("an entry without 'project' or 'since'");
+    out[project] = std::move(s);
+  }
+  return out;
+}
+
+Status write_project_suspensions(const std::filesystem::path& file, const ProjectSuspensions& s) {
+  if (s.empty()) return remove_file_durably(file, "project suspension file");
+  return write_file_atomically(file, dump_json(nlohmann::json{{"projects", to_json(s)}}, 2) + "\n",
+                               "project suspension file");
+}
+
 }  // namespace flytecd::run

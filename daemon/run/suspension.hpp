@@ -5,6 +5,7 @@
 // the state directory so that a restart stays suspended.
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -35,5 +36,25 @@ Result<std::optional<Suspension>> read_suspension(const std::filesystem::path& f
 // the directory fsynced); with nullopt removes it. Idempotent. Errors: unavailable naming the
 // file.
 Status write_suspension(const std::filesystem::path& file, const std::optional<Suspension>& s);
+
+// Suspensions of single projects (`flytecd suspend --project P`), by project: their passes plan
+// them and write nothing of theirs while other projects apply (pass/hold.hpp). Persisted beside
+// the global suspension, in <state_dir>/suspended-projects.json.
+using ProjectSuspensions = std::map<std::string, Suspension>;
+
+// [{"project", "since", "reason", "by"}] in project order (the status document's
+// `suspendedProjects`).
+nlohmann::json to_json(const ProjectSuspensions& s);
+
+// <state_dir>/suspended-projects.json.
+std::filesystem::path project_suspension_file(const std::filesystem::path& state_dir);
+
+// Reads the file: empty when it does not exist. Errors: invalid_input naming the file when it
+// cannot be read or is not a list of project suspensions (a corrupt file must not silently
+// resume writing to a suspended project).
+Result<ProjectSuspensions> read_project_suspensions(const std::filesystem::path& file);
+
+// Replaces the file atomically; an empty map removes it. Idempotent. Errors: unavailable.
+Status write_project_suspensions(const std::filesystem::path& file, const ProjectSuspensions& s);
 
 }  // namespace flytecd::run

@@ -2,12 +2,24 @@
 
 #include "sinks/emulator/admin_common.hpp"
 
+#include <ctime>
+
 #ifndef FLYTECD_VERSION
 #define FLYTECD_VERSION "unknown"
 #endif
 
 namespace flytecd::sinks::emulator {
 namespace {
+
+// When the process started (flytestdlib's BuildTime default: time.Now() at start-up).
+const std::string k_started = [] {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return std::string(buf);
+}();
 
 using namespace detail;
 
@@ -145,10 +157,14 @@ Status Admin::list_projects(const fa::ProjectListRequest& req, fa::Projects* out
   });
 }
 
+// As flyteadmin's VersionManager (pkg/manager/impl/version_manager.go): the control plane's
+// Version, Build and BuildTime, which flytestdlib/version fills at link time (BuildTime defaults to
+// the process start). The emulator names itself in Build so no client mistakes it for FlyteAdmin.
 Status Admin::get_version(const fa::GetVersionRequest&, fa::GetVersionResponse* out) {
   auto* v = out->mutable_control_plane_version();
   v->set_build("flytecd-emulator");
   v->set_version(FLYTECD_VERSION);
+  v->set_buildtime(k_started);
   return ok_status();
 }
 

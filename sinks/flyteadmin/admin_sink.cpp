@@ -262,6 +262,17 @@ Result<std::string> AdminSink::server_version() {
   return resp.control_plane_version().build() + " " + resp.control_plane_version().version();
 }
 
+Result<AdminSink::ServerVersion> AdminSink::server_version_info() {
+  admin::GetVersionRequest req;
+  admin::GetVersionResponse resp;
+  if (auto s = m_impl->call("GetVersion", req, &resp,
+                            &flyteidl::service::AdminService::Stub::GetVersion);
+      !s)
+    return s.error();
+  const auto& v = resp.control_plane_version();
+  return ServerVersion{v.version(), v.build(), v.buildtime()};
+}
+
 Result<sinks::State> AdminSink::observe() {
   using Stub = flyteidl::service::AdminService::Stub;
   sinks::State st;

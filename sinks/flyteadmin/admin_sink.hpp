@@ -59,6 +59,11 @@ class AdminSink : public Sink, public EntitySink {
   std::map<std::string, uint64_t> rpc_counts() const override;
   // FlyteAdmin's GetVersion (a cheap reachability check).
   Result<std::string> server_version();
+  // GetVersion's control-plane version, as `flytectl version` prints it.
+  struct ServerVersion {
+    std::string version, build, build_time;
+  };
+  Result<ServerVersion> server_version_info();
 
  private:
   struct Impl;

@@ -2,8 +2,9 @@
 # Issue 21: the JSON shape is published (packaging/schema/flytecd-output.schema.json) and every
 # command with -o json, plus GET /api/v1/status and /api/v1/history, is validated against it on
 # real output: validate (valid and invalid), apply, plan --live (in sync, and with drift left in
-# place so field changes are present), history, get overrides, get registrations, plan --git,
-# and a running daemon's status. Field changes must hold JSON values, not JSON text in strings.
+# place so field changes are present), history, get overrides (also --live), get registrations,
+# plan --git, a running daemon's status, get objects and version. Field changes must hold JSON
+# values, not JSON text in strings.
 # Usage: json_schema.sh FLYTECD_BINARY SOURCE_DIR
 set -uo pipefail
 bin="$1"; src="$2"
@@ -72,6 +73,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert any(c["live"] == "64" and c["git"] == "16" for x in d["drift"] for c in x["changes"]), d["drift"]
 PY
+"$bin" get overrides --live -p ml-training -d development --repo "$example" --state-dir "$tmp/s" "${target[@]}" -o json > "$tmp/live-overrides.json" 2>/dev/null
+check "get overrides --live -o json (drift)" getOverridesLive "$tmp/live-overrides.json" typed
 "$bin" apply --repo "$example" --state-dir "$tmp/s" "${target[@]}" -o json > "$tmp/heal.json" 2>/dev/null
 check "apply -o json (self-heal)" pass "$tmp/heal.json" typed
 "$bin" history --state-dir "$tmp/s" -o json > "$tmp/history.json" 2>/dev/null
@@ -118,6 +121,12 @@ pids+=($!)
 for _ in $(seq 1 150); do curl -fsS "http://127.0.0.1:$hport/api/v1/status" 2>/dev/null | grep -q '"changes":\[{' && break; sleep 0.2; done
 curl -fsS "http://127.0.0.1:$hport/api/v1/status" > "$tmp/status.json" 2>/dev/null
 check "GET /api/v1/status" status "$tmp/status.json" typed
+"$bin" get objects --server "http://127.0.0.1:$hport" -o json > "$tmp/objects.json" 2>/dev/null
+check "get objects -o json" getObjects "$tmp/objects.json"
+"$bin" version --server "http://127.0.0.1:$hport" "${target[@]}" -o json > "$tmp/version.json" 2>/dev/null
+check "version -o json (client, daemon, FlyteAdmin)" version "$tmp/version.json"
+"$bin" version --server "http://127.0.0.1:$(free_port)" -o json > "$tmp/version-down.json" 2>/dev/null
+check "version -o json (nothing reachable)" version "$tmp/version-down.json"
 curl -fsS "http://127.0.0.1:$hport/api/v1/history" > "$tmp/h2.json" 2>/dev/null
 check "GET /api/v1/history" history "$tmp/h2.json"
 # --log-format json: every line the daemon wrote is one JSON object with the common fields, and

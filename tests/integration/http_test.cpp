@@ -609,4 +609,51 @@ TEST_CASE("http: stop() is idempotent and closes the port", "[http]") {
   CHECK(after.rc == CURLE_COULDNT_CONNECT);
 }
 
+TEST_CASE("http: sync answers the request's number, and suspend and resume may name one project",
+          "[http]") {
+  std::mutex mu;
+  std::vector<std::string> calls;
+  uint64_t next = 0;
+  http::HttpHandlers h;
+  h.trigger_sync = [](const std::string&) {};
+  h.request_sync = [&](const std::string&) {
+    std::lock_guard<std::mutex> lock(mu);
+    return ++next;
+  };
+  h.status = [] { return std::make_shared<const std::string>("{}"); };
+  h.ready = [] { return true; };
+  h.metrics_text = [] { return std::string(); };
+  h.set_suspended = [&](bool on, const std::string&, const std::string&) -> Result<std::string> {
+    std::lock_guard<std::mutex> lock(mu);
+    calls.push_back(on ? "suspend" : "resume");
+    return std::string("{}");
+  };
+  h.set_project_suspended = [&](bool on, const std::string& project, const std::string& reason,
+                                const std::string&) -> Result<std::string> {
+    if (project == "bad id") return make_error(ErrorCode::invalid_input, "not a project id");
+    std::lock_guard<std::mutex> lock(mu);
+    calls.push_back((on ? "suspend " : "resume ") + project + "|" + reason);
+    return std::string(R"({"project":")" + project + R"("})");
+  };
+  auto started = http::HttpServer::start(Fixture::defaults(), std::move(h), nullptr);
+  REQUIRE(started.ok());
+  auto server = std::move(started).value();
+  const std::string base = "http://127.0.0.1:" + std::to_string(server->port());
+  const std::vector<std::string> auth{"Authorization: Bearer " + k_sync_token};
+  auto first = call("POST", base + "/api/v1/sync", "", auth);
+  CHECK(first.status == 202);
+  CHECK(first.headers["content-type"] == "application/json");
+  CHECK(nlohmann::json::parse(first.body)["request"] == 1);
+  CHECK(nlohmann::json::parse(call("POST", base + "/api/v1/sync", "", auth).body)["request"] == 2);
+  const std::vector<std::string> json_auth{auth[0], "Content-Type: application/json"};
+  CHECK(call("POST", base + "/api/v1/suspend", R"({"project":"a","reason":"review"})", json_auth)
+            .status == 200);
+  CHECK(call("POST", base + "/api/v1/resume?project=a", "", auth).status == 200);
+  CHECK(call("POST", base + "/api/v1/resume", R"({"project":"b"})", json_auth).status == 200);
+  CHECK(call("POST", base + "/api/v1/suspend?project=bad+id", "", auth).status == 400);
+  CHECK(call("POST", base + "/api/v1/suspend", "", auth).status == 200);  // everything
+  std::lock_guard<std::mutex> lock(mu);
+  CHECK(calls == std::vector<std::string>{"suspend a|review", "resume a|", "resume b|", "suspend"});
+}
+
 }  // namespace FLYTECD_UNITY_ID

@@ -135,4 +135,23 @@ TEST_CASE("completion: the man page is roff with escaped text", "[cli][completio
   CHECK(contains(page, "tool \\(em does things."));
 }
 
+TEST_CASE("completion: an option whose value is a PROJECT completes the repository's projects",
+          "[cli][completion]") {
+  CLI::App app{"tool", "tool"};
+  std::string project;
+  auto* sub = app.add_subcommand("sub", "A subcommand");
+  sub->add_option("-p,--project", project, "Project")->type_name("PROJECT");
+  const CommandSpec root = describe_commands(app);
+  auto bash = completion_script(root, "bash");
+  REQUIRE(bash.ok());
+  CHECK(contains(*bash, "\"sub|--project\"|\"sub|-p\") _tool_projects ;;"));
+  CHECK(contains(*bash, "complete-projects --repo \"$repo\""));
+  auto zsh = completion_script(root, "zsh");
+  REQUIRE(zsh.ok());
+  CHECK(contains(*zsh, "('sub|--project'|'sub|-p') _tool_projects ;;"));
+  auto fish = completion_script(root, "fish");
+  REQUIRE(fish.ok());
+  CHECK(contains(*fish, "-l project -s p -x -a '(__tool_projects)'"));
+}
+
 }  // namespace FLYTECD_UNITY_ID

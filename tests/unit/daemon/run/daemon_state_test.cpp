@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include "daemon/metrics/flytecd_metrics.hpp"
 #include "daemon/run/daemon_state.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
@@ -76,7 +77,7 @@ TEST_CASE("daemon state: a pass replaces the last sync, objects and readiness", 
   CHECK_FALSE(j.contains("lastError"));
 
   // An abandoned pass replaces lastSync only: objects stay those of the last report.
-  s.last_pass = LastPass{"webhook github", "t3", "abc123", "internal error: boom"};
+  s.last_pass = LastPass{"webhook github", "t3", "abc123", "internal error: boom", 0};
   const auto k = status_json(s, nullptr);
   CHECK(k["lastSync"]["outcome"] == "failed");
   CHECK(k["lastSync"]["errorCode"] == "internal");
@@ -185,6 +186,38 @@ TEST_CASE("daemon state: status carries the commit's author and time and the ove
   planned->plan.in_sync = 7;
   after_pass(s, planned, "interval", "t", "file x", counts);
   CHECK(status_json(s, nullptr)["counts"]["inSync"] == 7);
+}
+
+TEST_CASE("daemon state: suspended projects, the sync request served and the version in status",
+          "[daemon-state]") {
+  DaemonState s;
+  s.suspended_projects["a"] = Suspension{"2026-12-01T13:00:00Z", "review", "alice"};
+  after_pass(s, report(Outcome::success), "api sync", "t1", "file x", {}, 7);
+  s.sync_served = 7;
+  s.applied = std::make_shared<const std::map<std::string, flytecd::ledger::Ledger::Applied>>(
+      std::map<std::string, flytecd::ledger::Ledger::Applied>{
+          {"override/p/d//TASK_RESOURCE", {"abc123", 1764594000}}});
+  auto r = std::make_shared<Report>(*report(Outcome::success));
+  r->applied.objects.push_back(
+      {"override/p/d//TASK_RESOURCE", flytecd::pass::ObjectState::synced, ""});
+  after_pass(s, r, "api sync", "t2", "file x", {}, 7);
+  const auto j = status_json(s, nlohmann::json{{"enabled", false}});
+  REQUIRE(j["suspendedProjects"].size() == 1);
+  CHECK(j["suspendedProjects"][0]["project"] == "a");
+  CHECK(j["suspendedProjects"][0]["reason"] == "review");
+  CHECK(j["syncServed"] == 7);
+  CHECK(j["lastSync"]["request"] == 7);
+  CHECK(j["version"] == FLYTECD_VERSION);
+  REQUIRE(j["objects"].size() == 1);
+  CHECK(j["objects"][0]["revision"] == "abc123");
+  CHECK(j["objects"][0]["lastChange"] == "2025-12-01T13:00:00Z");
+  flytecd::metrics::Registry registry;
+  flytecd::metrics::FlytecdMetrics m{registry};
+  show(s, m);
+  CHECK(registry.render().find("flytecd_project_suspended{project=\"a\"} 1") != std::string::npos);
+  s.suspended_projects.clear();
+  show(s, m);
+  CHECK(registry.render().find("flytecd_project_suspended{") == std::string::npos);
 }
 
 }  // namespace FLYTECD_UNITY_ID

@@ -87,4 +87,45 @@ TEST_CASE("suspension: a corrupt file is an error naming it", "[suspension]") {
   fs::remove_all(dir);
 }
 
+TEST_CASE("suspension: project suspensions read back in project order, and none removes the file",
+          "[suspension]") {
+  const auto dir = temp_dir();
+  const auto file = run::project_suspension_file(dir);
+  CHECK(file == dir / "suspended-projects.json");
+  auto none = run::read_project_suspensions(file);
+  REQUIRE(none.ok());
+  CHECK(none->empty());
+  run::ProjectSuspensions s;
+  s["ml-training"] = run::Suspension{"2026-12-01T13:00:00Z", "quota review", "alice"};
+  s["data-eng"] = run::Suspension{"2026-12-01T14:00:00Z", "", "bob"};
+  REQUIRE(run::write_project_suspensions(file, s).ok());
+  auto back = run::read_project_suspensions(file);
+  REQUIRE(back.ok());
+  REQUIRE(back->size() == 2);
+  CHECK(back->at("ml-training").reason == "quota review");
+  CHECK(back->at("data-eng").by == "bob");
+  const auto j = run::to_json(*back);
+  REQUIRE(j.size() == 2);
+  CHECK(j[0]["project"] == "data-eng");
+  CHECK(j[1]["since"] == "2026-12-01T13:00:00Z");
+  REQUIRE(run::write_project_suspensions(file, {}).ok());
+  CHECK_FALSE(fs::exists(file));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("suspension: a corrupt project suspension file is an error, not a resume",
+          "[suspension]") {
+  const auto dir = temp_dir();
+  const auto file = run::project_suspension_file(dir);
+  for (const char* text :
+       {"not json", "[]", R"({"projects": {}})", R"({"projects": [{"since": "x"}]})",
+        R"({"projects": [{"project": 5}]})"}) {
+    write_text(file, text);
+    auto r = run::read_project_suspensions(file);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message.find("suspended-projects.json") != std::string::npos);
+  }
+  fs::remove_all(dir);
+}
+
 }  // namespace FLYTECD_UNITY_ID
