@@ -41,7 +41,7 @@ std::vector<Scope> Hierarchy::workflow_scopes(const std::string& project,
 namespace {
 
 struct Candidate {
-  const admin::MatchingAttributes* value;
+  admin::MatchingAttributes value;  // unpacked from the document
   Origin origin;
 };
 
@@ -126,7 +126,7 @@ std::vector<EffectiveAttribute> Hierarchy::resolve(const Scope& at) const {
     std::vector<Candidate> rows;  // most specific first
     auto add_row = [&](const Scope& s) {
       if (const Override* o = row(s, type))
-        rows.push_back({&o->value, Origin{s.level(), s, o->where}});
+        rows.push_back({o->value.get(), Origin{s.level(), s, o->where}});
     };
     // FlyteAdmin reads CLUSTER_RESOURCE and CLUSTER_ASSIGNMENT by project and domain only.
     const bool project_domain_only =
@@ -138,15 +138,15 @@ std::vector<EffectiveAttribute> Hierarchy::resolve(const Scope& at) const {
     if (!at.domain.empty())
       if (const auto* p = this->platform(at.domain, type))
         platform.push_back(
-            {&p->value, Origin{Level::platform_domain, Scope{"", at.domain, ""}, p->where}});
+            {p->value.get(), Origin{Level::platform_domain, Scope{"", at.domain, ""}, p->where}});
     if (const auto* p = this->platform("", type))
-      platform.push_back({&p->value, Origin{Level::platform_global, Scope{}, p->where}});
+      platform.push_back({p->value.get(), Origin{Level::platform_global, Scope{}, p->where}});
     if (rows.empty() && platform.empty()) continue;
 
     EffectiveAttribute eff;
     eff.type = type;
     const Candidate& first = rows.empty() ? platform.front() : rows.front();
-    eff.value = *first.value;
+    eff.value = first.value;
     eff.origin = first.origin;
 
     if (type == admin::WORKFLOW_EXECUTION_CONFIG) {
@@ -159,14 +159,14 @@ std::vector<EffectiveAttribute> Hierarchy::resolve(const Scope& at) const {
       for (const auto& p : platform) chain.push_back(&p);
       for (const Candidate* c : chain) {
         if (c == &first) continue;
-        fill_unset(*wec, c->value->workflow_execution_config(), c->origin, eff.parts);
+        fill_unset(*wec, c->value.workflow_execution_config(), c->origin, eff.parts);
       }
     } else if (type == admin::CLUSTER_RESOURCE) {
       auto* attrs = eff.value.mutable_cluster_resource_attributes()->mutable_attributes();
       for (const auto& [k, v] : *attrs) eff.parts[k] = first.origin;
       for (const auto& p : platform) {
         if (&p == &first) continue;
-        for (const auto& [k, v] : p.value->cluster_resource_attributes().attributes())
+        for (const auto& [k, v] : p.value.cluster_resource_attributes().attributes())
           if (attrs->find(k) == attrs->end()) {
             (*attrs)[k] = v;
             eff.parts[k] = p.origin;

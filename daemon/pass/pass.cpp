@@ -87,7 +87,7 @@ reconcile::State desired_state(const model::Documents& docs, const sinks::Capabi
     for (const auto& p : docs.platform_defaults) {
       model::Scope scope{"", p.domain, ""};
       st.overrides[reconcile::override_key(scope, p.type)] =
-          reconcile::OverrideState{scope, p.type, p.value};
+          reconcile::OverrideState{scope, p.type, p.value.get()};
     }
   return sinks::held_part(st, held);
 }

@@ -22,7 +22,8 @@ State desired_state(const model::Documents& docs) {
   for (const auto& p : docs.projects)
     st.projects[p.id] = ProjectState{p.id, p.name, p.description, p.labels, p.archived};
   for (const auto& o : docs.overrides)
-    st.overrides[override_key(o.scope, o.type)] = OverrideState{o.scope, o.type, o.value, o.source};
+    st.overrides[override_key(o.scope, o.type)] =
+        OverrideState{o.scope, o.type, o.value.get(), o.source};
   return st;
 }
 
