@@ -40,6 +40,13 @@ class PackedAttributes {
   void set(const flyteidl::admin::MatchingAttributes& value);
   // The value, decoded (a new message each call; keep it while using references into it).
   flyteidl::admin::MatchingAttributes get() const;
+  // Decodes, lets `change` edit the message, packs the result.
+  template <class F>
+  void edit(F&& change) {
+    auto value = get();
+    change(value);
+    set(value);
+  }
   // The wire bytes (empty for an empty value).
   const std::string& bytes() const { return m_bytes; }
   bool operator==(const PackedAttributes&) const = default;

@@ -346,16 +346,20 @@ TEST_CASE("flytectl import: files of one scope merge into one document in the re
   for (const auto& o : loaded.documents.overrides)
     by[{o.scope.domain + "/" + o.scope.workflow, static_cast<int>(o.type)}] = &o;
   CHECK(by.at({"development/", admin::TASK_RESOURCE})
-            ->value.task_resource_attributes()
+            ->value.get()
+            .task_resource_attributes()
             .defaults()
             .cpu() == "1");
+  CHECK(by.at({"development/", admin::EXECUTION_QUEUE})
+            ->value.get()
+            .execution_queue_attributes()
+            .tags(0) == "gpu");
   CHECK(
-      by.at({"development/", admin::EXECUTION_QUEUE})->value.execution_queue_attributes().tags(0) ==
-      "gpu");
-  CHECK(by.at({"/", admin::EXECUTION_CLUSTER_LABEL})->value.execution_cluster_label().value() ==
-        "big");
+      by.at({"/", admin::EXECUTION_CLUSTER_LABEL})->value.get().execution_cluster_label().value() ==
+      "big");
   CHECK(by.at({"production/my.wf", admin::WORKFLOW_EXECUTION_CONFIG})
-            ->value.workflow_execution_config()
+            ->value.get()
+            .workflow_execution_config()
             .max_parallelism() == 9);
 }
 

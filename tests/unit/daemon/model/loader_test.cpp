@@ -60,8 +60,8 @@ spec:
   CHECK(r.documents.projects[0].labels.at("team") == "ml");
   REQUIRE(r.documents.overrides.size() == 2);
   CHECK(r.documents.overrides[0].type == flyteidl::admin::TASK_RESOURCE);
-  CHECK(r.documents.overrides[0].value.task_resource_attributes().limits().gpu() == "4");
-  CHECK(r.documents.overrides[1].value.execution_queue_attributes().tags_size() == 2);
+  CHECK(r.documents.overrides[0].value.get().task_resource_attributes().limits().gpu() == "4");
+  CHECK(r.documents.overrides[1].value.get().execution_queue_attributes().tags_size() == 2);
   REQUIRE(r.documents.platform_defaults.size() == 1);
   CHECK(r.documents.platform_defaults[0].type == flyteidl::admin::QUALITY_OF_SERVICE_SPECIFICATION);
   REQUIRE(r.documents.registrations.size() == 2);
@@ -82,7 +82,8 @@ spec:
     interruptible: true
 )");
   REQUIRE(r.ok());
-  const auto& wec = r.documents.overrides[0].value.workflow_execution_config();
+  const auto value = r.documents.overrides[0].value.get();  // a decoded copy the reference reads
+  const auto& wec = value.workflow_execution_config();
   CHECK(wec.max_parallelism() == 7);
   CHECK(wec.security_context().run_as().k8s_service_account() == "sa");
   CHECK(wec.interruptible().value());
@@ -146,8 +147,11 @@ spec:
     overrides: [{taskType: spark, pluginId: [a], missingPluginBehavior: 1}]
 )");
   REQUIRE(r.ok());
-  CHECK(r.documents.overrides[0].value.plugin_overrides().overrides(0).missing_plugin_behavior() ==
-        flyteidl::admin::PluginOverride::USE_DEFAULT);
+  CHECK(r.documents.overrides[0]
+            .value.get()
+            .plugin_overrides()
+            .overrides(0)
+            .missing_plugin_behavior() == flyteidl::admin::PluginOverride::USE_DEFAULT);
 }
 
 // FlyteAdmin cannot store it: flyteadmin/pkg/manager/impl/resources/resource_manager.go

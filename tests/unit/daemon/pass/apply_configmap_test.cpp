@@ -26,12 +26,13 @@ flytecd::model::Documents documents(const std::string& label) {
     flytecd::model::Override o;
     o.scope = {"flytesnacks", domain, ""};
     o.type = admin::EXECUTION_CLUSTER_LABEL;
-    o.value.mutable_execution_cluster_label()->set_value(label);
+    o.value.edit([&](auto& v) { v.mutable_execution_cluster_label()->set_value(label); });
     d.overrides.push_back(o);
   }
   flytecd::model::PlatformDefault g;
   g.type = admin::TASK_RESOURCE;
-  g.value.mutable_task_resource_attributes()->mutable_defaults()->set_cpu("1");
+  g.value.edit(
+      [&](auto& v) { v.mutable_task_resource_attributes()->mutable_defaults()->set_cpu("1"); });
   d.platform_defaults.push_back(g);
   return d;
 }

@@ -22,7 +22,7 @@ model::Documents documents(const std::vector<std::string>& projects, const std::
     model::Override o;
     o.scope = model::Scope{id, "development", ""};
     o.type = admin::EXECUTION_CLUSTER_LABEL;
-    o.value.mutable_execution_cluster_label()->set_value(value);
+    o.value.edit([&](auto& v) { v.mutable_execution_cluster_label()->set_value(value); });
     d.overrides.push_back(o);
   }
   d.document_count = d.projects.size() + d.overrides.size();

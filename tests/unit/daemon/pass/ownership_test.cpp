@@ -25,7 +25,7 @@ model::Override label(const std::string& project, const std::string& value) {
   model::Override o;
   o.scope = model::Scope{project, "development", ""};
   o.type = admin::EXECUTION_CLUSTER_LABEL;
-  o.value.mutable_execution_cluster_label()->set_value(value);
+  o.value.edit([&](auto& v) { v.mutable_execution_cluster_label()->set_value(value); });
   return o;
 }
 
@@ -169,7 +169,7 @@ TEST_CASE("ownership: owned objects are the converged revision's, in flight wher
   reconcile::State conv, flight, live;
   auto put = [](reconcile::State& s, const std::string& project, const std::string& value) {
     model::Override o = label(project, value);
-    reconcile::OverrideState st{o.scope, o.type, o.value};
+    reconcile::OverrideState st{o.scope, o.type, o.value.get()};
     s.overrides[reconcile::override_key(o.scope, o.type)] = st;
   };
   put(conv, "a", "blue");  // unchanged in flight
@@ -238,7 +238,7 @@ TEST_CASE("ownership: with the ledger wiped, the pass rebuilds it from the recor
   history["R2"] = r2;
   auto live = sink.state();
   model::Override hand = label("p0", "red");
-  live.overrides[reconcile::override_key(hand.scope, hand.type)].value = hand.value;
+  live.overrides[reconcile::override_key(hand.scope, hand.type)].value = hand.value.get();
   sink.set_state(live);
   Replica restarted{sink, record, history};
 

@@ -18,7 +18,7 @@ model::Override label(const std::string& project, const std::string& value) {
   model::Override o;
   o.scope = model::Scope{project, "development", ""};
   o.type = admin::EXECUTION_CLUSTER_LABEL;
-  o.value.mutable_execution_cluster_label()->set_value(value);
+  o.value.edit([&](auto& v) { v.mutable_execution_cluster_label()->set_value(value); });
   return o;
 }
 

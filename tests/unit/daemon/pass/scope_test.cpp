@@ -120,7 +120,7 @@ model::Documents documents(const std::vector<std::string>& projects, const std::
     model::Override o;
     o.scope = model::Scope{id, "development", ""};
     o.type = admin::EXECUTION_CLUSTER_LABEL;
-    o.value.mutable_execution_cluster_label()->set_value(value);
+    o.value.edit([&](auto& v) { v.mutable_execution_cluster_label()->set_value(value); });
     d.overrides.push_back(o);
   }
   d.document_count = d.projects.size() + d.overrides.size();
@@ -158,7 +158,8 @@ TEST_CASE("scope: a pass for one project leaves other projects' drift and delete
       ->set_value("red");
   sink.set_state(live);
   auto docs = documents({"a", "b"}, "blue");
-  docs.overrides[0].value.mutable_execution_cluster_label()->set_value("green");
+  docs.overrides[0].value.edit(
+      [&](auto& v) { v.mutable_execution_cluster_label()->set_value("green"); });
 
   auto r = run(sink, **ledger, docs, pass::Mode::execute, pass::PassScope{"a", ""});
   CHECK(r.outcome == pass::Outcome::success);
@@ -190,7 +191,7 @@ TEST_CASE("scope: the guard's share is computed over the scope only", "[scope][p
   model::Override extra;
   extra.scope = model::Scope{"a", "production", ""};
   extra.type = admin::EXECUTION_QUEUE;
-  extra.value.mutable_execution_queue_attributes()->add_tags("gpu");
+  extra.value.edit([&](auto& v) { v.mutable_execution_queue_attributes()->add_tags("gpu"); });
   docs.overrides.push_back(extra);
   REQUIRE(run(sink, **ledger, docs, pass::Mode::execute).outcome == pass::Outcome::success);
   docs.overrides.pop_back();

@@ -18,27 +18,31 @@ Documents sample() {
   flytecd::model::Override wf;
   wf.scope = {"flytesnacks", "development", "core.hello"};
   wf.type = admin::EXECUTION_QUEUE;
-  wf.value.mutable_execution_queue_attributes()->add_tags("gpu");
+  wf.value.edit([&](auto& v) { v.mutable_execution_queue_attributes()->add_tags("gpu"); });
   d.overrides.push_back(wf);
   flytecd::model::Override pd;
   pd.scope = {"flytesnacks", "development", ""};
   pd.type = admin::TASK_RESOURCE;
-  pd.value.mutable_task_resource_attributes()->mutable_defaults()->set_cpu("1");
-  pd.value.mutable_task_resource_attributes()->mutable_limits()->set_memory("2Gi");
+  pd.value.edit(
+      [&](auto& v) { v.mutable_task_resource_attributes()->mutable_defaults()->set_cpu("1"); });
+  pd.value.edit(
+      [&](auto& v) { v.mutable_task_resource_attributes()->mutable_limits()->set_memory("2Gi"); });
   d.overrides.push_back(pd);
   flytecd::model::Override pd2;
   pd2.scope = {"flytesnacks", "development", ""};
   pd2.type = admin::EXECUTION_CLUSTER_LABEL;
-  pd2.value.mutable_execution_cluster_label()->set_value("east");
+  pd2.value.edit([&](auto& v) { v.mutable_execution_cluster_label()->set_value("east"); });
   d.overrides.push_back(pd2);
   flytecd::model::PlatformDefault dom;
   dom.domain = "production";
   dom.type = admin::EXECUTION_CLUSTER_LABEL;
-  dom.value.mutable_execution_cluster_label()->set_value("prod-cluster");
+  dom.value.edit([&](auto& v) { v.mutable_execution_cluster_label()->set_value("prod-cluster"); });
   d.platform_defaults.push_back(dom);
   flytecd::model::PlatformDefault global;
   global.type = admin::TASK_RESOURCE;
-  global.value.mutable_task_resource_attributes()->mutable_defaults()->set_memory("500Mi");
+  global.value.edit([&](auto& v) {
+    v.mutable_task_resource_attributes()->mutable_defaults()->set_memory("500Mi");
+  });
   d.platform_defaults.push_back(global);
   return d;
 }

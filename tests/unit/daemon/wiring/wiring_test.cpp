@@ -38,16 +38,17 @@ flytecd::model::Documents documents() {
   flytecd::model::Override o;
   o.scope = {"flytesnacks", "development", ""};
   o.type = admin::EXECUTION_CLUSTER_LABEL;
-  o.value.mutable_execution_cluster_label()->set_value("east");
+  o.value.edit([&](auto& v) { v.mutable_execution_cluster_label()->set_value("east"); });
   d.overrides.push_back(o);
   flytecd::model::PlatformDefault g;
   g.type = admin::TASK_RESOURCE;
-  g.value.mutable_task_resource_attributes()->mutable_defaults()->set_cpu("1");
+  g.value.edit(
+      [&](auto& v) { v.mutable_task_resource_attributes()->mutable_defaults()->set_cpu("1"); });
   d.platform_defaults.push_back(g);
   flytecd::model::PlatformDefault dom;
   dom.domain = "production";
   dom.type = admin::EXECUTION_CLUSTER_LABEL;
-  dom.value.mutable_execution_cluster_label()->set_value("prod");
+  dom.value.edit([&](auto& v) { v.mutable_execution_cluster_label()->set_value("prod"); });
   d.platform_defaults.push_back(dom);
   return d;
 }
