@@ -16,16 +16,26 @@ namespace flytecd::cli {
 
 const std::vector<Command>& command_table() {
   static const std::vector<Command> table = {
-      {"validate", add_validate_command}, {"compile", add_compile_row},
+      {"validate", add_validate_command},
+      {"compile", add_compile_row},
       {"get", add_get_command},  // overrides, registrations (objects: its own row below)
-      {"apply", add_apply_command},       {"recover", add_recover_command},
-      {"plan", add_plan_command},         {"run", add_run_command},
-      {"history", add_history_command},   {"import", add_import_command},
-      {"status", add_status_command},     {"get objects", add_get_objects_row},
-      {"sync", add_sync_command},         {"suspend", add_suspend_command},
-      {"resume", add_resume_command},     {"version", add_version_row},
-      {"emulator", add_emulator_command}, {"completion", add_completion_command},
-      {"man", add_man_command},           {"complete-projects", add_complete_projects_command},
+      {"apply", add_apply_command},
+      {"recover", add_recover_command},
+      {"plan", add_plan_command},
+      {"run", add_run_command},
+      {"history", add_history_command},
+      {"import", add_import_command},
+      {"status", add_status_command},
+      {"get objects", add_get_objects_row},
+      {"sync", add_sync_command},
+      {"suspend", add_suspend_command},
+      {"resume", add_resume_command},
+      {"version", add_version_row},
+      {"emulator", add_emulator_command},
+      {"completion", add_completion_command},
+      {"man", add_man_command},
+      {"complete-projects", add_complete_projects_command},
+      {"config-keys", add_config_keys_command},
   };
   return table;
 }

@@ -69,5 +69,6 @@ Runner add_emulator_command(CLI::App& app, CommandContext& ctx);
 Runner add_completion_command(CLI::App& app, CommandContext& ctx);
 Runner add_man_command(CLI::App& app, CommandContext& ctx);
 Runner add_complete_projects_command(CLI::App& app, CommandContext& ctx);
+Runner add_config_keys_command(CLI::App& app, CommandContext& ctx);
 
 }  // namespace flytecd::cli

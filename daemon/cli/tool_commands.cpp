@@ -7,6 +7,7 @@
 
 #include "daemon/cli/command.hpp"
 #include "daemon/cli/completion.hpp"
+#include "daemon/config/config.hpp"
 #include "sinks/emulator/emulator.hpp"
 
 namespace flytecd::cli {
@@ -90,6 +91,20 @@ Runner add_complete_projects_command(CLI::App& app, CommandContext&) {
   return [cmd, repo]() -> std::optional<int> {
     if (!cmd->parsed()) return std::nullopt;
     return run_complete_projects(*repo, std::cout);
+  };
+}
+
+Runner add_config_keys_command(CLI::App& app, CommandContext&) {
+  // Hidden: the README's table of configuration keys is this output (a test compares them).
+  auto* cmd = app.add_subcommand("config-keys", "Print the configuration keys as a markdown table")
+                  ->group("");
+  return [cmd]() -> std::optional<int> {
+    if (!cmd->parsed()) return std::nullopt;
+    std::cout << "| key | environment | holds |\n|---|---|---|\n";
+    for (const auto& k : config::keys())
+      std::cout << "| `" << k.name << "` | " << (k.env.empty() ? "" : "`" + k.env + "`") << " | "
+                << k.expected << " |\n";
+    return 0;
   };
 }
 

@@ -38,18 +38,414 @@ Status merge_flytectl(const std::string& path, Config& cfg) {
   return ok_status();
 }
 
-// What a key holds, for conversion errors ("bad conversion" alone names nothing).
-std::string expected_for(const std::string& key) {
-  if (key == "packages.cacheMaxBytes") return "a number of bytes, 0 or more";
-  if (key == "parallelism") return "a whole number, 1 or more";
-  if (key == "interval" || key == "lockWait") return "a duration like 30s, 5m or 1h";
-  if (key == "policy.maxPruneShare") return "a number between 0 and 1";
-  if (key == "domains" || key == "packages.plainHttpRegistries") return "a list of strings";
-  if (key.rfind("policy.", 0) == 0 || key == "http.ui") return "true or false";
+// --- the option schema --------------------------------------------------------------------
+//
+// Every plain key of the configuration file is a row: its section and name, what it holds
+// (which decides the conversion and the "expected …" of an error), where it goes, and its
+// environment variable. load_file and apply_env read through the rows; the unknown-key errors
+// list them. Sections with their own parser (admin, kubernetes, notifications) are rows of
+// kind `section`.
+
+enum class Kind {
+  text,
+  path,
+  flag,
+  whole,
+  positive,
+  bytes,
+  positive_bytes,
+  share,
+  duration,
+  list,
+  choice,
+  section
+};
+
+struct Value {
+  std::string text;  // text, path (~ expanded), choice
+  bool flag = false;
+  int64_t whole = 0;   // whole, positive
+  uint64_t bytes = 0;  // bytes, positive_bytes
+  double share = 0;    // share
+  std::chrono::milliseconds duration{0};
+  std::vector<std::string> list;
+};
+
+using Setter = void (*)(Config&, const Value&);
+using SectionParser = Status (*)(const YAML::Node&, const std::string& at, Config&);
+
+struct Row {
+  std::string_view section;  // "" = top level
+  std::string_view name;
+  Kind kind;
+  Setter set = nullptr;
+  const char* env = nullptr;      // FLYTECD_… (read by apply_env), or none
+  DurationRange range{};          // duration keys
+  const char* choices = nullptr;  // choice keys: "a, b, c"
+  SectionParser parse = nullptr;  // section rows
+};
+
+std::string expected_text(const Row& row) {
+  switch (row.kind) {
+    case Kind::text:
+      return "a string";
+    case Kind::path:
+      return "a path";
+    case Kind::flag:
+      return "true or false";
+    case Kind::whole:
+    case Kind::positive:
+      return "a whole number, 1 or more";
+    case Kind::bytes:
+      return "a number of bytes, 0 or more";
+    case Kind::positive_bytes:
+      return "a positive number of bytes (e.g. 268435456)";
+    case Kind::share:
+      return "a number between 0 and 1";
+    case Kind::duration:
+      return "a duration like 30s, 5m or 1h";
+    case Kind::list:
+      return "a list of strings";
+    case Kind::choice:
+      return std::string("one of ") + row.choices;
+    case Kind::section:
+      return "a mapping";
+  }
   return "a string";
 }
 
+Status parse_admin(const YAML::Node& v, const std::string& at, Config& cfg) {
+  if (!v.IsMap()) return make_error(ErrorCode::invalid_input, at + ": admin: expected a mapping");
+  const std::string file = at.substr(0, at.rfind(':'));  // "config PATH"
+  for (const auto& a : v) {
+    std::vector<std::string> values;
+    if (a.second.IsSequence())
+      values = a.second.as<std::vector<std::string>>();
+    else if (a.second.IsScalar())
+      values.push_back(a.second.Scalar());
+    if (auto s = sinks::flyteadmin::apply_admin_key(cfg.admin, a.first.Scalar(), values); !s)
+      return make_error(
+          ErrorCode::invalid_input,
+          file + ":" + std::to_string(a.first.Mark().line + 1) + ": admin: " + s.error().message);
+  }
+  return ok_status();
+}
+
+Status parse_kubernetes(const YAML::Node& v, const std::string& at, Config& cfg) {
+  if (auto s = k8s::parse_settings(v, at, cfg.kubernetes); !s) return s;
+  cfg.documents.configmap_mode = cfg.kubernetes.config_map.enabled;
+  return ok_status();
+}
+
+Status parse_notifications(const YAML::Node& v, const std::string& at, Config& cfg);
+
+// The rows, in the order errors list them.
+const std::vector<Row>& rows() {
+  static const std::vector<Row> table = {
+      {"", "repo", Kind::path, [](Config& c, const Value& v) { c.repo = v.text; }, "FLYTECD_REPO"},
+      {"", "stateDir", Kind::path, [](Config& c, const Value& v) { c.state_dir = v.text; },
+       "FLYTECD_STATE_DIR"},
+      {"", "flytectlConfig", Kind::path, nullptr, "FLYTECD_FLYTECTL_CONFIG"},  // merged: see set
+      {"", "admin", Kind::section, nullptr, nullptr, {}, nullptr, parse_admin},
+      {"", "policy", Kind::section},
+      {"", "domains", Kind::list, [](Config& c, const Value& v) { c.documents.domains = v.list; }},
+      {"", "parallelism", Kind::whole,
+       [](Config& c, const Value& v) {
+         c.parallelism = static_cast<int>(std::max<int64_t>(1, v.whole));
+       }},
+      {"", "lockWait", Kind::duration,
+       [](Config& c, const Value& v) {
+         c.lock_wait_seconds = static_cast<double>(v.duration.count()) / 1000.0;
+       },
+       nullptr, k_lock_wait_range},
+      {"", "git", Kind::section},
+      {"", "interval", Kind::duration,
+       [](Config& c, const Value& v) {
+         c.interval_seconds = static_cast<double>(v.duration.count()) / 1000.0;
+       },
+       nullptr, k_interval_range},
+      {"", "http", Kind::section},
+      {"", "notifications", Kind::section, nullptr, nullptr, {}, nullptr, parse_notifications},
+      {"", "packages", Kind::section},
+      {"", "history", Kind::section},
+      {"", "kubernetes", Kind::section, nullptr, nullptr, {}, nullptr, parse_kubernetes},
+      {"", "log", Kind::section},
+      // admin: parsed by sinks/flyteadmin (apply_admin_key); these two rows are its variables.
+      {"admin", "endpoint", Kind::text,
+       [](Config& c, const Value& v) { c.admin.endpoint = v.text; }, "FLYTECD_ADMIN_ENDPOINT"},
+      {"admin", "insecure", Kind::flag,
+       [](Config& c, const Value& v) { c.admin.insecure = v.flag; }, "FLYTECD_ADMIN_INSECURE"},
+      {"git", "url", Kind::text, [](Config& c, const Value& v) { c.git.url = v.text; },
+       "FLYTECD_GIT_URL"},
+      {"git", "ref", Kind::text, [](Config& c, const Value& v) { c.git.ref = v.text; },
+       "FLYTECD_GIT_REF"},
+      {"git", "path", Kind::text, [](Config& c, const Value& v) { c.git.path = v.text; }},
+      {"git", "username", Kind::text, [](Config& c, const Value& v) { c.git.username = v.text; }},
+      {"git", "passwordFile", Kind::path,
+       [](Config& c, const Value& v) { c.git.password_file = v.text; }},
+      {"git", "passwordEnv", Kind::text,
+       [](Config& c, const Value& v) { c.git.password_env = v.text; }},
+      {"git", "sshKeyFile", Kind::path,
+       [](Config& c, const Value& v) { c.git.ssh_key_file = v.text; }},
+      {"git", "sshKnownHostsFile", Kind::path,
+       [](Config& c, const Value& v) { c.git.ssh_known_hosts_file = v.text; }},
+      {"git", "sshPassphraseEnv", Kind::text,
+       [](Config& c, const Value& v) { c.git.ssh_passphrase_env = v.text; }},
+      {"git", "allowedSignersFile", Kind::path,
+       [](Config& c, const Value& v) { c.git.allowed_signers_file = v.text; }},
+      {"http", "listen", Kind::text, [](Config& c, const Value& v) { c.http.listen = v.text; },
+       "FLYTECD_HTTP_LISTEN"},
+      {"http", "ui", Kind::flag, [](Config& c, const Value& v) { c.http.ui = v.flag; }},
+      {"http", "githubSecretFile", Kind::path,
+       [](Config& c, const Value& v) { c.http.github_secret_file = v.text; }},
+      {"http", "gitlabTokenFile", Kind::path,
+       [](Config& c, const Value& v) { c.http.gitlab_token_file = v.text; }},
+      {"http", "genericSecretFile", Kind::path,
+       [](Config& c, const Value& v) { c.http.generic_secret_file = v.text; }},
+      {"http", "syncTokenFile", Kind::path,
+       [](Config& c, const Value& v) { c.http.sync_token_file = v.text; }},
+      {"history", "maxEntries", Kind::positive,
+       [](Config& c, const Value& v) { c.history.max_entries = v.whole; }},
+      {"history", "maxAgeDays", Kind::positive,
+       [](Config& c, const Value& v) { c.history.max_age_seconds = v.whole * 24 * 3600; }},
+      {"log",
+       "level",
+       Kind::choice,
+       [](Config& c, const Value& v) { c.log.level = v.text; },
+       nullptr,
+       {},
+       "trace, debug, info, warn, error, off"},
+      {"log",
+       "format",
+       Kind::choice,
+       [](Config& c, const Value& v) { c.log.format = v.text; },
+       nullptr,
+       {},
+       "text, json"},
+      {"packages", "registry", Kind::text,
+       [](Config& c, const Value& v) { c.packages.registry = v.text; }},
+      {"packages", "cacheDir", Kind::path,
+       [](Config& c, const Value& v) { c.packages.cache_dir = v.text; }},
+      {"packages", "cacheMaxBytes", Kind::bytes,
+       [](Config& c, const Value& v) { c.packages.cache_max_bytes = v.bytes; }},
+      {"packages", "maxPackageBytes", Kind::positive_bytes,
+       [](Config& c, const Value& v) { c.packages.max_package_bytes = v.bytes; }},
+      {"packages", "memoryBudgetBytes", Kind::positive_bytes,
+       [](Config& c, const Value& v) { c.packages.memory_budget_bytes = v.bytes; }},
+      {"packages", "caFile", Kind::path,
+       [](Config& c, const Value& v) { c.packages.ca_file = v.text; }},
+      {"packages", "dockerConfig", Kind::path,
+       [](Config& c, const Value& v) { c.packages.docker_config = v.text; }},
+      {"packages", "plainHttpRegistries", Kind::list,
+       [](Config& c, const Value& v) { c.packages.plain_http_registries = v.list; }},
+      // Whole seconds, rounded up (the transfer bounds are per second).
+      {"packages", "fetchTimeout", Kind::duration,
+       [](Config& c, const Value& v) {
+         c.packages.fetch_timeout_seconds = static_cast<int>((v.duration.count() + 999) / 1000);
+       },
+       nullptr, k_transfer_range},
+      {"packages", "stallTimeout", Kind::duration,
+       [](Config& c, const Value& v) {
+         c.packages.stall_timeout_seconds = static_cast<int>((v.duration.count() + 999) / 1000);
+       },
+       nullptr, k_transfer_range},
+      {"policy", "selfHeal", Kind::flag,
+       [](Config& c, const Value& v) { c.policy.self_heal = v.flag; }, "FLYTECD_SELF_HEAL"},
+      {"policy", "prune", Kind::flag, [](Config& c, const Value& v) { c.policy.prune = v.flag; },
+       "FLYTECD_PRUNE"},
+      {"policy", "maxPruneShare", Kind::share,
+       [](Config& c, const Value& v) { c.policy.max_prune_share = v.share; }},
+      {"policy", "allowMassPrune", Kind::flag,
+       [](Config& c, const Value& v) { c.policy.allow_mass_prune = v.flag; }},
+      {"policy", "allowEmpty", Kind::flag,
+       [](Config& c, const Value& v) { c.policy.allow_empty = v.flag; }},
+      {"policy", "requireDigestPins", Kind::flag,
+       [](Config& c, const Value& v) { c.documents.require_digest_pins = v.flag; }},
+      {"notifications", "type", Kind::choice, nullptr, nullptr, {}, "generic, slack"},
+      {"notifications", "urlFile", Kind::path},
+      {"notifications", "urlEnv", Kind::text},
+      {"notifications", "hmacSecretFile", Kind::path},
+  };
+  return table;
+}
+
+const Row* find_row(std::string_view section, std::string_view name) {
+  for (const auto& r : rows())
+    if (r.section == section && r.name == name) return &r;
+  return nullptr;
+}
+
+std::string names_in(std::string_view section) {
+  std::string out;
+  for (const auto& r : rows())
+    if (r.section == section) out += (out.empty() ? "" : ", ") + std::string(r.name);
+  return out;
+}
+
+// The key in errors: "git.url", "interval".
+std::string full_name(const Row& r) {
+  return r.section.empty() ? std::string(r.name)
+                           : std::string(r.section) + "." + std::string(r.name);
+}
+
+// Converts the YAML value of a plain row (throws YAML::Exception on a conversion the caller
+// reports with expected_text). Errors: a value in the type but out of the row's range.
+Result<Value> convert(const Row& row, const YAML::Node& node) {
+  Value v;
+  switch (row.kind) {
+    case Kind::text:
+      v.text = node.as<std::string>();
+      break;
+    case Kind::path:
+      v.text = expand_home(node.as<std::string>());
+      break;
+    case Kind::flag:
+      v.flag = node.as<bool>();
+      break;
+    case Kind::whole:
+      v.whole = node.as<int>();
+      break;
+    case Kind::positive:
+      v.whole = node.as<int64_t>();
+      if (v.whole < 1)
+        return make_error(
+            ErrorCode::invalid_input,
+            std::string("expected 1 or more") + (row.name == "maxAgeDays" ? " days" : " entries"));
+      break;
+    case Kind::bytes:
+      v.bytes = node.as<uint64_t>();
+      break;
+    case Kind::positive_bytes:
+      v.bytes = node.as<uint64_t>();
+      if (v.bytes == 0)
+        return make_error(ErrorCode::invalid_input,
+                          "must be a positive number of bytes (e.g. 268435456)");
+      break;
+    case Kind::share:
+      v.share = node.as<double>();
+      break;
+    case Kind::duration: {
+      auto d = parse_duration(node.as<std::string>(), row.range);
+      if (!d) return d.error();
+      v.duration = *d;
+      break;
+    }
+    case Kind::list:
+      v.list = node.as<std::vector<std::string>>();
+      break;
+    case Kind::choice: {
+      v.text = node.as<std::string>();
+      bool known = false;
+      std::string_view rest = row.choices;
+      while (!rest.empty() && !known) {
+        const size_t comma = rest.find(", ");
+        known = rest.substr(0, comma) == v.text;
+        rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 2);
+      }
+      if (!known)
+        return make_error(ErrorCode::invalid_input,
+                          "'" + scan::printable(v.text) + "' is not one of " + row.choices);
+      break;
+    }
+    case Kind::section:
+      break;
+  }
+  return v;
+}
+
+// Reads a file's mapping of plain keys (the top level or a section).
+struct Reader {
+  const std::string& path;
+  Config& cfg;
+  std::string at_key;  // the key being read, so a conversion error can name it
+  const Row* at_row = nullptr;
+
+  std::string where(const YAML::Node& n, const std::string& key) const {
+    return "config " + path + ":" + std::to_string(n.Mark().line + 1) + ": " + key;
+  }
+  Status unknown(const YAML::Node& key_node, std::string_view section, const std::string& key) {
+    return make_error(ErrorCode::invalid_input,
+                      where(key_node, key) + ": unknown key (expected " + names_in(section) + ")");
+  }
+  // One row's value: converted, range-checked, set (section rows: their parser).
+  Status read(const Row& row, const YAML::Node& v);
+  // A section of plain rows: a mapping whose keys are the section's rows.
+  Status read_section(std::string_view section, const YAML::Node& v);
+};
+
+Status Reader::read_section(std::string_view section, const YAML::Node& v) {
+  if (!v.IsMap())
+    return make_error(ErrorCode::invalid_input,
+                      where(v, std::string(section)) + ": expected a mapping");
+  for (const auto& kv : v) {
+    const std::string k = kv.first.Scalar();
+    const Row* row = find_row(section, k);
+    if (!row) return unknown(kv.first, section, std::string(section) + "." + k);
+    if (auto s = read(*row, kv.second); !s) return s;
+  }
+  return ok_status();
+}
+
+Status Reader::read(const Row& row, const YAML::Node& v) {
+  at_key = full_name(row);
+  at_row = &row;
+  if (row.kind == Kind::section) {
+    if (row.parse)
+      return row.parse(v, "config " + path + ":" + std::to_string(v.Mark().line + 1), cfg);
+    return read_section(row.name, v);
+  }
+  auto value = convert(row, v);
+  if (!value)
+    return make_error(ErrorCode::invalid_input, where(v, at_key) + ": " + value.error().message);
+  if (row.name == "flytectlConfig" && row.section.empty()) return merge_flytectl(value->text, cfg);
+  if (row.set) row.set(cfg, *value);
+  return ok_status();
+}
+
+Status parse_notifications(const YAML::Node& v, const std::string& at, Config& cfg) {
+  if (!v.IsSequence())
+    return make_error(ErrorCode::invalid_input, at + ": notifications: expected a list");
+  for (const auto& n : v) {
+    NotificationConfig nc;
+    for (const auto& f : n) {
+      const std::string k = f.first.Scalar();
+      const Row* row = find_row("notifications", k);
+      const std::string line = std::to_string(f.first.Mark().line + 1);
+      const std::string file = at.substr(0, at.rfind(':'));
+      if (!row)
+        return make_error(ErrorCode::invalid_input, file + ":" + line + ": notifications." + k +
+                                                        ": unknown key (expected " +
+                                                        names_in("notifications") + ")");
+      const std::string val = f.second.as<std::string>();
+      if (k == "type")
+        nc.type = val;
+      else if (k == "urlFile")
+        nc.url_file = expand_home(val);
+      else if (k == "urlEnv")
+        nc.url_env = val;
+      else
+        nc.hmac_secret_file = expand_home(val);
+    }
+    const std::string here =
+        at.substr(0, at.rfind(':')) + ":" + std::to_string(n.Mark().line + 1) + ": notifications";
+    if (nc.type != "generic" && nc.type != "slack")
+      return make_error(ErrorCode::invalid_input, here + ": type must be generic or slack");
+    if (nc.url_file.empty() && nc.url_env.empty())
+      return make_error(ErrorCode::invalid_input, here + ": urlFile or urlEnv is required");
+    cfg.notifications.push_back(nc);
+  }
+  return ok_status();
+}
+
 }  // namespace
+
+std::vector<KeyInfo> keys() {
+  std::vector<KeyInfo> out;
+  for (const auto& r : rows())
+    if (r.kind != Kind::section)
+      out.push_back({full_name(r), r.env ? r.env : "", expected_text(r)});
+  return out;
+}
 
 Config defaults() {
   Config cfg;
@@ -80,270 +476,20 @@ Status load_file(const std::string& path, Config& cfg) {
   if (root.IsNull()) return ok_status();
   if (!root.IsMap())
     return make_error(ErrorCode::invalid_input, "config " + path + ": expected a mapping");
-  auto where = [&](const YAML::Node& n, const std::string& key) {
-    return "config " + path + ":" + std::to_string(n.Mark().line + 1) + ": " + key;
-  };
-  std::string at_key;  // the key being read, so a conversion error can name it
+  Reader reader{path, cfg, {}, nullptr};
   try {
     for (const auto& kv : root) {
       const std::string key = kv.first.Scalar();
-      const YAML::Node& v = kv.second;
-      at_key = key;
-      if (key == "repo")
-        cfg.repo = expand_home(v.as<std::string>());
-      else if (key == "stateDir")
-        cfg.state_dir = expand_home(v.as<std::string>());
-      else if (key == "parallelism")
-        cfg.parallelism = std::max(1, v.as<int>());
-      else if (key == "lockWait") {
-        auto d = parse_duration(v.as<std::string>(), k_lock_wait_range);
-        if (!d)
-          return make_error(ErrorCode::invalid_input, where(v, key) + ": " + d.error().message);
-        cfg.lock_wait_seconds = static_cast<double>(d->count()) / 1000.0;
-      } else if (key == "flytectlConfig") {
-        if (auto s = merge_flytectl(v.as<std::string>(), cfg); !s) return s;
-      } else if (key == "domains") {
-        cfg.documents.domains = v.as<std::vector<std::string>>();
-      } else if (key == "admin") {
-        if (!v.IsMap())
-          return make_error(ErrorCode::invalid_input, where(v, key) + ": expected a mapping");
-        for (const auto& a : v) {
-          std::vector<std::string> values;
-          if (a.second.IsSequence())
-            values = a.second.as<std::vector<std::string>>();
-          else if (a.second.IsScalar())
-            values.push_back(a.second.Scalar());
-          if (auto s = sinks::flyteadmin::apply_admin_key(cfg.admin, a.first.Scalar(), values); !s)
-            return make_error(ErrorCode::invalid_input,
-                              where(a.first, "admin") + ": " + s.error().message);
-        }
-      } else if (key == "interval") {
-        auto d = parse_duration(v.as<std::string>(), k_interval_range);
-        if (!d)
-          return make_error(ErrorCode::invalid_input, where(v, key) + ": " + d.error().message);
-        cfg.interval_seconds = static_cast<double>(d->count()) / 1000.0;
-      } else if (key == "git") {
-        if (!v.IsMap())
-          return make_error(ErrorCode::invalid_input, where(v, key) + ": expected a mapping");
-        for (const auto& g : v) {
-          const std::string k = g.first.Scalar();
-          at_key = key + "." + k;
-          const std::string val = g.second.as<std::string>();
-          auto& c = cfg.git;
-          if (k == "url")
-            c.url = val;
-          else if (k == "ref")
-            c.ref = val;
-          else if (k == "path")
-            c.path = val;
-          else if (k == "username")
-            c.username = val;
-          else if (k == "passwordFile")
-            c.password_file = expand_home(val);
-          else if (k == "passwordEnv")
-            c.password_env = val;
-          else if (k == "sshKeyFile")
-            c.ssh_key_file = expand_home(val);
-          else if (k == "sshKnownHostsFile")
-            c.ssh_known_hosts_file = expand_home(val);
-          else if (k == "sshPassphraseEnv")
-            c.ssh_passphrase_env = val;
-          else if (k == "allowedSignersFile")
-            c.allowed_signers_file = expand_home(val);
-          else
-            return make_error(
-                ErrorCode::invalid_input,
-                where(g.first, "git." + k) +
-                    ": unknown key (expected url, ref, path, username, passwordFile, passwordEnv, "
-                    "sshKeyFile, sshKnownHostsFile, sshPassphraseEnv, allowedSignersFile)");
-        }
-      } else if (key == "http") {
-        if (!v.IsMap())
-          return make_error(ErrorCode::invalid_input, where(v, key) + ": expected a mapping");
-        for (const auto& h : v) {
-          const std::string k = h.first.Scalar();
-          at_key = key + "." + k;
-          auto& c = cfg.http;
-          if (k == "ui") {
-            c.ui = h.second.as<bool>();
-            continue;
-          }
-          const std::string val = h.second.as<std::string>();
-          if (k == "listen")
-            c.listen = val;
-          else if (k == "githubSecretFile")
-            c.github_secret_file = expand_home(val);
-          else if (k == "gitlabTokenFile")
-            c.gitlab_token_file = expand_home(val);
-          else if (k == "genericSecretFile")
-            c.generic_secret_file = expand_home(val);
-          else if (k == "syncTokenFile")
-            c.sync_token_file = expand_home(val);
-          else
-            return make_error(
-                ErrorCode::invalid_input,
-                where(h.first, "http." + k) +
-                    ": unknown key (expected listen, ui, githubSecretFile, gitlabTokenFile, "
-                    "genericSecretFile, syncTokenFile)");
-        }
-      } else if (key == "notifications") {
-        if (!v.IsSequence())
-          return make_error(ErrorCode::invalid_input, where(v, key) + ": expected a list");
-        for (const auto& n : v) {
-          NotificationConfig nc;
-          for (const auto& f : n) {
-            const std::string k = f.first.Scalar();
-            at_key = key + "." + k;
-            const std::string val = f.second.as<std::string>();
-            if (k == "type")
-              nc.type = val;
-            else if (k == "urlFile")
-              nc.url_file = expand_home(val);
-            else if (k == "urlEnv")
-              nc.url_env = val;
-            else if (k == "hmacSecretFile")
-              nc.hmac_secret_file = expand_home(val);
-            else
-              return make_error(
-                  ErrorCode::invalid_input,
-                  where(f.first, "notifications." + k) +
-                      ": unknown key (expected type, urlFile, urlEnv, hmacSecretFile)");
-          }
-          if (nc.type != "generic" && nc.type != "slack")
-            return make_error(ErrorCode::invalid_input,
-                              where(n, key) + ": type must be generic or slack");
-          if (nc.url_file.empty() && nc.url_env.empty())
-            return make_error(ErrorCode::invalid_input,
-                              where(n, key) + ": urlFile or urlEnv is required");
-          cfg.notifications.push_back(nc);
-        }
-      } else if (key == "history") {
-        if (!v.IsMap())
-          return make_error(ErrorCode::invalid_input, where(v, key) + ": expected a mapping");
-        for (const auto& h : v) {
-          const std::string k = h.first.Scalar();
-          at_key = key + "." + k;
-          if (k == "maxEntries") {
-            cfg.history.max_entries = h.second.as<int64_t>();
-            if (cfg.history.max_entries < 1)
-              return make_error(ErrorCode::invalid_input,
-                                where(h.second, at_key) + ": expected 1 or more entries");
-          } else if (k == "maxAgeDays") {
-            const int64_t days = h.second.as<int64_t>();
-            if (days < 1)
-              return make_error(ErrorCode::invalid_input,
-                                where(h.second, at_key) + ": expected 1 or more days");
-            cfg.history.max_age_seconds = days * 24 * 3600;
-          } else {
-            return make_error(
-                ErrorCode::invalid_input,
-                where(h.first, at_key) + ": unknown key (expected maxEntries, maxAgeDays)");
-          }
-        }
-      } else if (key == "log") {
-        if (!v.IsMap())
-          return make_error(ErrorCode::invalid_input, where(v, key) + ": expected a mapping");
-        for (const auto& l : v) {
-          const std::string k = l.first.Scalar();
-          at_key = key + "." + k;
-          const std::string value = l.second.as<std::string>();
-          const bool known = k == "level"
-                                 ? (value == "trace" || value == "debug" || value == "info" ||
-                                    value == "warn" || value == "error" || value == "off")
-                             : k == "format" ? (value == "text" || value == "json")
-                                             : false;
-          if (k != "level" && k != "format")
-            return make_error(ErrorCode::invalid_input,
-                              where(l.first, at_key) + ": unknown key (expected level, format)");
-          if (!known)
-            return make_error(
-                ErrorCode::invalid_input,
-                where(l.second, at_key) + ": '" + scan::printable(value) + "' is not one of " +
-                    (k == "level" ? "trace, debug, info, warn, error, off" : "text, json"));
-          (k == "level" ? cfg.log.level : cfg.log.format) = value;
-        }
-      } else if (key == "packages") {
-        if (!v.IsMap())
-          return make_error(ErrorCode::invalid_input, where(v, key) + ": expected a mapping");
-        auto& c = cfg.packages;
-        for (const auto& p : v) {
-          const std::string k = p.first.Scalar();
-          at_key = key + "." + k;
-          if (k == "registry")
-            c.registry = p.second.as<std::string>();
-          else if (k == "cacheDir")
-            c.cache_dir = expand_home(p.second.as<std::string>());
-          else if (k == "cacheMaxBytes")
-            c.cache_max_bytes = p.second.as<uint64_t>();
-          else if (k == "maxPackageBytes" || k == "memoryBudgetBytes") {
-            const uint64_t n = p.second.as<uint64_t>();
-            if (n == 0)
-              return make_error(ErrorCode::invalid_input,
-                                where(p.second, "packages." + k) +
-                                    ": must be a positive number of bytes (e.g. 268435456)");
-            (k == "maxPackageBytes" ? c.max_package_bytes : c.memory_budget_bytes) = n;
-          } else if (k == "caFile")
-            c.ca_file = expand_home(p.second.as<std::string>());
-          else if (k == "dockerConfig")
-            c.docker_config = expand_home(p.second.as<std::string>());
-          else if (k == "plainHttpRegistries")
-            c.plain_http_registries = p.second.as<std::vector<std::string>>();
-          else if (k == "fetchTimeout" || k == "stallTimeout") {
-            // The one duration parser; whole seconds (the transfer bounds are per second).
-            auto d = parse_duration(p.second.as<std::string>(), k_transfer_range);
-            if (!d)
-              return make_error(ErrorCode::invalid_input,
-                                where(p.second, "packages." + k) + ": " + d.error().message);
-            (k == "fetchTimeout" ? c.fetch_timeout_seconds : c.stall_timeout_seconds) =
-                static_cast<int>((d->count() + 999) / 1000);
-          } else
-            return make_error(ErrorCode::invalid_input,
-                              where(p.first, "packages." + k) +
-                                  ": unknown key (expected registry, cacheDir, cacheMaxBytes, "
-                                  "maxPackageBytes, memoryBudgetBytes, caFile, dockerConfig, "
-                                  "plainHttpRegistries, fetchTimeout, stallTimeout)");
-        }
-      } else if (key == "kubernetes") {
-        const std::string at = "config " + path + ":" + std::to_string(v.Mark().line + 1);
-        if (auto s = k8s::parse_settings(v, at, cfg.kubernetes); !s) return s;
-        cfg.documents.configmap_mode = cfg.kubernetes.config_map.enabled;
-      } else if (key == "policy") {
-        if (!v.IsMap())
-          return make_error(ErrorCode::invalid_input, where(v, key) + ": expected a mapping");
-        for (const auto& p : v) {
-          const std::string k = p.first.Scalar();
-          at_key = key + "." + k;
-          if (k == "selfHeal")
-            cfg.policy.self_heal = p.second.as<bool>();
-          else if (k == "prune")
-            cfg.policy.prune = p.second.as<bool>();
-          else if (k == "maxPruneShare")
-            cfg.policy.max_prune_share = p.second.as<double>();
-          else if (k == "allowMassPrune")
-            cfg.policy.allow_mass_prune = p.second.as<bool>();
-          else if (k == "allowEmpty")
-            cfg.policy.allow_empty = p.second.as<bool>();
-          else if (k == "requireDigestPins")
-            cfg.documents.require_digest_pins = p.second.as<bool>();
-          else
-            return make_error(ErrorCode::invalid_input,
-                              where(p.first, "policy." + k) +
-                                  ": unknown key (expected selfHeal, prune, maxPruneShare, "
-                                  "allowMassPrune, allowEmpty, requireDigestPins)");
-        }
-      } else {
-        return make_error(
-            ErrorCode::invalid_input,
-            where(kv.first, key) +
-                ": unknown key (expected repo, stateDir, flytectlConfig, admin, "
-                "policy, domains, parallelism, lockWait, git, interval, http, notifications, "
-                "packages, history, kubernetes)");
-      }
+      reader.at_key = key;
+      const Row* row = find_row("", key);
+      if (!row) return reader.unknown(kv.first, "", key);
+      if (auto s = reader.read(*row, kv.second); !s) return s;
     }
   } catch (const YAML::Exception& e) {
+    const std::string expected = reader.at_row ? expected_text(*reader.at_row) : "a string";
     return make_error(ErrorCode::invalid_input,
-                      "config " + path + ":" + std::to_string(e.mark.line + 1) + ": " + at_key +
-                          ": " + e.msg + " (expected " + expected_for(at_key) + ")");
+                      "config " + path + ":" + std::to_string(e.mark.line + 1) + ": " +
+                          reader.at_key + ": " + e.msg + " (expected " + expected + ")");
   }
   if (auto s = check_ranges(cfg); !s)
     return make_error(ErrorCode::invalid_input, "config " + path + ": " + s.error().message);
@@ -364,32 +510,23 @@ Status check_ranges(const Config& cfg) {
 }
 
 Status apply_env(Config& cfg) {
-  auto env = [](const char* name) -> const char* {
-    const char* v = std::getenv(name);
-    return v && *v ? v : nullptr;
-  };
-  if (const char* v = env("FLYTECD_FLYTECTL_CONFIG"))
-    if (auto s = merge_flytectl(v, cfg); !s) return s;
-  if (const char* v = env("FLYTECD_REPO")) cfg.repo = v;
-  if (const char* v = env("FLYTECD_GIT_URL")) cfg.git.url = v;
-  if (const char* v = env("FLYTECD_GIT_REF")) cfg.git.ref = v;
-  if (const char* v = env("FLYTECD_HTTP_LISTEN")) cfg.http.listen = v;
-  if (const char* v = env("FLYTECD_STATE_DIR")) cfg.state_dir = v;
-  if (const char* v = env("FLYTECD_ADMIN_ENDPOINT")) cfg.admin.endpoint = v;
-  if (const char* v = env("FLYTECD_ADMIN_INSECURE")) {
-    auto b = to_bool("FLYTECD_ADMIN_INSECURE", v);
-    if (!b) return b.error();
-    cfg.admin.insecure = *b;
-  }
-  if (const char* v = env("FLYTECD_SELF_HEAL")) {
-    auto b = to_bool("FLYTECD_SELF_HEAL", v);
-    if (!b) return b.error();
-    cfg.policy.self_heal = *b;
-  }
-  if (const char* v = env("FLYTECD_PRUNE")) {
-    auto b = to_bool("FLYTECD_PRUNE", v);
-    if (!b) return b.error();
-    cfg.policy.prune = *b;
+  for (const auto& row : rows()) {
+    if (!row.env) continue;
+    const char* v = std::getenv(row.env);
+    if (!v || !*v) continue;
+    if (row.name == "flytectlConfig") {
+      if (auto s = merge_flytectl(v, cfg); !s) return s;
+      continue;
+    }
+    Value value;
+    if (row.kind == Kind::flag) {
+      auto b = to_bool(row.env, v);
+      if (!b) return b.error();
+      value.flag = *b;
+    } else {
+      value.text = v;
+    }
+    row.set(cfg, value);
   }
   return ok_status();
 }

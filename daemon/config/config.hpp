@@ -3,6 +3,7 @@
 #include "daemon/ledger/ledger.hpp"
 
 #include <string>
+#include <vector>
 
 #include "daemon/common/result.hpp"
 #include "daemon/k8s/settings.hpp"
@@ -108,6 +109,17 @@ struct Config {
 
 // Defaults: state dir $XDG_STATE_HOME/flytecd or ~/.local/state/flytecd.
 Config defaults();
+
+// One plain key of the configuration file, from the schema load_file and apply_env read
+// through: its dotted name ("git.url"), its environment variable ("" = none) and what it holds
+// ("a duration like 30s, 5m or 1h"). Sections with their own parser (admin, kubernetes) are
+// not listed key by key.
+struct KeyInfo {
+  std::string name;
+  std::string env;
+  std::string expected;
+};
+std::vector<KeyInfo> keys();
 
 // Reads a config file over `cfg`. Errors name the file, line and key.
 Status load_file(const std::string& path, Config& cfg);

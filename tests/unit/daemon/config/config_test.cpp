@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
@@ -139,6 +140,67 @@ TEST_CASE("config: http.ui is true by default and false turns the web page off",
   REQUIRE_FALSE(s);
   CHECK_THAT(s.error().message, Catch::Contains("http.ui"));
   CHECK_THAT(s.error().message, Catch::Contains("true or false"));
+}
+
+// Issue 23 item 2: the keys are one schema. What a key holds comes from its row, so every key's
+// conversion error says what was expected (history.maxEntries said "a string"; log was missing
+// from the top-level list), and the environment variables are the rows' too.
+TEST_CASE(
+    "config: every key's error comes from the schema: what it holds, and the keys a section has",
+    "[config]") {
+  auto cfg = flytecd::config::defaults();
+  auto e = load("history:\n  maxEntries: lots\n", cfg);
+  REQUIRE_FALSE(e);
+  CHECK_THAT(e.error().message, Catch::Contains(":2: history.maxEntries:"));
+  CHECK_THAT(e.error().message, Catch::Contains("(expected a whole number, 1 or more)"));
+  auto t = load("packages:\n  fetchTimeout: [1, 2]\n", cfg);
+  REQUIRE_FALSE(t);
+  CHECK_THAT(t.error().message, Catch::Contains("packages.fetchTimeout"));
+  CHECK_THAT(t.error().message, Catch::Contains("(expected a duration like 30s, 5m or 1h)"));
+  auto u = load("logs: {level: info}\n", cfg);
+  REQUIRE_FALSE(u);
+  CHECK_THAT(u.error().message,
+             Catch::Contains("logs: unknown key (expected repo, stateDir, flytectlConfig, admin, "
+                             "policy, domains, parallelism, lockWait, git, interval, http, "
+                             "notifications, packages, history, kubernetes, log)"));
+  auto g = load("git:\n  url: https://example.com/r.git\n  branch: main\n", cfg);
+  REQUIRE_FALSE(g);
+  CHECK_THAT(g.error().message, Catch::Contains(":3: git.branch: unknown key (expected url, ref,"));
+  auto l = load("log: {level: loud}\n", cfg);
+  REQUIRE_FALSE(l);
+  CHECK_THAT(
+      l.error().message,
+      Catch::Contains("log.level: 'loud' is not one of trace, debug, info, warn, error, off"));
+  auto ok = flytecd::config::defaults();
+  REQUIRE(
+      load("log: {level: debug, format: json}\nhttp: {ui: false}\nhistory: {maxAgeDays: 2}\n", ok));
+  CHECK(ok.log.level == "debug");
+  CHECK(ok.log.format == "json");
+  CHECK_FALSE(ok.http.ui);
+  CHECK(ok.history.max_age_seconds == 2 * 24 * 3600);
+}
+
+TEST_CASE("config: the schema lists every plain key once, with its variable and what it holds",
+          "[config]") {
+  std::map<std::string, flytecd::config::KeyInfo> by;
+  for (const auto& k : flytecd::config::keys()) CHECK(by.emplace(k.name, k).second);
+  REQUIRE(by.count("git.url"));
+  CHECK(by.at("git.url").env == "FLYTECD_GIT_URL");
+  CHECK(by.at("interval").expected == "a duration like 30s, 5m or 1h");
+  CHECK(by.at("policy.selfHeal").env == "FLYTECD_SELF_HEAL");
+  CHECK(by.at("packages.maxPackageBytes").expected ==
+        "a positive number of bytes (e.g. 268435456)");
+  CHECK(by.count("kubernetes") == 0);  // a section with its own parser, not a key
+  // Each variable is read: FLYTECD_GIT_REF sets git.ref, a bad boolean names its variable.
+  ::setenv("FLYTECD_GIT_REF", "release", 1);
+  ::setenv("FLYTECD_PRUNE", "maybe", 1);
+  auto cfg = flytecd::config::defaults();
+  auto s = flytecd::config::apply_env(cfg);
+  ::unsetenv("FLYTECD_GIT_REF");
+  ::unsetenv("FLYTECD_PRUNE");
+  CHECK(cfg.git.ref == "release");
+  REQUIRE_FALSE(s);
+  CHECK_THAT(s.error().message, Catch::Contains("FLYTECD_PRUNE: 'maybe' is not true or false"));
 }
 
 }  // namespace FLYTECD_UNITY_ID
