@@ -352,203 +352,272 @@ void write_record(Wiring& w, OwnershipStep& own, const Options& opt, const std::
   own.stored = StoredRecord{rec, *token};
 }
 
-}  // namespace
+// One pass, stage by stage (run() below): observe, own, plan, guard, then either report the plan
+// or execute projects and overrides, then registrations, and record the outcome.
+class OnePass {
+ public:
+  OnePass(const Revision& rev, Wiring& w, const Options& opt)
+      : m_rev(rev), m_w(w), m_opt(opt), m_started(std::chrono::steady_clock::now()) {
+    r.mode = opt.mode;
+    r.revision = rev.id;
+    r.subject = rev.subject;
+    r.target = w.target;
+    r.documents = rev.docs->document_count;
+  }
 
-Report run(const Revision& rev, Wiring& w, const Options& opt) {
-  const auto started = std::chrono::steady_clock::now();
-  Report r;
-  r.mode = opt.mode;
-  r.revision = rev.id;
-  r.subject = rev.subject;
-  r.target = w.target;
-  r.documents = rev.docs->document_count;
-  auto finish = [&]() -> Report {
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  Report run();
+
+ private:
+  Report finish() {
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count();
     return std::move(r);
-  };
-  // The parts the sink holds: platform defaults are rows only where a sink holds them (ConfigMap).
-  const reconcile::State desired =
-      narrowed(opt.scope, desired_state(*rev.docs, w.sink->capabilities()));
-  auto fail = [&](const Error& e) {
+  }
+  Report fail(const Error& e) {
     r.outcome = Outcome::failed;
     r.error = e;
     // Nothing was observed: every desired object's state is unknown, and says why.
-    r.applied.objects = pass::object_statuses(desired, nullptr, {}, e.message);
+    r.applied.objects = pass::object_statuses(m_desired, nullptr, {}, e.message);
     return finish();
-  };
-  if (opt.cancel && opt.cancel->load())
-    return fail(Error{ErrorCode::unavailable, "cancelled before the pass started"});
+  }
+  bool cancelled() const { return m_opt.cancel && m_opt.cancel->load(); }
+  void start_registration_planning();
+  std::optional<Error> join_planning();
+  std::optional<Error> guard();
+  Report refused();
+  Report plan_only();
+  void execute_overrides();
+  std::optional<Error> check_early_bound();
+  void execute_registrations();
+  void set_outcome(const std::optional<Error>& planning_error);
+  void converge();
 
-  const auto declared = narrowed(opt.scope, rev.docs->registrations);
-  const bool registrations = w.entities && w.packages;
+  const Revision& m_rev;
+  Wiring& m_w;
+  const Options& m_opt;
+  const std::chrono::steady_clock::time_point m_started;
+  Report r;
+  reconcile::State m_desired;
+  std::vector<model::Registration> m_declared;
+  bool m_registrations = false;
+  std::optional<OwnershipStep> m_own;
+  ledger::Ledger* m_ledger = nullptr;
+  reconcile::Managed m_managed;
+  CircuitBreaker m_breaker;  // one per pass: a target that stops answering stops all of it
+  std::optional<registration::RegistrationPlan> m_reg_plan;
+  std::future<Result<registration::RegistrationPlan>> m_planning;
+  bool m_early = false;  // the package-free guard bound passed
+  bool m_whole = false;  // neither narrowed to scopes nor holding projects
+};
+
+Report OnePass::run() {
+  // The parts the sink holds: platform defaults are rows only where a sink holds them (ConfigMap).
+  m_desired = narrowed(m_opt.scope, desired_state(*m_rev.docs, m_w.sink->capabilities()));
+  if (cancelled()) return fail(Error{ErrorCode::unavailable, "cancelled before the pass started"});
+  m_declared = narrowed(m_opt.scope, m_rev.docs->registrations);
+  m_registrations = m_w.entities && m_w.packages;
 
   // Observe.
-  auto live = w.sink->observe();
-  if (!live) return fail(live.error().wrap(w.target));
+  auto live = m_w.sink->observe();
+  if (!live) return fail(live.error().wrap(m_w.target));
   r.observed = true;
   // Ownership: the ledger, or rebuilt from Git at the applied-revision record's revision.
-  OwnershipStep own = establish_ownership(rev, w, opt, w.sink->capabilities(), *live, r);
-  ledger::Ledger& ledger = *own.ledger;
-  auto managed = ledger.managed();
+  m_own = establish_ownership(m_rev, m_w, m_opt, m_w.sink->capabilities(), *live, r);
+  m_ledger = m_own->ledger;
+  auto managed = m_ledger->managed();
   if (!managed) return fail(managed.error().wrap("ledger"));
-  narrow(opt.scope, *live, *managed);
+  m_managed = std::move(*managed);
+  narrow(m_opt.scope, *live, m_managed);
 
   // Plan: projects and overrides, then registrations. Registrations are planned once, here, in
   // both modes, before the guard (which counts their removals and deactivations from this plan);
   // execution carries out this plan. What the ledger calls registered is observed first (the
   // launch plans at the version), so a target that lacks it is planned as "missing in
   // FlyteAdmin" here, not discovered during execution.
-  r.plan = reconcile::plan(desired, *live, *managed, opt.policy);
+  r.plan = reconcile::plan(m_desired, *live, m_managed, m_opt.policy);
   *live = reconcile::State{};  // the plan holds what it needs; a cold pass's observation is large
-  CircuitBreaker breaker;      // one per pass: a target that stops answering stops all of it
-  std::optional<registration::RegistrationPlan> reg_plan;
-  // Registrations are planned on a thread of their own: their packages come from registries that
-  // may be slow or never answer (each load is bounded by packages.fetchTimeout and stops on
-  // cancel), and projects and overrides need none of them. Plan mode reads changed packages whole
-  // (every package error is reported); execute mode reads a summary, and the package again,
-  // pinned to the same digest, as it executes.
-  std::future<Result<registration::RegistrationPlan>> planning;
-  if (registrations)
-    planning = std::async(std::launch::async, [&] {
-      return registration::plan_registrations(
-          declared, *w.entities, *w.packages, ledger,
-          registrar_options(rev, opt, /*dry_run=*/opt.mode == Mode::plan, &breaker));
-    });
-  auto join_planning = [&]() -> std::optional<Error> {
-    if (!planning.valid()) return std::nullopt;
-    auto planned = planning.get();
-    if (!planned) return planned.error().wrap("registration plan");
-    reg_plan = std::move(*planned);
-    r.registrations = registration::report_of(*reg_plan);
-    return std::nullopt;
-  };
+  start_registration_planning();
+  if (auto e = guard()) return fail(*e);
+  if (r.guard.refused) return refused();
+  if (m_opt.mode == Mode::plan) return plan_only();
 
-  // Guard: one verdict over every destructive step of the revision, before any of it runs.
-  // Execute mode first tries a bound that needs no package: removals as the ledger has them and,
-  // for every declared registration, every launch plan its record activated (the most a new
-  // version or content could deactivate). If the bound passes, the real plan passes too, and
-  // projects and overrides run without waiting for any package. Otherwise (and in plan mode) the
-  // guard waits for the registration plan and counts from it, as without the bound.
+  execute_overrides();
+  // Registrations: their plan (packages) may still be coming; a stuck package delays only this.
+  std::optional<Error> planning_error = join_planning();
+  if (!planning_error) planning_error = check_early_bound();
+  if (planning_error) m_reg_plan.reset();
+  if (m_whole && m_reg_plan && r.has_changes() &&
+      (!m_own->stored || m_own->stored->record.in_flight != m_rev.id))
+    write_record(m_w, *m_own, m_opt, m_own->stored ? m_own->stored->record.converged : "", m_rev.id,
+                 r);
+  if (m_reg_plan && !cancelled()) execute_registrations();
+  set_outcome(planning_error);
+  converge();
+  // Record: a pass that did something, or failed, is history; one with nothing to do is counted.
+  if (worth_recording(r))
+    (void)m_ledger->record_pass(history_record(r, m_rev, m_opt.trigger), m_opt.retention);
+  else
+    (void)m_ledger->count_noop();
+  return finish();
+}
+
+// Registrations are planned on a thread of their own: their packages come from registries that
+// may be slow or never answer (each load is bounded by packages.fetchTimeout and stops on
+// cancel), and projects and overrides need none of them. Plan mode reads changed packages whole
+// (every package error is reported); execute mode reads a summary, and the package again,
+// pinned to the same digest, as it executes.
+void OnePass::start_registration_planning() {
+  if (!m_registrations) return;
+  m_planning = std::async(std::launch::async, [this] {
+    return registration::plan_registrations(
+        m_declared, *m_w.entities, *m_w.packages, *m_ledger,
+        registrar_options(m_rev, m_opt, /*dry_run=*/m_opt.mode == Mode::plan, &m_breaker));
+  });
+}
+
+std::optional<Error> OnePass::join_planning() {
+  if (!m_planning.valid()) return std::nullopt;
+  auto planned = m_planning.get();
+  if (!planned) return planned.error().wrap("registration plan");
+  m_reg_plan = std::move(*planned);
+  r.registrations = registration::report_of(*m_reg_plan);
+  return std::nullopt;
+}
+
+// Guard: one verdict over every destructive step of the revision, before any of it runs.
+// Execute mode first tries a bound that needs no package: removals as the ledger has them and,
+// for every declared registration, every launch plan its record activated (the most a new
+// version or content could deactivate). If the bound passes, the real plan passes too, and
+// projects and overrides run without waiting for any package. Otherwise (and in plan mode) the
+// guard waits for the registration plan and counts from it, as without the bound.
+std::optional<Error> OnePass::guard() {
   std::map<std::string, ledger::RegistrationRecord> records;
-  if (!registrations || opt.mode == Mode::execute) {
-    auto read = ledger.registrations();
-    if (!read) return fail(read.error().wrap("ledger"));
+  if (!m_registrations || m_opt.mode == Mode::execute) {
+    auto read = m_ledger->registrations();
+    if (!read) return read.error().wrap("ledger");
     records = std::move(*read);
-    narrow(opt.scope, records);
+    narrow(m_opt.scope, records);
   }
-  bool early = false;
-  if (registrations && opt.mode == Mode::execute) {
-    r.guard_input =
-        guard_bound(r.plan, desired, r.documents, *managed, records, declared, opt.policy.prune);
-    r.guard = reconcile::guard_pass(r.guard_input, opt.policy);
-    early = !r.guard.refused;
+  if (m_registrations && m_opt.mode == Mode::execute) {
+    r.guard_input = guard_bound(r.plan, m_desired, r.documents, m_managed, records, m_declared,
+                                m_opt.policy.prune);
+    r.guard = reconcile::guard_pass(r.guard_input, m_opt.policy);
+    m_early = !r.guard.refused;
   }
-  if (!early) {
-    if (auto e = join_planning()) return fail(*e);
-    r.guard_input = guard_input(r.plan, desired, r.documents, *managed, records, declared,
-                                reg_plan ? &*reg_plan : nullptr, opt.policy.prune);
-    r.guard = reconcile::guard_pass(r.guard_input, opt.policy);
+  if (!m_early) {
+    if (auto e = join_planning()) return e;
+    r.guard_input = guard_input(r.plan, m_desired, r.documents, m_managed, records, m_declared,
+                                m_reg_plan ? &*m_reg_plan : nullptr, m_opt.policy.prune);
+    r.guard = reconcile::guard_pass(r.guard_input, m_opt.policy);
   }
-  records.clear();  // the registration plan carries what it needs (no second copy of every record)
-  if (r.guard.refused) {
-    r.plan.refused = true;
-    r.plan.refusal = r.guard.reason;
-    r.outcome = Outcome::refused;
-    r.error = Error{ErrorCode::conflict, r.guard.reason};
-    if (opt.mode == Mode::execute)  // the history shows the refusal (no steps)
-      (void)ledger.record_pass(history_record(r, rev, opt.trigger), opt.retention);
-    return finish();
-  }
-  if (opt.mode == Mode::plan) {
-    // What each desired object would need, for status and `get objects` (nothing is written).
-    r.applied.objects = pass::object_statuses(desired, &r.plan, {}, "");
-    for (auto& o : r.applied.objects)
-      if (o.state == ObjectState::pending)
-        o.detail = o.detail.substr(0, o.detail.find(" not started")) + " planned, not written";
-    if (opt.on_registration)
-      for (const auto& o : r.registrations.items) opt.on_registration(o);
-    if (!r.registrations.ok()) {
-      r.outcome = Outcome::failed;
-      for (const auto& o : r.registrations.items)
-        if (!o.ok()) {
-          r.error = Error{ErrorCode::internal, o.key + ": " + o.message};
-          break;
-        }
-    }
-    return finish();
-  }
+  // `records` goes here: the registration plan carries what it needs (no second copy of every
+  // record).
+  return std::nullopt;
+}
 
+Report OnePass::refused() {
+  r.plan.refused = true;
+  r.plan.refusal = r.guard.reason;
+  r.outcome = Outcome::refused;
+  r.error = Error{ErrorCode::conflict, r.guard.reason};
+  if (m_opt.mode == Mode::execute)  // the history shows the refusal (no steps)
+    (void)m_ledger->record_pass(history_record(r, m_rev, m_opt.trigger), m_opt.retention);
+  return finish();
+}
+
+Report OnePass::plan_only() {
+  // What each desired object would need, for status and `get objects` (nothing is written).
+  r.applied.objects = pass::object_statuses(m_desired, &r.plan, {}, "");
+  for (auto& o : r.applied.objects)
+    if (o.state == ObjectState::pending)
+      o.detail = o.detail.substr(0, o.detail.find(" not started")) + " planned, not written";
+  if (m_opt.on_registration)
+    for (const auto& o : r.registrations.items) m_opt.on_registration(o);
+  if (!r.registrations.ok()) {
+    r.outcome = Outcome::failed;
+    for (const auto& o : r.registrations.items)
+      if (!o.ok()) {
+        r.error = Error{ErrorCode::internal, o.key + ": " + o.message};
+        break;
+      }
+  }
+  return finish();
+}
+
+// Projects and overrides (phase by phase, re-observed until converged), before registrations
+// (projects exist, TASK_RESOURCE limits are in place before a task is created).
+void OnePass::execute_overrides() {
   // The record says a pass is in flight before its first write: a replica that takes over
   // from here knows that live values of this revision are not drift.
   // A pass limited to some scopes (--project) neither converges the revision nor marks it in
   // flight: the record and the ledger's converged revision speak for the whole repository.
   // Suspended projects are planned like the others (the plan and status show what they would
   // do) and executed nothing of: their steps, rows and registrations are left out of execution.
-  const bool whole = opt.scope.empty() && opt.held.empty();
-  r.held = opt.held;
+  m_whole = m_opt.scope.empty() && m_opt.held.empty();
+  r.held = m_opt.held;
   // With no project held, round 1 executes the pass's plan in place and the desired state as it
   // is: a copy of either costs tens of MiB at 38k steps (bench_apply's cold converge).
   std::optional<reconcile::Plan> exec_plan;
   std::optional<reconcile::State> exec_desired;
-  if (!opt.held.empty()) {
-    exec_plan = without_held(r.plan, opt.held);
-    exec_desired = without_held(desired, opt.held);
+  if (!m_opt.held.empty()) {
+    exec_plan = without_held(r.plan, m_opt.held);
+    exec_desired = without_held(m_desired, m_opt.held);
     r.held_steps = r.plan.steps.size() - exec_plan->steps.size();
-    keep_drift_of_held(r.plan, opt.held);
+    keep_drift_of_held(r.plan, m_opt.held);
   }
-  if (whole && r.has_changes() && (!own.stored || own.stored->record.in_flight != rev.id))
-    write_record(w, own, opt, own.stored ? own.stored->record.converged : "", rev.id, r);
+  if (m_whole && r.has_changes() && (!m_own->stored || m_own->stored->record.in_flight != m_rev.id))
+    write_record(m_w, *m_own, m_opt, m_own->stored ? m_own->stored->record.converged : "", m_rev.id,
+                 r);
 
-  // Execute: projects and overrides (phase by phase, re-observed until converged), then
-  // registrations (projects exist, TASK_RESOURCE limits are in place before a task is created).
   pass::ApplyOptions ao;
-  ao.revision = rev.id;
-  ao.policy = opt.policy;
-  ao.parallelism = opt.parallelism;
-  ao.max_rounds = opt.max_rounds;
-  ao.cancel = opt.cancel;
-  ao.breaker = &breaker;
+  ao.revision = m_rev.id;
+  ao.policy = m_opt.policy;
+  ao.parallelism = m_opt.parallelism;
+  ao.max_rounds = m_opt.max_rounds;
+  ao.cancel = m_opt.cancel;
+  ao.breaker = &m_breaker;
   ao.first_plan = exec_plan ? &*exec_plan : &r.plan;
-  ao.narrow = [&](reconcile::State& l, reconcile::Managed& m) {
-    narrow(opt.scope, l, m);
-    drop_held(opt.held, l, m);
+  ao.narrow = [this](reconcile::State& l, reconcile::Managed& m) {
+    narrow(m_opt.scope, l, m);
+    drop_held(m_opt.held, l, m);
   };
-  r.applied = pass::apply(*w.sink, ledger, exec_desired ? *exec_desired : desired, ao, opt.on_step);
-  if (!opt.held.empty()) {
-    auto held_objects = held_statuses(only_held(desired, opt.held), r.plan);
+  r.applied = pass::apply(*m_w.sink, *m_ledger, exec_desired ? *exec_desired : m_desired, ao,
+                          m_opt.on_step);
+  if (!m_opt.held.empty()) {
+    auto held_objects = held_statuses(only_held(m_desired, m_opt.held), r.plan);
     r.applied.objects.insert(r.applied.objects.end(), held_objects.begin(), held_objects.end());
     std::sort(r.applied.objects.begin(), r.applied.objects.end(),
               [](const ObjectStatus& a, const ObjectStatus& b) { return a.key < b.key; });
   }
-  if (opt.on_applied) opt.on_applied(r);
-  // Registrations: their plan (packages) may still be coming; a stuck package delays only this.
-  std::optional<Error> planning_error = join_planning();
-  if (early && reg_plan) {
-    // The counts from the real plan, for the report; they are within the bound that passed.
-    r.guard_input = guard_input(r.plan, desired, r.documents, *managed, {}, declared, &*reg_plan,
-                                opt.policy.prune);
-    if (auto real = reconcile::guard_pass(r.guard_input, opt.policy); real.refused)
-      planning_error = Error{ErrorCode::conflict, real.reason};  // cannot happen: bound >= real
-  }
-  if (planning_error) reg_plan.reset();
-  if (whole && reg_plan && r.has_changes() &&
-      (!own.stored || own.stored->record.in_flight != rev.id))
-    write_record(w, own, opt, own.stored ? own.stored->record.converged : "", rev.id, r);
-  if (reg_plan && !(opt.cancel && opt.cancel->load())) {
-    const auto held_regs = split_held(*reg_plan, opt.held);
-    r.registrations = registration::execute_registrations(
-        *reg_plan, *w.entities, *w.packages, ledger,
-        registrar_options(rev, opt, /*dry_run=*/false, &breaker), opt.on_registration);
-    for (auto o : registration::report_of(held_regs).items) {
-      if (o.state != "in-sync") {
-        ++r.held_steps;
-        o.message = "project " + std::string(key_project(o.key)) +
-                    " suspended: planned, not written" +
-                    (o.message.empty() ? "" : "; " + o.message);
-      }
-      r.registrations.items.push_back(std::move(o));
+  if (m_opt.on_applied) m_opt.on_applied(r);
+}
+
+// After the early bound let projects and overrides run: the counts from the real plan, for the
+// report; they are within the bound that passed.
+std::optional<Error> OnePass::check_early_bound() {
+  if (!m_early || !m_reg_plan) return std::nullopt;
+  r.guard_input = guard_input(r.plan, m_desired, r.documents, m_managed, {}, m_declared,
+                              &*m_reg_plan, m_opt.policy.prune);
+  if (auto real = reconcile::guard_pass(r.guard_input, m_opt.policy); real.refused)
+    return Error{ErrorCode::conflict, real.reason};  // cannot happen: bound >= real
+  return std::nullopt;
+}
+
+void OnePass::execute_registrations() {
+  const auto held_regs = split_held(*m_reg_plan, m_opt.held);
+  r.registrations = registration::execute_registrations(
+      *m_reg_plan, *m_w.entities, *m_w.packages, *m_ledger,
+      registrar_options(m_rev, m_opt, /*dry_run=*/false, &m_breaker), m_opt.on_registration);
+  for (auto o : registration::report_of(held_regs).items) {
+    if (o.state != "in-sync") {
+      ++r.held_steps;
+      o.message = "project " + std::string(key_project(o.key)) +
+                  " suspended: planned, not written" + (o.message.empty() ? "" : "; " + o.message);
     }
+    r.registrations.items.push_back(std::move(o));
   }
+}
+
+void OnePass::set_outcome(const std::optional<Error>& planning_error) {
   if (!r.applied.ok()) {
     r.outcome = Outcome::failed;
     r.error = Error{r.applied.error.empty() ? ErrorCode::internal : r.applied.error_code,
@@ -570,22 +639,24 @@ Report run(const Revision& rev, Wiring& w, const Options& opt) {
         }
     }
   }
-  // Converged: the ledger and the record name this revision (the record is written only when
-  // it changes, so a no-op interval writes nothing).
-  if (whole && r.outcome == Outcome::success && !(opt.cancel && opt.cancel->load())) {
-    auto had = ledger.converged_revision();
-    if (!had || *had != rev.id) (void)ledger.set_converged_revision(rev.id);
-    if (!own.stored || own.stored->record.converged != rev.id ||
-        !own.stored->record.in_flight.empty() ||
-        own.stored->record.config_fingerprint != opt.config_fingerprint)
-      write_record(w, own, opt, rev.id, "", r);
-  }
-  // Record: a pass that did something, or failed, is history; one with nothing to do is counted.
-  if (worth_recording(r))
-    (void)ledger.record_pass(history_record(r, rev, opt.trigger), opt.retention);
-  else
-    (void)ledger.count_noop();
-  return finish();
+}
+
+// Converged: the ledger and the record name this revision (the record is written only when it
+// changes, so a no-op interval writes nothing).
+void OnePass::converge() {
+  if (!m_whole || r.outcome != Outcome::success || cancelled()) return;
+  auto had = m_ledger->converged_revision();
+  if (!had || *had != m_rev.id) (void)m_ledger->set_converged_revision(m_rev.id);
+  const auto& stored = m_own->stored;
+  if (!stored || stored->record.converged != m_rev.id || !stored->record.in_flight.empty() ||
+      stored->record.config_fingerprint != m_opt.config_fingerprint)
+    write_record(m_w, *m_own, m_opt, m_rev.id, "", r);
+}
+
+}  // namespace
+
+Report run(const Revision& rev, Wiring& w, const Options& opt) {
+  return OnePass(rev, w, opt).run();
 }
 
 }  // namespace flytecd::pass
