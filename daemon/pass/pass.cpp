@@ -187,6 +187,39 @@ struct OwnershipStep {
   bool record_read = false;
 };
 
+// The registration records owned at the converged revision (read with `conv_packages`, else the
+// source's packages) and, over them, what the pass in flight registered completely.
+registration::RebuiltRegistrations rebuilt_registrations(
+    Wiring& w, const Options& opt, const AppliedRecord& rec, const model::Documents& conv_docs,
+    registration::PackageSource* conv_packages, const model::Documents* flight_docs,
+    registration::PackageSource* flight_packages) {
+  registration::RegistrarOptions ro;
+  ro.self_heal = opt.policy.self_heal;
+  ro.prune = opt.policy.prune;
+  ro.parallelism = opt.parallelism;
+  ro.cancel = opt.cancel;
+  ro.max_package_bytes = opt.max_package_bytes;
+  ro.memory = opt.memory;
+  auto regs = registration::rebuild_registration_records(
+      conv_docs.registrations, rec.converged, *w.entities,
+      conv_packages ? *conv_packages : *w.packages, *w.ledger, ro);
+  if (!flight_docs) return regs;
+  // What the pass in flight registered completely is owned at its version.
+  auto more = registration::rebuild_registration_records(
+      flight_docs->registrations, rec.in_flight, *w.entities,
+      flight_packages ? *flight_packages : *w.packages, *w.ledger, ro);
+  for (auto& m : more.records) {
+    auto same = std::find_if(regs.records.begin(), regs.records.end(),
+                             [&](const auto& x) { return x.key == m.key; });
+    if (same == regs.records.end())
+      regs.records.push_back(std::move(m));
+    else
+      *same = std::move(m);  // registered at the in-flight version: that is what is live
+  }
+  regs.lookups += more.lookups;
+  return regs;
+}
+
 // Step 0 of a pass: is the ledger current? If the record names a converged revision the ledger
 // does not have, rebuild ownership from Git at that revision (see ownership.hpp).
 OwnershipStep establish_ownership(const Revision& rev, Wiring& w, const Options& opt,
@@ -278,34 +311,10 @@ OwnershipStep establish_ownership(const Revision& rev, Wiring& w, const Options&
   auto objects = owned_objects(conv_state, rec.converged, flight_state ? &*flight_state : nullptr,
                                rec.in_flight, live);
   registration::RebuiltRegistrations regs;
-  if (w.entities && w.packages) {
-    registration::RegistrarOptions ro;
-    ro.self_heal = opt.policy.self_heal;
-    ro.prune = opt.policy.prune;
-    ro.parallelism = opt.parallelism;
-    ro.cancel = opt.cancel;
-    ro.max_package_bytes = opt.max_package_bytes;
-    ro.memory = opt.memory;
-    auto* conv_packages = at && at->packages ? at->packages.get() : w.packages;
-    regs = registration::rebuild_registration_records(conv_docs->registrations, rec.converged,
-                                                      *w.entities, *conv_packages, *w.ledger, ro);
-    if (flight_docs) {
-      // What the pass in flight registered completely is owned at its version.
-      auto* flight_packages =
-          flight && *flight && (**flight).packages ? (**flight).packages.get() : w.packages;
-      auto more = registration::rebuild_registration_records(
-          flight_docs->registrations, rec.in_flight, *w.entities, *flight_packages, *w.ledger, ro);
-      for (auto& m : more.records) {
-        auto same = std::find_if(regs.records.begin(), regs.records.end(),
-                                 [&](const auto& x) { return x.key == m.key; });
-        if (same == regs.records.end())
-          regs.records.push_back(std::move(m));
-        else
-          *same = std::move(m);  // registered at the in-flight version: that is what is live
-      }
-      regs.lookups += more.lookups;
-    }
-  }
+  if (w.entities && w.packages)
+    regs =
+        rebuilt_registrations(w, opt, rec, *conv_docs, at ? at->packages.get() : nullptr,
+                              flight_docs, flight && *flight ? (**flight).packages.get() : nullptr);
   ledger::Ledger* target = w.ledger;
   if (opt.mode == Mode::plan) {
     auto scratch = ledger::Ledger::open(":memory:");

@@ -162,12 +162,12 @@ std::vector<FieldChange> step_changes(const Step& s, size_t max_value) {
   return removes ? changes : located(std::move(changes), *s.desired);
 }
 
-Plan plan(const State& desired, const State& live, const Managed& managed, const Policy& policy) {
-  Plan out;
-  std::vector<Step> archives;
-  plan_projects(desired, live, managed, policy, out, archives);
+namespace {
 
-  // Overrides, broad scopes first so a cascading delete is seen by the narrower rows after it.
+// Every override key of the desired state, live state and ledger, broad scopes first so that a
+// cascading delete is seen by the narrower rows after it.
+std::vector<std::string> override_keys(const State& desired, const State& live,
+                                       const Managed& managed) {
   std::set<std::string> key_set;
   for (const auto& [k, v] : desired.overrides) key_set.insert(k);
   for (const auto& [k, v] : live.overrides) key_set.insert(k);
@@ -186,156 +186,169 @@ Plan plan(const State& desired, const State& live, const Managed& managed, const
     int rb = sb ? level_rank(sb->scope) : 3;
     return ra != rb ? ra < rb : a < b;
   });
+  return keys;
+}
 
-  std::map<std::string, OverrideState> sim = live.overrides;  // live as it will be mid-apply
+// Plans the override rows key by key over `sim`, live as it will be mid-apply.
+struct OverridePlanner {
+  const State& desired;
+  const State& live;
+  const Managed& managed;
+  const Policy& policy;
+  Plan& out;
+  std::map<std::string, OverrideState> sim = live.overrides;
   std::vector<Step> removals, writes;
-  // A project-domain PLUGIN_OVERRIDE write that FlyteAdmin could merge into a workflow row
-  // (merge_targets) becomes Delete + Update; the workflow rows it deletes are re-created below.
-  // Returns true (and extends `reason`) then. Rows Git neither wants nor prunes are never
-  // deleted: the write stays plain and its reason names the row it may be merged into.
-  auto write_via_delete = [&](const OverrideState& want, std::string& reason) {
-    const auto targets = merge_targets(sim, want);
-    if (targets.empty()) return false;
-    for (const auto& t : targets) {
-      // Deleting is fine for a row Git wants (re-created) or prunes; not for any other.
-      if (!desired.overrides.count(t) && !(managed.count(t) && policy.prune)) {
-        reason += "; FlyteAdmin may merge it into the workflow row " + t +
-                  ", which flytecd does not delete (not managed, or kept with prune off)";
-        return false;
-      }
-    }
-    cascade_delete(sim, want.scope, want.type);
-    reason +=
-        "; FlyteAdmin could merge it into an older workflow-level row, so delete and "
-        "re-create (" +
-        std::to_string(targets.size()) + " workflow row" + (targets.size() == 1 ? "" : "s") +
-        " re-created after it)";
-    return true;
-  };
 
-  for (const auto& key : keys) {
-    auto d = desired.overrides.find(key);
-    auto m = managed.find(key);
-    auto l = sim.find(key);
-    const bool was_live = live.overrides.count(key) > 0;
-    if (m != managed.end()) ++out.managed_count;
-    if (d == desired.overrides.end()) {
-      if (m == managed.end()) {
-        if (was_live) out.unmanaged.push_back(key);
-        continue;
-      }
-      if (l == sim.end()) {
-        // Already gone (deleted by hand, or by a cascade): just forget it.
-        removals.push_back(Step{Action::remove,
-                                ObjectKind::override_attr,
-                                key,
-                                {},
-                                {},
-                                std::nullopt,
-                                "removed from Git (already absent)",
-                                false});
-        continue;
-      }
-      if (!policy.prune) {
-        out.orphaned.push_back(key);
-        continue;
-      }
-      OverrideState gone = l->second;
-      removals.push_back(Step{
-          Action::remove, ObjectKind::override_attr, key, {}, {}, gone, "removed from Git", false});
-      cascade_delete(sim, gone.scope, gone.type);
-      continue;
-    }
-    const OverrideState& want = d->second;
-    const std::string want_hash = hash_of(want);
-    if (l == sim.end()) {
-      std::string reason =
-          was_live
-              ? "re-create after a broader delete removed it (FlyteAdmin cascades deletes)"
-              : (m != managed.end() && m->second.hash == want_hash ? "drift: deleted outside Git"
-                                                                   : "new in Git");
-      bool drift = !was_live && m != managed.end() && m->second.hash == want_hash;
-      if (drift) {
-        out.drift.push_back(DriftItem{ObjectKind::override_attr, key, "deleted outside Git",
-                                      policy.self_heal,
-                                      located(diff_messages(nullptr, &want.value), want)});
-        if (!policy.self_heal) continue;
-      }
-      if (write_via_delete(want, reason)) {
-        // Nothing to delete at this scope: the live side is an empty row of the same scope.
-        removals.push_back(Step{Action::replace,
-                                ObjectKind::override_attr,
-                                key,
-                                {},
-                                want,
-                                OverrideState{want.scope, want.type, {}},
-                                reason,
-                                drift});
-        continue;
-      }
-      writes.push_back(Step{
-          Action::create, ObjectKind::override_attr, key, {}, want, std::nullopt, reason, drift});
-      continue;
-    }
-    const OverrideState& have = l->second;
-    if (same(want, have)) {
-      if (m == managed.end() || m->second.hash != want_hash)
-        writes.push_back(Step{Action::adopt,
-                              ObjectKind::override_attr,
-                              key,
-                              {},
-                              want,
-                              have,
-                              "already as in Git",
-                              false});
-      else
-        ++out.in_sync;
-      continue;
-    }
-    const bool git_unchanged = m != managed.end() && m->second.hash == want_hash;
-    if (git_unchanged) {
-      out.drift.push_back(DriftItem{ObjectKind::override_attr, key, "changed outside Git",
-                                    policy.self_heal,
-                                    located(diff_messages(&have.value, &want.value), want)});
-      if (!policy.self_heal) continue;
-    }
-    std::string reason = git_unchanged        ? "drift: changed outside Git"
-                         : m == managed.end() ? "differs from Git (not yet managed)"
-                                              : "changed in Git";
-    if (plugin_needs_replace(want, have)) {
-      // Delete (cascading) then Update; narrower rows of this type are re-created below.
-      removals.push_back(
-          Step{Action::replace,
-               ObjectKind::override_attr,
-               key,
-               {},
-               want,
-               have,
-               reason + "; plugin overrides merge on update, so delete and re-create",
-               git_unchanged});
-      cascade_delete(sim, have.scope, have.type);
-      continue;
-    }
-    // write_via_delete's cascade erases `have` (a row of `sim`): keep the live value first.
-    std::optional<OverrideState> live_value;
-    if (want.type == admin::PLUGIN_OVERRIDE) live_value = have;
-    if (write_via_delete(want, reason)) {
-      removals.push_back(Step{Action::replace,
-                              ObjectKind::override_attr,
-                              key,
-                              {},
-                              want,
-                              std::move(live_value),
-                              reason,
-                              git_unchanged});
-      continue;
-    }
-    writes.push_back(Step{
-        Action::update, ObjectKind::override_attr, key, {}, want, have, reason, git_unchanged});
+  void plan_key(const std::string& key);
+
+ private:
+  using ManagedIt = Managed::const_iterator;
+  bool write_via_delete(const OverrideState& want, std::string& reason);
+  void plan_not_in_git(const std::string& key, ManagedIt m, bool was_live);
+  void plan_not_live(const std::string& key, const OverrideState& want, ManagedIt m, bool was_live);
+  void plan_live(const std::string& key, const OverrideState& want, const OverrideState& have,
+                 ManagedIt m);
+  static Step step(Action action, const std::string& key, std::optional<OverrideState> desired,
+                   std::optional<OverrideState> live, std::string reason, bool drift) {
+    return Step{action,          ObjectKind::override_attr, key,  {}, std::move(desired),
+                std::move(live), std::move(reason),         drift};
   }
+};
 
-  for (auto& s : removals) out.steps.push_back(std::move(s));
-  for (auto& s : writes) out.steps.push_back(std::move(s));
+// A project-domain PLUGIN_OVERRIDE write that FlyteAdmin could merge into a workflow row
+// (merge_targets) becomes Delete + Update; the workflow rows it deletes are re-created below.
+// Returns true (and extends `reason`) then. Rows Git neither wants nor prunes are never
+// deleted: the write stays plain and its reason names the row it may be merged into.
+bool OverridePlanner::write_via_delete(const OverrideState& want, std::string& reason) {
+  const auto targets = merge_targets(sim, want);
+  if (targets.empty()) return false;
+  for (const auto& t : targets) {
+    // Deleting is fine for a row Git wants (re-created) or prunes; not for any other.
+    if (!desired.overrides.count(t) && !(managed.count(t) && policy.prune)) {
+      reason += "; FlyteAdmin may merge it into the workflow row " + t +
+                ", which flytecd does not delete (not managed, or kept with prune off)";
+      return false;
+    }
+  }
+  cascade_delete(sim, want.scope, want.type);
+  reason +=
+      "; FlyteAdmin could merge it into an older workflow-level row, so delete and "
+      "re-create (" +
+      std::to_string(targets.size()) + " workflow row" + (targets.size() == 1 ? "" : "s") +
+      " re-created after it)";
+  return true;
+}
+
+void OverridePlanner::plan_key(const std::string& key) {
+  auto d = desired.overrides.find(key);
+  auto m = managed.find(key);
+  auto l = sim.find(key);
+  const bool was_live = live.overrides.count(key) > 0;
+  if (m != managed.end()) ++out.managed_count;
+  if (d == desired.overrides.end())
+    plan_not_in_git(key, m, was_live);
+  else if (l == sim.end())
+    plan_not_live(key, d->second, m, was_live);
+  else
+    plan_live(key, d->second, l->second, m);
+}
+
+// Not in Git: removed if flytecd manages it (and prunes), else listed.
+void OverridePlanner::plan_not_in_git(const std::string& key, ManagedIt m, bool was_live) {
+  if (m == managed.end()) {
+    if (was_live) out.unmanaged.push_back(key);
+    return;
+  }
+  auto l = sim.find(key);
+  if (l == sim.end()) {
+    // Already gone (deleted by hand, or by a cascade): just forget it.
+    removals.push_back(
+        step(Action::remove, key, {}, std::nullopt, "removed from Git (already absent)", false));
+    return;
+  }
+  if (!policy.prune) {
+    out.orphaned.push_back(key);
+    return;
+  }
+  OverrideState gone = l->second;
+  removals.push_back(step(Action::remove, key, {}, gone, "removed from Git", false));
+  cascade_delete(sim, gone.scope, gone.type);
+}
+
+// In Git, not live (or not any more, after a broader delete): created.
+void OverridePlanner::plan_not_live(const std::string& key, const OverrideState& want, ManagedIt m,
+                                    bool was_live) {
+  const std::string want_hash = hash_of(want);
+  std::string reason =
+      was_live ? "re-create after a broader delete removed it (FlyteAdmin cascades deletes)"
+               : (m != managed.end() && m->second.hash == want_hash ? "drift: deleted outside Git"
+                                                                    : "new in Git");
+  bool drift = !was_live && m != managed.end() && m->second.hash == want_hash;
+  if (drift) {
+    out.drift.push_back(DriftItem{ObjectKind::override_attr, key, "deleted outside Git",
+                                  policy.self_heal,
+                                  located(diff_messages(nullptr, &want.value), want)});
+    if (!policy.self_heal) return;
+  }
+  if (write_via_delete(want, reason)) {
+    // Nothing to delete at this scope: the live side is an empty row of the same scope.
+    removals.push_back(
+        step(Action::replace, key, want, OverrideState{want.scope, want.type, {}}, reason, drift));
+    return;
+  }
+  writes.push_back(step(Action::create, key, want, std::nullopt, reason, drift));
+}
+
+// In Git and live: adopted, in sync, or updated (drift when Git did not change).
+void OverridePlanner::plan_live(const std::string& key, const OverrideState& want,
+                                const OverrideState& have, ManagedIt m) {
+  const std::string want_hash = hash_of(want);
+  if (same(want, have)) {
+    if (m == managed.end() || m->second.hash != want_hash)
+      writes.push_back(step(Action::adopt, key, want, have, "already as in Git", false));
+    else
+      ++out.in_sync;
+    return;
+  }
+  const bool git_unchanged = m != managed.end() && m->second.hash == want_hash;
+  if (git_unchanged) {
+    out.drift.push_back(DriftItem{ObjectKind::override_attr, key, "changed outside Git",
+                                  policy.self_heal,
+                                  located(diff_messages(&have.value, &want.value), want)});
+    if (!policy.self_heal) return;
+  }
+  std::string reason = git_unchanged        ? "drift: changed outside Git"
+                       : m == managed.end() ? "differs from Git (not yet managed)"
+                                            : "changed in Git";
+  if (plugin_needs_replace(want, have)) {
+    // Delete (cascading) then Update; narrower rows of this type are re-created below.
+    removals.push_back(step(Action::replace, key, want, have,
+                            reason + "; plugin overrides merge on update, so delete and re-create",
+                            git_unchanged));
+    cascade_delete(sim, have.scope, have.type);
+    return;
+  }
+  // write_via_delete's cascade erases `have` (a row of `sim`): keep the live value first.
+  std::optional<OverrideState> live_value;
+  if (want.type == admin::PLUGIN_OVERRIDE) live_value = have;
+  if (write_via_delete(want, reason)) {
+    removals.push_back(
+        step(Action::replace, key, want, std::move(live_value), reason, git_unchanged));
+    return;
+  }
+  writes.push_back(step(Action::update, key, want, have, reason, git_unchanged));
+}
+
+}  // namespace
+
+Plan plan(const State& desired, const State& live, const Managed& managed, const Policy& policy) {
+  Plan out;
+  std::vector<Step> archives;
+  plan_projects(desired, live, managed, policy, out, archives);
+  OverridePlanner overrides{desired, live, managed, policy, out, live.overrides, {}, {}};
+  for (const auto& key : override_keys(desired, live, managed)) overrides.plan_key(key);
+  for (auto& s : overrides.removals) out.steps.push_back(std::move(s));
+  for (auto& s : overrides.writes) out.steps.push_back(std::move(s));
   for (auto& s : archives) out.steps.push_back(std::move(s));
   return out;
 }
