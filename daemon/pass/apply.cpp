@@ -38,160 +38,194 @@ void run_parallel(const std::vector<const Step*>& steps, int parallelism,
       steps.size(), parallelism, [&](size_t i) { fn(*steps[i]); }, stop);
 }
 
+// One apply: rounds of observe (after the first), plan, guard, execute phase by phase, commit,
+// until a round has nothing to do.
+class Executor {
+ public:
+  Executor(sinks::Sink& sink, ledger::Ledger& ledger, const State& desired,
+           const ApplyOptions& options, const std::function<void(const StepResult&)>& on_step)
+      : m_sink(sink),
+        m_ledger(ledger),
+        m_desired(desired),
+        m_options(options),
+        m_on_step(on_step),
+        m_breaker(options.breaker ? *options.breaker : m_own_breaker) {}
+
+  ApplyReport run() {
+    for (int round = 1; round <= m_options.max_rounds + 1; ++round)
+      if (!run_round(round)) break;
+    m_report.objects =
+        object_statuses(m_desired, m_last_plan,
+                        std::span<const StepResult>(m_report.results)
+                            .subspan(std::min(m_last_round_begin, m_report.results.size())),
+                        m_report.error);
+    return std::move(m_report);
+  }
+
+ private:
+  bool cancelled() const { return m_options.cancel && m_options.cancel->load(); }
+  bool stopping() const { return cancelled() || m_breaker.open(); }
+  // Records the error; returns false (stop the rounds).
+  bool fail(ErrorCode code, std::string message) {
+    m_report.error_code = code;
+    m_report.error = std::move(message);
+    return false;
+  }
+  bool run_round(int round);
+  bool observe_and_plan();
+  void execute_phases(const Plan& p, int round);
+  void execute(const Step& s, int round);
+  bool after_round(const Plan& p);
+
+  sinks::Sink& m_sink;
+  ledger::Ledger& m_ledger;
+  const State& m_desired;
+  const ApplyOptions& m_options;
+  const std::function<void(const StepResult&)>& m_on_step;
+  ApplyReport m_report;
+  std::mutex m_mu;
+  CircuitBreaker m_own_breaker;
+  CircuitBreaker& m_breaker;
+  // The plan of the last observation that succeeded, and where its steps' results begin in
+  // report.results (kept as a range, not a copy: a cold apply holds ~40k steps).
+  std::optional<Plan> m_owned_plan;  // a plan of this call's own observation
+  const Plan* m_last_plan = nullptr;
+  size_t m_last_round_begin = 0;
+};
+
+// One round; false when the rounds end (converged, refused, failed or stopped).
+bool Executor::run_round(int round) {
+  if (cancelled()) return fail(ErrorCode::internal, "cancelled");
+  if (auto down = m_breaker.error())  // opened by an earlier user of a shared breaker
+    return fail(down->code, "flyteadmin: " + down->message + "; nothing was started");
+  if (round == 1 && m_options.first_plan)
+    m_last_plan = m_options.first_plan;  // the caller keeps it; no copy of a cold pass's steps
+  else if (!observe_and_plan())
+    return false;
+  const Plan& p = *m_last_plan;
+  if (round == 1 && !m_options.first_plan) m_report.first_plan = p;
+  m_report.rounds = round;
+  m_last_round_begin = m_report.results.size();
+  if (p.refused) {
+    m_report.refused = true;
+    return fail(ErrorCode::conflict, p.refusal);
+  }
+  if (p.steps.empty()) {
+    // A whole-document sink re-asserts what it holds (e.g. a restart that failed before).
+    if (Status c = m_sink.commit(m_options.revision); !c)
+      return fail(c.error().code, c.error().message);
+    m_report.converged = true;
+    return false;
+  }
+  if (round > m_options.max_rounds)
+    return fail(ErrorCode::internal, "did not converge after " +
+                                         std::to_string(m_options.max_rounds) + " rounds; " +
+                                         std::to_string(p.steps.size()) + " steps still pending");
+  execute_phases(p, round);
+  return after_round(p);
+}
+
+// Observes, plans from what is live, and guards that plan; false (with the error) when the
+// observation or the ledger cannot be read.
+bool Executor::observe_and_plan() {
+  auto live = m_sink.observe();
+  if (!live) {
+    m_breaker.trip(live.error());  // the observation already retried every call it made
+    return fail(live.error().code, live.error().message);
+  }
+  m_breaker.record_success();
+  auto managed = m_ledger.managed();
+  if (!managed) return fail(managed.error().code, managed.error().message);
+  if (m_options.narrow) m_options.narrow(*live, *managed);
+  m_owned_plan.emplace(plan(m_desired, *live, *managed, m_options.policy));
+  // Every plan of this call's own observation — a standalone first round, and each later round
+  // of a pass, whose live state may have changed since the pass's guard saw it — passes the
+  // guard's prune rules (the pass guards its first plan before it calls this).
+  Policy prune_rules = m_options.policy;
+  prune_rules.allow_empty = true;
+  auto verdict = guard_pass(guard_input(*m_owned_plan, m_desired, 1, *managed, {}), prune_rules);
+  if (verdict.refused) {
+    m_owned_plan->refused = true;
+    m_owned_plan->refusal = verdict.reason;
+  }
+  m_last_plan = &*m_owned_plan;
+  return true;
+}
+
+// Phases run in order; removals go broad scope first because FlyteAdmin cascades them, and
+// writes too: a project-domain PLUGIN_OVERRIDE written after a workflow row of its (project,
+// domain) may be merged into that row (plan.cpp merge_targets).
+void Executor::execute_phases(const Plan& p, int round) {
+  auto stop = [this] { return stopping(); };
+  auto run_step = [this, round](const Step& s) { execute(s, round); };
+  for (Phase phase : {Phase::projects, Phase::removals, Phase::writes, Phase::archives}) {
+    const bool ranked = phase == Phase::removals || phase == Phase::writes;
+    for (int rank = 0; rank < 3; ++rank) {
+      std::vector<const Step*> batch;
+      for (const auto& s : p.steps)
+        if (phase_of(s) == phase && (!ranked || level_rank(s) == rank)) batch.push_back(&s);
+      if (!batch.empty() && !stopping()) run_parallel(batch, m_options.parallelism, stop, run_step);
+      if (!ranked) break;
+    }
+  }
+}
+
+// One step: the sink's write, then the ledger's row (on a worker thread).
+void Executor::execute(const Step& s, int round) {
+  Status st = m_sink.execute(s);
+  if (s.rpc_count() > 0) m_breaker.record(st);
+  if (st) {
+    Status recorded = ok_status();
+    if (s.kind == ObjectKind::project && s.action != Action::remove)
+      recorded = m_ledger.record(s.key, "project", hash_of(*s.project), m_options.revision);
+    else if (s.action == Action::remove)
+      recorded = m_ledger.forget(s.key);
+    else
+      recorded = m_ledger.record(s.key, "override", hash_of(*s.desired), m_options.revision);
+    if (!recorded) st = recorded;
+  }
+  std::lock_guard<std::mutex> lock(m_mu);
+  StepResult r{s, st, round};
+  if (s.rpc_count() > 0) ++m_report.rpc_steps;
+  if (!st) ++m_report.failed;
+  m_report.results.push_back(std::move(r));
+  if (m_on_step) m_on_step(m_report.results.back());
+}
+
+// After a round's steps: commit, then stop if FlyteAdmin stopped answering or a step failed
+// permanently; true to run another round.
+bool Executor::after_round(const Plan& p) {
+  const size_t ran_this_round = m_report.results.size() - m_last_round_begin;
+  m_report.not_started = p.steps.size() - ran_this_round;
+  // Once per round, after its steps (also when some failed or the breaker opened: what ran
+  // is recorded in the ledger, so a whole-document sink must write it) — but not once
+  // cancelled: a replica that lost its lease must not write (the next pass sees the difference
+  // as drift).
+  if (Status c = cancelled() ? ok_status() : m_sink.commit(m_options.revision); !c)
+    return fail(c.error().code, c.error().message);
+  if (auto down = m_breaker.error())
+    // FlyteAdmin stopped answering: report it now instead of trying every remaining step with
+    // retries; what succeeded is in the ledger and the next pass starts from a new observation.
+    return fail(down->code, "flyteadmin: " + down->message + "; stopped after " +
+                                std::to_string(ran_this_round) + " of " +
+                                std::to_string(p.steps.size()) + " steps (" +
+                                std::to_string(m_report.not_started) +
+                                " not started); the next reconcile retries");
+  // Permanent failures will not heal by retrying this reconcile; stop and report them.
+  const Error* permanent = nullptr;  // the last one's code is the report's
+  for (size_t i = m_last_round_begin; i < m_report.results.size(); ++i)
+    if (!m_report.results[i].status && !m_report.results[i].status.error().retryable())
+      permanent = &m_report.results[i].status.error();
+  if (permanent) return fail(permanent->code, "some steps failed permanently");
+  return true;
+}
+
 }  // namespace
 
 ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desired,
                   const ApplyOptions& options,
                   const std::function<void(const StepResult&)>& on_step) {
-  ApplyReport report;
-  std::mutex mu;
-  CircuitBreaker own_breaker;
-  CircuitBreaker& breaker = options.breaker ? *options.breaker : own_breaker;
-  auto fail = [&](ErrorCode code, std::string message) {
-    report.error_code = code;
-    report.error = std::move(message);
-  };
-  // The plan of the last observation that succeeded, and where its steps' results begin in
-  // report.results (kept as a range, not a copy: a cold apply holds ~40k steps).
-  std::optional<Plan> owned_plan;  // a plan of this call's own observation
-  const Plan* last_plan = nullptr;
-  size_t last_round_begin = 0;
-  auto stopping = [&] { return (options.cancel && options.cancel->load()) || breaker.open(); };
-
-  for (int round = 1; round <= options.max_rounds + 1; ++round) {
-    if (options.cancel && options.cancel->load()) {
-      fail(ErrorCode::internal, "cancelled");
-      break;
-    }
-    if (auto down = breaker.error()) {  // opened by an earlier user of a shared breaker
-      fail(down->code, "flyteadmin: " + down->message + "; nothing was started");
-      break;
-    }
-    if (round == 1 && options.first_plan) {
-      last_plan = options.first_plan;  // the caller keeps it; no copy of a cold pass's ~40k steps
-    } else {
-      auto live = sink.observe();
-      if (!live) {
-        breaker.trip(live.error());  // the observation already retried every call it made
-        fail(live.error().code, live.error().message);
-        break;
-      }
-      breaker.record_success();
-      auto managed = ledger.managed();
-      if (!managed) {
-        fail(managed.error().code, managed.error().message);
-        break;
-      }
-      if (options.narrow) options.narrow(*live, *managed);
-      owned_plan.emplace(plan(desired, *live, *managed, options.policy));
-      {
-        // Every plan of this call's own observation — a standalone first round, and each later
-        // round of a pass, whose live state may have changed since the pass's guard saw it —
-        // passes the guard's prune rules (the pass guards its first plan before it calls this).
-        Policy prune_rules = options.policy;
-        prune_rules.allow_empty = true;
-        auto verdict = guard_pass(guard_input(*owned_plan, desired, 1, *managed, {}), prune_rules);
-        if (verdict.refused) {
-          owned_plan->refused = true;
-          owned_plan->refusal = verdict.reason;
-        }
-      }
-      last_plan = &*owned_plan;
-    }
-    const Plan& p = *last_plan;
-    if (round == 1 && !options.first_plan) report.first_plan = p;
-    report.rounds = round;
-    last_round_begin = report.results.size();
-    if (p.refused) {
-      report.refused = true;
-      fail(ErrorCode::conflict, p.refusal);
-      break;
-    }
-    if (p.steps.empty()) {
-      // A whole-document sink re-asserts what it holds (e.g. a restart that failed before).
-      if (Status c = sink.commit(options.revision); !c) {
-        fail(c.error().code, c.error().message);
-        break;
-      }
-      report.converged = true;
-      break;
-    }
-    if (round > options.max_rounds) {
-      fail(ErrorCode::internal, "did not converge after " + std::to_string(options.max_rounds) +
-                                    " rounds; " + std::to_string(p.steps.size()) +
-                                    " steps still pending");
-      break;
-    }
-    size_t failed_before = report.failed;
-    auto execute = [&](const Step& s) {
-      Status st = sink.execute(s);
-      if (s.rpc_count() > 0) breaker.record(st);
-      if (st) {
-        Status recorded = ok_status();
-        if (s.kind == ObjectKind::project && s.action != Action::remove)
-          recorded = ledger.record(s.key, "project", hash_of(*s.project), options.revision);
-        else if (s.action == Action::remove)
-          recorded = ledger.forget(s.key);
-        else
-          recorded = ledger.record(s.key, "override", hash_of(*s.desired), options.revision);
-        if (!recorded) st = recorded;
-      }
-      std::lock_guard<std::mutex> lock(mu);
-      StepResult r{s, st, round};
-      if (s.rpc_count() > 0) ++report.rpc_steps;
-      if (!st) ++report.failed;
-      report.results.push_back(std::move(r));
-      if (on_step) on_step(report.results.back());
-    };
-    // Phases run in order; removals go broad scope first because FlyteAdmin cascades them, and
-    // writes too: a project-domain PLUGIN_OVERRIDE written after a workflow row of its (project,
-    // domain) may be merged into that row (plan.cpp merge_targets).
-    for (Phase phase : {Phase::projects, Phase::removals, Phase::writes, Phase::archives}) {
-      const bool ranked = phase == Phase::removals || phase == Phase::writes;
-      for (int rank = 0; rank < 3; ++rank) {
-        std::vector<const Step*> batch;
-        for (const auto& s : p.steps)
-          if (phase_of(s) == phase && (!ranked || level_rank(s) == rank)) batch.push_back(&s);
-        if (!batch.empty() && !stopping())
-          run_parallel(batch, options.parallelism, stopping, execute);
-        if (!ranked) break;
-      }
-    }
-    const size_t ran_this_round = report.results.size() - last_round_begin;
-    report.not_started = p.steps.size() - ran_this_round;
-    // Once per round, after its steps (also when some failed or the breaker opened: what ran
-    // is recorded in the ledger, so a whole-document sink must write it) — but not once
-    // cancelled: a replica that lost its lease must not write (the next pass sees the difference
-    // as drift).
-    const bool cancelled = options.cancel && options.cancel->load();
-    if (Status c = cancelled ? ok_status() : sink.commit(options.revision); !c) {
-      fail(c.error().code, c.error().message);
-      break;
-    }
-    if (auto down = breaker.error()) {
-      // FlyteAdmin stopped answering: report it now instead of trying every remaining step with
-      // retries; what succeeded is in the ledger and the next pass starts from a new observation.
-      fail(down->code,
-           "flyteadmin: " + down->message + "; stopped after " + std::to_string(ran_this_round) +
-               " of " + std::to_string(p.steps.size()) + " steps (" +
-               std::to_string(report.not_started) + " not started); the next reconcile retries");
-      break;
-    }
-    // Permanent failures will not heal by retrying this reconcile; stop and report them.
-    const Error* permanent = nullptr;
-    for (size_t i = failed_before; i < report.results.size(); ++i)
-      if (!report.results[i].status && !report.results[i].status.error().retryable())
-        permanent = &report.results[i].status.error();
-    if (permanent) {
-      fail(permanent->code, "some steps failed permanently");
-      break;
-    }
-  }
-  report.objects = object_statuses(desired, last_plan,
-                                   std::span<const StepResult>(report.results)
-                                       .subspan(std::min(last_round_begin, report.results.size())),
-                                   report.error);
-  return report;
+  return Executor(sink, ledger, desired, options, on_step).run();
 }
 
 std::string_view to_string(ObjectState s) {
