@@ -317,6 +317,143 @@ int run_get_registrations(const TargetOptions& opt, const std::string& format, s
   return regs.ok() ? 0 : 1;
 }
 
+namespace {
+
+// Writes the live projects and overrides under `out_dir` (which must be empty or absent): one
+// project.yaml per project, all of a project's scopes in its overrides.yaml. Prints what was
+// written; false (with the error printed) when it cannot.
+bool write_import(const reconcile::State& live, const std::string& out_dir,
+                  const std::string& description, std::ostream& out, std::ostream& err) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(out_dir, ec) && !fs::is_empty(out_dir, ec)) {
+    err << "flytecd import: " << out_dir << " exists and is not empty; refusing to overwrite\n";
+    return false;
+  }
+  // One Overrides document per scope, all scopes of a project in one file.
+  std::map<std::string, std::map<model::Scope, std::vector<const reconcile::OverrideState*>>>
+      by_project;
+  size_t skipped = 0;
+  for (const auto& [key, o] : live.overrides) {
+    if (o.type == flyteidl::admin::QUALITY_OF_SERVICE_SPECIFICATION) {
+      ++skipped;  // FlyteAdmin's API cannot write it back; see the warning below
+      continue;
+    }
+    by_project[o.scope.project][o.scope].push_back(&o);
+  }
+  size_t files = 0, docs = 0;
+  auto write = [&](const fs::path& p, const std::string& text) -> bool {
+    fs::create_directories(p.parent_path(), ec);
+    std::ofstream f(p);
+    f << text;
+    ++files;
+    return static_cast<bool>(f);
+  };
+  for (const auto& [id, p] : live.projects) {
+    nlohmann::ordered_json j;
+    j["apiVersion"] = "flytecd/v1";
+    j["kind"] = "Project";
+    j["id"] = p.id;
+    j["name"] = p.name;
+    if (!p.description.empty()) j["description"] = p.description;
+    if (!p.labels.empty()) j["labels"] = p.labels;
+    if (p.archived) j["state"] = "archived";
+    if (!write(fs::path(out_dir) / "projects" / id / "project.yaml",
+               "# imported by flytecd from " + description + "\n" + model::json_to_yaml(j))) {
+      err << "flytecd import: cannot write under " << out_dir << "\n";
+      return false;
+    }
+    ++docs;
+  }
+  for (const auto& [project, scopes] : by_project) {
+    std::string text = "# imported by flytecd; one document per scope\n";
+    bool first = true;
+    for (const auto& [scope, rows] : scopes) {
+      nlohmann::ordered_json j;
+      j["apiVersion"] = "flytecd/v1";
+      j["kind"] = "Overrides";
+      j["project"] = scope.project;
+      if (!scope.domain.empty()) j["domain"] = scope.domain;
+      if (!scope.workflow.empty()) j["workflow"] = scope.workflow;
+      nlohmann::ordered_json spec = nlohmann::ordered_json::object();
+      for (const auto* o : rows) {
+        auto v = nlohmann::ordered_json::parse(dump_json(model::message_to_json(o->value)));
+        for (auto it = v.begin(); it != v.end(); ++it) spec[it.key()] = it.value();
+      }
+      j["spec"] = spec;
+      text += (first ? "" : "---\n") + model::json_to_yaml(j);
+      first = false;
+      ++docs;
+    }
+    if (!write(fs::path(out_dir) / "projects" / project / "overrides.yaml", text)) {
+      err << "flytecd import: cannot write under " << out_dir << "\n";
+      return false;
+    }
+  }
+  out << "imported " << live.projects.size() << " projects and " << live.overrides.size() - skipped
+      << " overrides from " << description << " into " << out_dir << " (" << files << " files, "
+      << docs << " documents)\n";
+  if (skipped)
+    out << "warning: " << skipped
+        << " QUALITY_OF_SERVICE rows were not imported: FlyteAdmin's API cannot write them back\n";
+  return true;
+}
+
+// The check: the imported repository, planned against the same live state by the same pass as
+// apply, must call for no change (only adoptions). 0 when it does, 1 otherwise.
+int check_import(wiring::Reconciler& rec, const config::Config& imported,
+                 const pass::PassScope& only, const std::string& out_dir,
+                 const std::string& description, std::ostream& out, std::ostream& err) {
+  auto rev = load_valid(rec, "", err);
+  if (!rev) {
+    err << "flytecd import: check: " << rev.error().message << "\n";
+    return 1;
+  }
+  auto check_options = command_options(imported, pass::Mode::plan);
+  check_options.scope = only;
+  const auto check = rec.pass(*rev, check_options);
+  if (!check.observed || check.outcome == pass::Outcome::failed) {
+    err << "flytecd import: check: " << (check.error ? check.error->message : "failed") << "\n";
+    return 1;
+  }
+  // The check says what that plan really concludes: refused, projects or overrides to change,
+  // or registrations the imported repository would remove.
+  const std::string why_no_registrations =
+      "import writes projects and overrides only: FlyteAdmin keeps the entities a registration "
+      "created, not the package archive they came from, so " +
+      out_dir + " declares no WorkflowRegistration";
+  size_t removed = 0;
+  for (const auto& o : check.registrations.items) removed += o.state == "removed";
+  if (check.outcome == pass::Outcome::refused) {
+    out << "check FAILED: `flytecd plan --live --repo " << out_dir
+        << "` is REFUSED: " << check.guard.reason << "\n";
+    if (removed)
+      out << "  " << why_no_registrations << "; applying it would remove " << removed
+          << " registration(s) flytecd manages: add their WorkflowRegistration documents to "
+          << out_dir << " first\n";
+    return 1;
+  }
+  if (check.plan.has_changes()) {
+    out << "check FAILED: planning " << out_dir << " against " << description
+        << " calls for changes:\n"
+        << pass::plan_text(check, false);
+    return 1;
+  }
+  if (check.registrations.has_changes()) {
+    out << "check FAILED: `flytecd plan --live --repo " << out_dir
+        << "` calls for registration changes (" << pass::summary(check) << ")\n"
+        << "  " << why_no_registrations << "; applying it would remove " << removed
+        << " registration(s) flytecd manages: add their WorkflowRegistration documents to "
+        << out_dir << " first\n";
+    return 1;
+  }
+  out << "check: `flytecd plan --live --repo " << out_dir << "` calls for no change ("
+      << pass::summary(check) << ")\n";
+  return 0;
+}
+
+}  // namespace
+
 int run_import(const TargetOptions& opt, const std::string& out_dir, std::ostream& out,
                std::ostream& err) {
   auto cfg = resolve_config(opt);
@@ -346,127 +483,8 @@ int run_import(const TargetOptions& opt, const std::string& out_dir, std::ostrea
   }
   const pass::PassScope only{opt.project, opt.domain};
   pass::narrow(only, *live);  // --project/--domain: only those scopes are imported
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::exists(out_dir, ec) && !fs::is_empty(out_dir, ec)) {
-    err << "flytecd import: " << out_dir << " exists and is not empty; refusing to overwrite\n";
-    return 1;
-  }
-  // One Overrides document per scope, all scopes of a project in one file.
-  std::map<std::string, std::map<model::Scope, std::vector<const reconcile::OverrideState*>>>
-      by_project;
-  size_t skipped = 0;
-  for (const auto& [key, o] : live->overrides) {
-    if (o.type == flyteidl::admin::QUALITY_OF_SERVICE_SPECIFICATION) {
-      ++skipped;  // FlyteAdmin's API cannot write it back; see the warning below
-      continue;
-    }
-    by_project[o.scope.project][o.scope].push_back(&o);
-  }
-  size_t files = 0, docs = 0;
-  auto write = [&](const fs::path& p, const std::string& text) -> bool {
-    fs::create_directories(p.parent_path(), ec);
-    std::ofstream f(p);
-    f << text;
-    ++files;
-    return static_cast<bool>(f);
-  };
-  for (const auto& [id, p] : live->projects) {
-    nlohmann::ordered_json j;
-    j["apiVersion"] = "flytecd/v1";
-    j["kind"] = "Project";
-    j["id"] = p.id;
-    j["name"] = p.name;
-    if (!p.description.empty()) j["description"] = p.description;
-    if (!p.labels.empty()) j["labels"] = p.labels;
-    if (p.archived) j["state"] = "archived";
-    if (!write(
-            fs::path(out_dir) / "projects" / id / "project.yaml",
-            "# imported by flytecd from " + target->description + "\n" + model::json_to_yaml(j))) {
-      err << "flytecd import: cannot write under " << out_dir << "\n";
-      return 1;
-    }
-    ++docs;
-  }
-  for (const auto& [project, scopes] : by_project) {
-    std::string text = "# imported by flytecd; one document per scope\n";
-    bool first = true;
-    for (const auto& [scope, rows] : scopes) {
-      nlohmann::ordered_json j;
-      j["apiVersion"] = "flytecd/v1";
-      j["kind"] = "Overrides";
-      j["project"] = scope.project;
-      if (!scope.domain.empty()) j["domain"] = scope.domain;
-      if (!scope.workflow.empty()) j["workflow"] = scope.workflow;
-      nlohmann::ordered_json spec = nlohmann::ordered_json::object();
-      for (const auto* o : rows) {
-        auto v = nlohmann::ordered_json::parse(dump_json(model::message_to_json(o->value)));
-        for (auto it = v.begin(); it != v.end(); ++it) spec[it.key()] = it.value();
-      }
-      j["spec"] = spec;
-      text += (first ? "" : "---\n") + model::json_to_yaml(j);
-      first = false;
-      ++docs;
-    }
-    if (!write(fs::path(out_dir) / "projects" / project / "overrides.yaml", text)) {
-      err << "flytecd import: cannot write under " << out_dir << "\n";
-      return 1;
-    }
-  }
-  out << "imported " << live->projects.size() << " projects and "
-      << live->overrides.size() - skipped << " overrides from " << target->description << " into "
-      << out_dir << " (" << files << " files, " << docs << " documents)\n";
-  if (skipped)
-    out << "warning: " << skipped
-        << " QUALITY_OF_SERVICE rows were not imported: FlyteAdmin's API cannot write them back\n";
-  // The check: the imported repository, planned against the same live state by the same pass as
-  // apply, must call for no change (only adoptions).
-  auto rev = load_valid(**rec, "", err);
-  if (!rev) {
-    err << "flytecd import: check: " << rev.error().message << "\n";
-    return 1;
-  }
-  auto check_options = command_options(imported, pass::Mode::plan);
-  check_options.scope = only;
-  const auto check = (*rec)->pass(*rev, check_options);
-  if (!check.observed || check.outcome == pass::Outcome::failed) {
-    err << "flytecd import: check: " << (check.error ? check.error->message : "failed") << "\n";
-    return 1;
-  }
-  // The check says what that plan really concludes: refused, projects or overrides to change,
-  // or registrations the imported repository would remove.
-  const std::string why_no_registrations =
-      "import writes projects and overrides only: FlyteAdmin keeps the entities a registration "
-      "created, not the package archive they came from, so " +
-      out_dir + " declares no WorkflowRegistration";
-  size_t removed = 0;
-  for (const auto& o : check.registrations.items) removed += o.state == "removed";
-  if (check.outcome == pass::Outcome::refused) {
-    out << "check FAILED: `flytecd plan --live --repo " << out_dir
-        << "` is REFUSED: " << check.guard.reason << "\n";
-    if (removed)
-      out << "  " << why_no_registrations << "; applying it would remove " << removed
-          << " registration(s) flytecd manages: add their WorkflowRegistration documents to "
-          << out_dir << " first\n";
-    return 1;
-  }
-  if (check.plan.has_changes()) {
-    out << "check FAILED: planning " << out_dir << " against " << target->description
-        << " calls for changes:\n"
-        << pass::plan_text(check, false);
-    return 1;
-  }
-  if (check.registrations.has_changes()) {
-    out << "check FAILED: `flytecd plan --live --repo " << out_dir
-        << "` calls for registration changes (" << pass::summary(check) << ")\n"
-        << "  " << why_no_registrations << "; applying it would remove " << removed
-        << " registration(s) flytecd manages: add their WorkflowRegistration documents to "
-        << out_dir << " first\n";
-    return 1;
-  }
-  out << "check: `flytecd plan --live --repo " << out_dir << "` calls for no change ("
-      << pass::summary(check) << ")\n";
-  return 0;
+  if (!write_import(*live, out_dir, target->description, out, err)) return 1;
+  return check_import(**rec, imported, only, out_dir, target->description, out, err);
 }
 
 namespace {
