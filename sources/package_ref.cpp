@@ -82,97 +82,88 @@ std::optional<std::string> split_pin(std::string& text, std::string& error) {
 }
 }  // namespace
 
-std::optional<PackageRef> parse_package_ref(const std::string& input, std::string& error) {
+namespace {
+
+// oci://host[:port]/repository(:tag|@sha256:…|both)
+std::optional<PackageRef> parse_oci(const std::string& input, std::string& error) {
   PackageRef ref;
-  if (input.empty()) {
-    error =
-        "empty package address; expected oci://host/repo:tag, oci://host/repo@sha256:…, https://… "
-        "or a path";
+  ref.kind = PackageRef::Kind::oci;
+  std::string rest = input.substr(6);
+  auto slash = rest.find('/');
+  if (slash == std::string::npos || slash == 0) {
+    error = "'" + scan::printable(input) +
+            "' has no registry host; expected oci://host[:port]/repository:tag";
     return std::nullopt;
   }
-  // Documents are UTF-8 (libyaml refuses anything else); an address from elsewhere that is not
-  // would reach JSON, the ledger and OCI requests as bytes nothing can print (issue 27).
-  if (!text::valid_utf8(input)) {
-    error = "package address '" + scan::printable(input) + "' is not valid UTF-8";
+  ref.registry = rest.substr(0, slash);
+  if (ref.registry.size() > k_max_host_length) {
+    error = "registry host of " + std::to_string(ref.registry.size()) +
+            " characters; expected at most " + std::to_string(k_max_host_length);
     return std::nullopt;
   }
-  if (input.rfind("oci://", 0) == 0) {
-    ref.kind = PackageRef::Kind::oci;
-    std::string rest = input.substr(6);
-    auto slash = rest.find('/');
-    if (slash == std::string::npos || slash == 0) {
-      error = "'" + scan::printable(input) +
-              "' has no registry host; expected oci://host[:port]/repository:tag";
+  if (!scan::is_host_port(ref.registry)) {
+    error = "bad registry host '" + scan::printable(ref.registry) + "'; expected host or host:port";
+    return std::nullopt;
+  }
+  std::string path = rest.substr(slash + 1);
+  if (auto at = path.find('@'); at != std::string::npos) {
+    ref.digest = path.substr(at + 1);
+    path.erase(at);
+    if (!valid_sha256_digest(ref.digest)) {
+      error = "bad digest '" + scan::printable(ref.digest) +
+              "'; expected sha256:<64 lowercase hex digits>";
       return std::nullopt;
     }
-    ref.registry = rest.substr(0, slash);
-    if (ref.registry.size() > k_max_host_length) {
-      error = "registry host of " + std::to_string(ref.registry.size()) +
-              " characters; expected at most " + std::to_string(k_max_host_length);
-      return std::nullopt;
-    }
-    if (!scan::is_host_port(ref.registry)) {
+  }
+  auto colon = path.rfind(':');
+  if (colon != std::string::npos && path.find('/', colon) == std::string::npos) {
+    ref.tag = path.substr(colon + 1);
+    path.erase(colon);
+    if (!valid_oci_tag(ref.tag)) {
       error =
-          "bad registry host '" + scan::printable(ref.registry) + "'; expected host or host:port";
+          "bad tag '" + scan::printable(ref.tag) + "'; expected [A-Za-z0-9_][A-Za-z0-9._-]{0,127}";
       return std::nullopt;
     }
-    std::string path = rest.substr(slash + 1);
-    if (auto at = path.find('@'); at != std::string::npos) {
-      ref.digest = path.substr(at + 1);
-      path.erase(at);
-      if (!valid_sha256_digest(ref.digest)) {
-        error = "bad digest '" + scan::printable(ref.digest) +
-                "'; expected sha256:<64 lowercase hex digits>";
-        return std::nullopt;
-      }
-    }
-    auto colon = path.rfind(':');
-    if (colon != std::string::npos && path.find('/', colon) == std::string::npos) {
-      ref.tag = path.substr(colon + 1);
-      path.erase(colon);
-      if (!valid_oci_tag(ref.tag)) {
-        error = "bad tag '" + scan::printable(ref.tag) +
-                "'; expected [A-Za-z0-9_][A-Za-z0-9._-]{0,127}";
-        return std::nullopt;
-      }
-    }
-    ref.repository = path;
-    if (!valid_oci_repository(ref.repository)) {
-      error = "bad repository '" + scan::printable(ref.repository) +
-              "'; expected lowercase path components like flyte/core-examples";
-      return std::nullopt;
-    }
-    if (ref.tag.empty() && ref.digest.empty()) {
-      error = "'" + scan::printable(input) +
-              "' names neither a tag nor a digest; expected …:tag or …@sha256:…";
-      return std::nullopt;
-    }
-    return ref;
   }
-  if (input.rfind("https://", 0) == 0) {
-    ref.kind = PackageRef::Kind::https;
-    std::string text = input;
-    auto pin = split_pin(text, error);
-    if (!pin) return std::nullopt;
-    ref.digest = *pin;
-    if (text.size() > k_max_url_length) {
-      error = "https URL of " + std::to_string(text.size()) + " characters; expected at most " +
-              std::to_string(k_max_url_length);
-      return std::nullopt;
-    }
-    if (!https_url(text)) {
-      error = "'" + scan::printable(input) +
-              "' is not a valid https URL; expected https://host[:port]/path[#sha256=…]";
-      return std::nullopt;
-    }
-    ref.url = text;
-    return ref;
-  }
-  if (input.find("://") != std::string::npos) {
-    error = "unsupported scheme in '" + scan::printable(input) +
-            "'; expected oci://, https:// or a repository-relative path";
+  ref.repository = path;
+  if (!valid_oci_repository(ref.repository)) {
+    error = "bad repository '" + scan::printable(ref.repository) +
+            "'; expected lowercase path components like flyte/core-examples";
     return std::nullopt;
   }
+  if (ref.tag.empty() && ref.digest.empty()) {
+    error = "'" + scan::printable(input) +
+            "' names neither a tag nor a digest; expected …:tag or …@sha256:…";
+    return std::nullopt;
+  }
+  return ref;
+}
+
+// https://host[:port]/path[#sha256=…]
+std::optional<PackageRef> parse_https(const std::string& input, std::string& error) {
+  PackageRef ref;
+  ref.kind = PackageRef::Kind::https;
+  std::string text = input;
+  auto pin = split_pin(text, error);
+  if (!pin) return std::nullopt;
+  ref.digest = *pin;
+  if (text.size() > k_max_url_length) {
+    error = "https URL of " + std::to_string(text.size()) + " characters; expected at most " +
+            std::to_string(k_max_url_length);
+    return std::nullopt;
+  }
+  if (!https_url(text)) {
+    error = "'" + scan::printable(input) +
+            "' is not a valid https URL; expected https://host[:port]/path[#sha256=…]";
+    return std::nullopt;
+  }
+  ref.url = text;
+  return ref;
+}
+
+// A repository-relative archive path[#sha256=…].
+std::optional<PackageRef> parse_path(const std::string& input, std::string& error) {
+  PackageRef ref;
   ref.kind = PackageRef::Kind::path;
   std::string text = input;
   auto pin = split_pin(text, error);
@@ -205,6 +196,31 @@ std::optional<PackageRef> parse_package_ref(const std::string& input, std::strin
   }
   ref.path = text;
   return ref;
+}
+
+}  // namespace
+
+std::optional<PackageRef> parse_package_ref(const std::string& input, std::string& error) {
+  if (input.empty()) {
+    error =
+        "empty package address; expected oci://host/repo:tag, oci://host/repo@sha256:…, https://… "
+        "or a path";
+    return std::nullopt;
+  }
+  // Documents are UTF-8 (libyaml refuses anything else); an address from elsewhere that is not
+  // would reach JSON, the ledger and OCI requests as bytes nothing can print (issue 27).
+  if (!text::valid_utf8(input)) {
+    error = "package address '" + scan::printable(input) + "' is not valid UTF-8";
+    return std::nullopt;
+  }
+  if (input.rfind("oci://", 0) == 0) return parse_oci(input, error);
+  if (input.rfind("https://", 0) == 0) return parse_https(input, error);
+  if (input.find("://") != std::string::npos) {
+    error = "unsupported scheme in '" + scan::printable(input) +
+            "'; expected oci://, https:// or a repository-relative path";
+    return std::nullopt;
+  }
+  return parse_path(input, error);
 }
 
 }  // namespace flytecd::sources

@@ -37,131 +37,114 @@ Status unknown(const std::string& where, const std::string& key, const char* exp
                     where + ": kubernetes." + key + ": unknown key (expected " + expected + ")");
 }
 
-}  // namespace
+Status read_duration(const YAML::Node& v, const std::string& where, const std::string& key,
+                     int& ms) {
+  auto d = parse_duration(v.as<std::string>(), range_of(key));
+  if (!d)
+    return make_error(ErrorCode::invalid_input,
+                      where + ": kubernetes." + key + ": " + d.error().message);
+  ms = static_cast<int>(d->count());  // at most 24 h: fits
+  return ok_status();
+}
 
-Status parse_settings(const YAML::Node& node, const std::string& where, Settings& out) {
-  if (!node.IsMap())
-    return make_error(ErrorCode::invalid_input, where + ": kubernetes: expected a mapping");
-  auto duration = [&](const YAML::Node& v, const std::string& key, int& ms) -> Status {
-    auto d = parse_duration(v.as<std::string>(), range_of(key));
-    if (!d)
-      return make_error(ErrorCode::invalid_input,
-                        where + ": kubernetes." + key + ": " + d.error().message);
-    ms = static_cast<int>(d->count());  // at most 24 h: fits
-    return ok_status();
-  };
-  try {
-    for (const auto& kv : node) {
-      const std::string k = kv.first.Scalar();
-      const YAML::Node& v = kv.second;
-      if (k == "apiServer") {
-        out.api_server = v.as<std::string>();
-      } else if (k == "tokenFile") {
-        out.token_file = v.as<std::string>();
-      } else if (k == "caFile") {
-        out.ca_file = v.as<std::string>();
-      } else if (k == "namespace") {
-        out.api_namespace = v.as<std::string>();
-      } else if (k == "leaderElection") {
-        if (!v.IsMap())
-          return make_error(ErrorCode::invalid_input,
-                            where + ": kubernetes.leaderElection: expected a mapping");
-        auto& le = out.leader_election;
-        for (const auto& f : v) {
-          const std::string fk = f.first.Scalar();
-          const std::string path = "leaderElection." + fk;
-          Status s = ok_status();
-          if (fk == "enabled")
-            le.enabled = f.second.as<bool>();
-          else if (fk == "leaseName")
-            le.lease_name = f.second.as<std::string>();
-          else if (fk == "namespace")
-            le.lease_namespace = f.second.as<std::string>();
-          else if (fk == "identity")
-            le.identity = f.second.as<std::string>();
-          else if (fk == "leaseDuration")
-            s = duration(f.second, path, le.lease_duration_ms);
-          else if (fk == "renewDeadline")
-            s = duration(f.second, path, le.renew_deadline_ms);
-          else if (fk == "retryPeriod")
-            s = duration(f.second, path, le.retry_period_ms);
-          else
-            return unknown(where, path,
-                           "enabled, leaseName, namespace, identity, leaseDuration, "
-                           "renewDeadline, retryPeriod");
-          if (!s) return s;
-        }
-      } else if (k == "configMap") {
-        if (!v.IsMap())
-          return make_error(ErrorCode::invalid_input,
-                            where + ": kubernetes.configMap: expected a mapping");
-        auto& cm = out.config_map;
-        for (const auto& f : v) {
-          const std::string fk = f.first.Scalar();
-          if (fk == "enabled")
-            cm.enabled = f.second.as<bool>();
-          else if (fk == "namespace")
-            cm.cm_namespace = f.second.as<std::string>();
-          else if (fk == "name")
-            cm.name = f.second.as<std::string>();
-          else if (fk == "key")
-            cm.key = f.second.as<std::string>();
-          else if (fk == "restartDeployment")
-            cm.restart_deployment = f.second.as<std::string>();
-          else
-            return unknown(where, "configMap." + fk,
-                           "enabled, namespace, name, key, restartDeployment");
-        }
-      } else if (k == "appliedRecord") {
-        if (!v.IsMap())
-          return make_error(ErrorCode::invalid_input,
-                            where + ": kubernetes.appliedRecord: expected a mapping");
-        auto& ar = out.applied_record;
-        for (const auto& f : v) {
-          const std::string fk = f.first.Scalar();
-          if (fk == "enabled")
-            ar.enabled = f.second.as<bool>();
-          else if (fk == "name")
-            ar.name = f.second.as<std::string>();
-          else if (fk == "namespace")
-            ar.record_namespace = f.second.as<std::string>();
-          else
-            return unknown(where, "appliedRecord." + fk, "enabled, name, namespace");
-        }
-        if (ar.name.empty())
-          return make_error(ErrorCode::invalid_input,
-                            where + ": kubernetes.appliedRecord.name: must not be empty");
-      } else if (k == "events") {
-        if (!v.IsMap())
-          return make_error(ErrorCode::invalid_input,
-                            where + ": kubernetes.events: expected a mapping");
-        for (const auto& f : v) {
-          const std::string fk = f.first.Scalar();
-          if (fk == "enabled") {
-            out.events.enabled = f.second.as<bool>();
-          } else if (fk == "interval") {
-            if (auto s = duration(f.second, "events.interval", out.events.interval_ms); !s)
-              return s;
-          } else {
-            return unknown(where, "events." + fk, "enabled, interval");
-          }
-        }
-      } else {
-        return unknown(where, k,
-                       "apiServer, tokenFile, caFile, namespace, leaderElection, configMap, "
-                       "appliedRecord, events");
-      }
-    }
-  } catch (const YAML::Exception& e) {
-    return make_error(ErrorCode::invalid_input, where + ": kubernetes: " + e.msg);
+Status not_a_mapping(const std::string& where, const char* key) {
+  return make_error(ErrorCode::invalid_input,
+                    where + ": kubernetes." + key + ": expected a mapping");
+}
+
+Status parse_leader_election(const YAML::Node& v, const std::string& where,
+                             LeaderElectionSettings& le) {
+  if (!v.IsMap()) return not_a_mapping(where, "leaderElection");
+  for (const auto& f : v) {
+    const std::string fk = f.first.Scalar();
+    const std::string path = "leaderElection." + fk;
+    Status s = ok_status();
+    if (fk == "enabled")
+      le.enabled = f.second.as<bool>();
+    else if (fk == "leaseName")
+      le.lease_name = f.second.as<std::string>();
+    else if (fk == "namespace")
+      le.lease_namespace = f.second.as<std::string>();
+    else if (fk == "identity")
+      le.identity = f.second.as<std::string>();
+    else if (fk == "leaseDuration")
+      s = read_duration(f.second, where, path, le.lease_duration_ms);
+    else if (fk == "renewDeadline")
+      s = read_duration(f.second, where, path, le.renew_deadline_ms);
+    else if (fk == "retryPeriod")
+      s = read_duration(f.second, where, path, le.retry_period_ms);
+    else
+      return unknown(where, path,
+                     "enabled, leaseName, namespace, identity, leaseDuration, "
+                     "renewDeadline, retryPeriod");
+    if (!s) return s;
   }
-  const auto& le = out.leader_election;
+  return ok_status();
+}
+
+Status parse_config_map(const YAML::Node& v, const std::string& where, ConfigMapSettings& cm) {
+  if (!v.IsMap()) return not_a_mapping(where, "configMap");
+  for (const auto& f : v) {
+    const std::string fk = f.first.Scalar();
+    if (fk == "enabled")
+      cm.enabled = f.second.as<bool>();
+    else if (fk == "namespace")
+      cm.cm_namespace = f.second.as<std::string>();
+    else if (fk == "name")
+      cm.name = f.second.as<std::string>();
+    else if (fk == "key")
+      cm.key = f.second.as<std::string>();
+    else if (fk == "restartDeployment")
+      cm.restart_deployment = f.second.as<std::string>();
+    else
+      return unknown(where, "configMap." + fk, "enabled, namespace, name, key, restartDeployment");
+  }
+  return ok_status();
+}
+
+Status parse_applied_record(const YAML::Node& v, const std::string& where,
+                            AppliedRecordSettings& ar) {
+  if (!v.IsMap()) return not_a_mapping(where, "appliedRecord");
+  for (const auto& f : v) {
+    const std::string fk = f.first.Scalar();
+    if (fk == "enabled")
+      ar.enabled = f.second.as<bool>();
+    else if (fk == "name")
+      ar.name = f.second.as<std::string>();
+    else if (fk == "namespace")
+      ar.record_namespace = f.second.as<std::string>();
+    else
+      return unknown(where, "appliedRecord." + fk, "enabled, name, namespace");
+  }
+  if (ar.name.empty())
+    return make_error(ErrorCode::invalid_input,
+                      where + ": kubernetes.appliedRecord.name: must not be empty");
+  return ok_status();
+}
+
+Status parse_events(const YAML::Node& v, const std::string& where, EventSettings& ev) {
+  if (!v.IsMap()) return not_a_mapping(where, "events");
+  for (const auto& f : v) {
+    const std::string fk = f.first.Scalar();
+    if (fk == "enabled") {
+      ev.enabled = f.second.as<bool>();
+    } else if (fk == "interval") {
+      if (auto s = read_duration(f.second, where, "events.interval", ev.interval_ms); !s) return s;
+    } else {
+      return unknown(where, "events." + fk, "enabled, interval");
+    }
+  }
+  return ok_status();
+}
+
+// client-go's rules for the lease timings.
+Status check_leader_election(const LeaderElectionSettings& le, const std::string& where) {
   if (le.lease_duration_ms % 1000 != 0)
     return make_error(ErrorCode::invalid_input,
                       where +
                           ": kubernetes.leaderElection.leaseDuration: whole seconds only "
                           "(the Lease stores leaseDurationSeconds)");
-  // client-go's rules: the leader must give up before anyone may take the lease over.
+  // The leader must give up before anyone may take the lease over.
   if (le.renew_deadline_ms >= le.lease_duration_ms)
     return make_error(ErrorCode::invalid_input,
                       where +
@@ -173,6 +156,44 @@ Status parse_settings(const YAML::Node& node, const std::string& where, Settings
                           ": kubernetes.leaderElection: retryPeriod must be shorter than "
                           "renewDeadline");
   return ok_status();
+}
+
+}  // namespace
+
+Status parse_settings(const YAML::Node& node, const std::string& where, Settings& out) {
+  if (!node.IsMap())
+    return make_error(ErrorCode::invalid_input, where + ": kubernetes: expected a mapping");
+  try {
+    for (const auto& kv : node) {
+      const std::string k = kv.first.Scalar();
+      const YAML::Node& v = kv.second;
+      Status s = ok_status();
+      if (k == "apiServer")
+        out.api_server = v.as<std::string>();
+      else if (k == "tokenFile")
+        out.token_file = v.as<std::string>();
+      else if (k == "caFile")
+        out.ca_file = v.as<std::string>();
+      else if (k == "namespace")
+        out.api_namespace = v.as<std::string>();
+      else if (k == "leaderElection")
+        s = parse_leader_election(v, where, out.leader_election);
+      else if (k == "configMap")
+        s = parse_config_map(v, where, out.config_map);
+      else if (k == "appliedRecord")
+        s = parse_applied_record(v, where, out.applied_record);
+      else if (k == "events")
+        s = parse_events(v, where, out.events);
+      else
+        return unknown(where, k,
+                       "apiServer, tokenFile, caFile, namespace, leaderElection, configMap, "
+                       "appliedRecord, events");
+      if (!s) return s;
+    }
+  } catch (const YAML::Exception& e) {
+    return make_error(ErrorCode::invalid_input, where + ": kubernetes: " + e.msg);
+  }
+  return check_leader_election(out.leader_election, where);
 }
 
 Result<Settings> resolve_in_cluster(Settings s) {

@@ -55,6 +55,98 @@ std::string all_type_keys() {
   return out;
 }
 
+// What the first pass over a flytectl attribute file finds: the attribute keys, which types
+// they belong to, and the keys of none.
+struct KeyScan {
+  std::vector<std::pair<YAML::Node, YAML::Node>> attrs;
+  std::map<AttributeType, std::vector<std::string>> types_of_keys;
+  std::vector<std::pair<YAML::Node, std::string>> unknown;
+  bool ok = true;
+};
+
+void add_error(Diagnostics& diags, DiagKind kind, Location where, std::string path, std::string msg,
+               std::string expected) {
+  diags.push_back(Diagnostic{Severity::error,
+                             kind,
+                             std::move(where),
+                             std::move(path),
+                             std::move(msg),
+                             std::move(expected),
+                             {}});
+}
+
+// First pass: the scope keys (into `parsed`), and which types the other keys belong to.
+KeyScan scan_keys(const YAML::Node& root, const SourceFile& file,
+                  std::optional<AttributeType> forced, Parsed& parsed, Diagnostics& diags) {
+  KeyScan out;
+  std::map<std::string, YAML::Node> seen;
+  for (const auto& kv : root) {
+    const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+    if (kv.first.IsScalar() && !seen.emplace(fold(key), kv.first).second) {
+      out.ok = false;
+      diags.push_back(Diagnostic{
+          Severity::error, DiagKind::duplicate_key, location_of(file.path, kv.first), key,
+          "'" + scan::printable(key) + "' is given a second time (keys match case-insensitively)",
+          "each key once", location_of(file.path, seen[fold(key)])});
+      continue;
+    }
+    const char* scope_key = nullptr;
+    for (const char* s : k_scope_keys)
+      if (fold_equal(key, s)) scope_key = s;
+    if (scope_key) {
+      parsed.origins[scope_key] = Origin{key, location_of(file.path, kv.first)};
+      if (is_null(kv.second)) continue;
+      if (!kv.second.IsScalar()) {
+        out.ok = false;
+        add_error(diags, DiagKind::wrong_type, location_of(file.path, kv.second), key,
+                  "found " + node_kind(kv.second), "a string");
+        continue;
+      }
+      std::string v = go_string(kv.second);
+      std::string_view s = scope_key;
+      (s == "project"  ? parsed.file.scope.project
+       : s == "domain" ? parsed.file.scope.domain
+                       : parsed.file.scope.workflow) = v;
+      continue;
+    }
+    bool known = false;
+    for (const auto& t : k_types) {
+      if (forced && *forced != t.type) continue;
+      if (kv.first.IsScalar() && go_field(message_of(t.type), key)) {
+        out.types_of_keys[t.type].push_back(key);
+        known = true;
+      }
+    }
+    if (known)
+      out.attrs.emplace_back(kv.first, kv.second);
+    else
+      out.unknown.emplace_back(kv.first, key);
+  }
+
+  return out;
+}
+
+// What an unknown key of a file of `type` (if known) should have been.
+std::string unknown_key_expected(const std::string& key, std::optional<AttributeType> type) {
+  std::string expected =
+      type ? "one of: project, domain, workflow, " + go_field_names(message_of(*type)) +
+                 " (a flytectl " + type_name(*type) + " file)"
+           : "project, domain, workflow and the keys of one type (" + all_type_keys() + ")";
+  if (type)
+    for (const auto& t : k_types)
+      if (t.type != *type && go_field(message_of(t.type), key))
+        expected += "; '" + key + "' is a " + t.name + " key";
+  for (const auto& t : k_types) {
+    const auto* d = message_of(t.type);
+    for (int i = 0; i < d->field_count(); ++i)
+      if (d->field(i)->json_name() == key && d->field(i)->name() != key &&
+          (!type || *type == t.type))
+        expected = "flytectl's key '" + d->field(i)->name() + "' (" + t.name +
+                   "; it reads the snake_case name)";
+  }
+  return expected;
+}
+
 std::optional<Parsed> parse_one(const SourceFile& file, std::optional<AttributeType> forced,
                                 const Limits& limits, Diagnostics& diags) {
   const size_t before = diags.size();
@@ -84,82 +176,22 @@ std::optional<Parsed> parse_one(const SourceFile& file, std::optional<AttributeT
   out.file.path = file.path;
   out.top = location_of(file.path, root);
 
-  // First pass: the scope keys, and which types the other keys belong to.
-  std::map<std::string, YAML::Node> seen;
-  std::vector<std::pair<YAML::Node, YAML::Node>> attrs;
-  std::map<AttributeType, std::vector<std::string>> types_of_keys;
-  std::vector<std::pair<YAML::Node, std::string>> unknown;
-  bool ok = true;
-  for (const auto& kv : root) {
-    const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
-    if (kv.first.IsScalar() && !seen.emplace(fold(key), kv.first).second) {
-      ok = false;
-      diags.push_back(Diagnostic{
-          Severity::error, DiagKind::duplicate_key, location_of(file.path, kv.first), key,
-          "'" + scan::printable(key) + "' is given a second time (keys match case-insensitively)",
-          "each key once", location_of(file.path, seen[fold(key)])});
-      continue;
-    }
-    const char* scope_key = nullptr;
-    for (const char* s : k_scope_keys)
-      if (fold_equal(key, s)) scope_key = s;
-    if (scope_key) {
-      out.origins[scope_key] = Origin{key, location_of(file.path, kv.first)};
-      if (is_null(kv.second)) continue;
-      if (!kv.second.IsScalar()) {
-        ok = false;
-        add(DiagKind::wrong_type, location_of(file.path, kv.second), key,
-            "found " + node_kind(kv.second), "a string");
-        continue;
-      }
-      std::string v = go_string(kv.second);
-      std::string_view s = scope_key;
-      (s == "project"  ? out.file.scope.project
-       : s == "domain" ? out.file.scope.domain
-                       : out.file.scope.workflow) = v;
-      continue;
-    }
-    bool known = false;
-    for (const auto& t : k_types) {
-      if (forced && *forced != t.type) continue;
-      if (kv.first.IsScalar() && go_field(message_of(t.type), key)) {
-        types_of_keys[t.type].push_back(key);
-        known = true;
-      }
-    }
-    if (known)
-      attrs.emplace_back(kv.first, kv.second);
-    else
-      unknown.emplace_back(kv.first, key);
-  }
+  KeyScan keys = scan_keys(root, file, forced, out, diags);
+  auto& attrs = keys.attrs;
+  auto& types_of_keys = keys.types_of_keys;
+  bool& ok = keys.ok;
 
   std::optional<AttributeType> type = forced;
   if (!type && types_of_keys.size() == 1) type = types_of_keys.begin()->first;
-  for (const auto& [node, key] : unknown) {
+  for (const auto& [node, key] : keys.unknown) {
     ok = false;
-    std::string expected =
-        type ? "one of: project, domain, workflow, " + go_field_names(message_of(*type)) +
-                   " (a flytectl " + type_name(*type) + " file)"
-             : "project, domain, workflow and the keys of one type (" + all_type_keys() + ")";
-    if (type)
-      for (const auto& t : k_types)
-        if (t.type != *type && go_field(message_of(t.type), key))
-          expected += "; '" + key + "' is a " + t.name + " key";
-    for (const auto& t : k_types) {
-      const auto* d = message_of(t.type);
-      for (int i = 0; i < d->field_count(); ++i)
-        if (d->field(i)->json_name() == key && d->field(i)->name() != key &&
-            (!type || *type == t.type))
-          expected = "flytectl's key '" + d->field(i)->name() + "' (" + t.name +
-                     "; it reads the snake_case name)";
-    }
     add(DiagKind::unknown_field, location_of(file.path, node), key,
-        "unknown key '" + scan::printable(key) + "'", expected);
+        "unknown key '" + scan::printable(key) + "'", unknown_key_expected(key, type));
   }
   if (types_of_keys.size() > 1) {
     std::string found;
-    for (const auto& [t, keys] : types_of_keys)
-      for (const auto& k : keys)
+    for (const auto& [t, names] : types_of_keys)
+      for (const auto& k : names)
         found += (found.empty() ? "" : ", ") + k + " (" + type_name(t) + ")";
     add(DiagKind::invalid_value, out.top, "",
         "keys of more than one attribute type: " + scan::printable(found),
@@ -167,7 +199,7 @@ std::optional<Parsed> parse_one(const SourceFile& file, std::optional<AttributeT
     return std::nullopt;
   }
   if (!type) {
-    if (unknown.empty())
+    if (keys.unknown.empty())
       add(DiagKind::missing_field, out.top, "",
           "no attribute keys: the attribute type cannot be inferred",
           "the keys of one type (" + all_type_keys() + "), or --type");

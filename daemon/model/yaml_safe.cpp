@@ -129,183 +129,226 @@ struct Scanned {
 // the nodes of the revision (`revision_nodes`: those of the files before this one), reporting the
 // exact event where a bound is crossed — all before yaml-cpp builds any tree, so that yaml-cpp
 // only ever sees input within bounds. It also records where each document lies.
-bool strict_pass(const std::string& file, std::string_view bytes, const Limits& limits,
-                 size_t revision_nodes, Diagnostics& diags, Scanned& scanned) {
-  yaml_parser_t parser;
-  if (!yaml_parser_initialize(&parser)) return true;
-  yaml_parser_set_input_string(&parser, reinterpret_cast<const unsigned char*>(bytes.data()),
-                               bytes.size());
-  auto at = [&](const yaml_mark_t& m) {
-    return Location{file, static_cast<int>(m.line) + 1, static_cast<int>(m.column) + 1};
-  };
+class StrictPass {
+ public:
+  StrictPass(const std::string& file, std::string_view bytes, const Limits& limits,
+             size_t revision_nodes, Diagnostics& diags, Scanned& scanned)
+      : m_file(file),
+        m_bytes(bytes),
+        m_limits(limits),
+        m_revision_nodes(revision_nodes),
+        m_diags(diags),
+        m_scanned(scanned),
+        m_to_byte(bytes) {}
+
+  bool run() {
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser)) return true;
+    yaml_parser_set_input_string(&parser, reinterpret_cast<const unsigned char*>(m_bytes.data()),
+                                 m_bytes.size());
+    bool ok = true;
+    for (;;) {
+      yaml_event_t ev;
+      if (!yaml_parser_parse(&parser, &ev)) {
+        syntax_error(parser);
+        ok = false;
+        break;
+      }
+      const yaml_event_type_t type = ev.type;
+      const bool stop = m_over_documents ? (too_many_documents(ev), true) : !on_event(ev);
+      yaml_event_delete(&ev);
+      if (stop) {
+        ok = false;
+        break;
+      }
+      if (type == YAML_STREAM_END_EVENT) break;
+    }
+    yaml_parser_delete(&parser);
+    return ok;
+  }
+
+ private:
   struct Open {
     size_t nodes = 0;    // expanded nodes inside this collection so far
     std::string anchor;  // anchor of the collection, if any
   };
-  std::vector<Open> stack;
-  std::unordered_map<std::string, size_t> anchor_size;  // expanded size of each anchored node
-  CharToByte to_byte(bytes);
-  size_t total = 0;      // expanded nodes of the current document
-  size_t documents = 0;  // documents started so far
-  bool over_documents = false;
-  bool ok = true;
-  auto add = [&](size_t n) {
-    total += n;
-    scanned.nodes += n;
-    for (auto& o : stack) o.nodes += n;
-  };
-  auto error = [&](DiagKind kind, const yaml_mark_t& mark, std::string msg, std::string expected) {
-    diags.push_back(
+
+  Location at(const yaml_mark_t& m) const {
+    return Location{m_file, static_cast<int>(m.line) + 1, static_cast<int>(m.column) + 1};
+  }
+  static std::string anchor_of(const unsigned char* a) {
+    return a ? std::string(reinterpret_cast<const char*>(a)) : std::string();
+  }
+  void add(size_t n) {
+    m_total += n;
+    m_scanned.nodes += n;
+    for (auto& o : m_stack) o.nodes += n;
+  }
+  void error(DiagKind kind, const yaml_mark_t& mark, std::string msg, std::string expected) {
+    m_diags.push_back(
         Diagnostic{Severity::error, kind, at(mark), "", std::move(msg), std::move(expected), {}});
-  };
-  for (;;) {
-    yaml_event_t ev;
-    if (!yaml_parser_parse(&parser, &ev)) {
-      ok = false;
-      std::string msg = parser.problem ? parser.problem : "syntax error";
-      Location loc = at(parser.problem_mark);
-      const size_t off = to_byte.byte_at(parser.problem_mark.index);
-      if (off < bytes.size() && bytes[off] == '\t') {
-        diags.push_back(Diagnostic{Severity::error,
+  }
+
+  void syntax_error(const yaml_parser_t& parser) {
+    std::string msg = parser.problem ? parser.problem : "syntax error";
+    Location loc = at(parser.problem_mark);
+    const size_t off = m_to_byte.byte_at(parser.problem_mark.index);
+    if (off < m_bytes.size() && m_bytes[off] == '\t') {
+      m_diags.push_back(Diagnostic{Severity::error,
                                    DiagKind::tab_indentation,
                                    loc,
                                    "",
                                    "tab character where YAML expects indentation or a token",
                                    "indentation with spaces only",
                                    {}});
-      } else {
-        if (parser.context) {
-          Location opened = at(parser.context_mark);
-          msg = std::string(parser.context) + " that starts at line " +
-                std::to_string(opened.line) + ": " + msg;
-          // A construct left open until the end of the file is reported where it opened: the
-          // end-of-stream position would point past the last line.
-          if (off >= bytes.size()) loc = opened;
-        }
-        diags.push_back(Diagnostic{Severity::error,
-                                   DiagKind::yaml_syntax,
-                                   loc,
-                                   "",
-                                   "YAML syntax error: " + msg,
-                                   "well-formed YAML",
-                                   {}});
-      }
-      break;
+      return;
     }
-    const yaml_event_type_t type = ev.type;
-    bool stop = false;
-    auto anchor_of = [](const unsigned char* a) {
-      return a ? std::string(reinterpret_cast<const char*>(a)) : std::string();
-    };
-    // The document over the per-file bound is reported at its first node (or its end, if empty).
-    if (over_documents) {
-      error(DiagKind::too_many_documents_in_file, ev.start_mark,
-            "file holds more than " + std::to_string(limits.max_documents_per_file) +
-                " documents (document " + std::to_string(documents) + " starts here)",
-            "at most " + std::to_string(limits.max_documents_per_file) +
-                " documents per file (split the file)");
-      yaml_event_delete(&ev);
-      ok = false;
-      break;
+    if (parser.context) {
+      Location opened = at(parser.context_mark);
+      msg = std::string(parser.context) + " that starts at line " + std::to_string(opened.line) +
+            ": " + msg;
+      // A construct left open until the end of the file is reported where it opened: the
+      // end-of-stream position would point past the last line.
+      if (off >= m_bytes.size()) loc = opened;
     }
-    switch (type) {
-      case YAML_DOCUMENT_START_EVENT: {
-        total = 0;
-        stack.clear();
-        anchor_size.clear();
-        if (++documents > limits.max_documents_per_file) {
-          over_documents = true;
-          break;
-        }
-        DocumentSpan span;
-        if (documents > 1) {
-          size_t b = to_byte.byte_at(ev.start_mark.index);
-          span.line_offset = to_byte.lines_before();
-          while (b > 0 && bytes[b - 1] != '\n') --b;
-          span.begin = b;
-        }
-        scanned.documents.push_back(span);
+    m_diags.push_back(Diagnostic{Severity::error,
+                                 DiagKind::yaml_syntax,
+                                 loc,
+                                 "",
+                                 "YAML syntax error: " + msg,
+                                 "well-formed YAML",
+                                 {}});
+  }
+
+  // The document over the per-file bound is reported at its first node (or its end, if empty).
+  void too_many_documents(const yaml_event_t& ev) {
+    error(DiagKind::too_many_documents_in_file, ev.start_mark,
+          "file holds more than " + std::to_string(m_limits.max_documents_per_file) +
+              " documents (document " + std::to_string(m_documents) + " starts here)",
+          "at most " + std::to_string(m_limits.max_documents_per_file) +
+              " documents per file (split the file)");
+  }
+
+  void document_start(const yaml_event_t& ev) {
+    m_total = 0;
+    m_stack.clear();
+    m_anchor_size.clear();
+    if (++m_documents > m_limits.max_documents_per_file) {
+      m_over_documents = true;
+      return;
+    }
+    DocumentSpan span;
+    if (m_documents > 1) {
+      size_t b = m_to_byte.byte_at(ev.start_mark.index);
+      span.line_offset = m_to_byte.lines_before();
+      while (b > 0 && m_bytes[b - 1] != '\n') --b;
+      span.begin = b;
+    }
+    m_scanned.documents.push_back(span);
+  }
+
+  // Records one event; false when it crosses a bound (reported).
+  bool on_event(const yaml_event_t& ev) {
+    switch (ev.type) {
+      case YAML_DOCUMENT_START_EVENT:
+        document_start(ev);
         break;
-      }
       case YAML_DOCUMENT_END_EVENT:
-        if (!scanned.documents.empty())
-          scanned.documents.back().end = to_byte.byte_at(ev.end_mark.index);
+        if (!m_scanned.documents.empty())
+          m_scanned.documents.back().end = m_to_byte.byte_at(ev.end_mark.index);
         break;
       case YAML_SCALAR_EVENT:
         add(1);
-        if (ev.data.scalar.anchor) anchor_size[anchor_of(ev.data.scalar.anchor)] = 1;
+        if (ev.data.scalar.anchor) m_anchor_size[anchor_of(ev.data.scalar.anchor)] = 1;
         break;
       case YAML_SEQUENCE_START_EVENT:
       case YAML_MAPPING_START_EVENT: {
         add(1);
         Open o;
-        o.anchor = anchor_of(type == YAML_SEQUENCE_START_EVENT ? ev.data.sequence_start.anchor
-                                                               : ev.data.mapping_start.anchor);
-        stack.push_back(std::move(o));
-        if (static_cast<int>(stack.size()) > limits.max_depth) {
+        o.anchor = anchor_of(ev.type == YAML_SEQUENCE_START_EVENT ? ev.data.sequence_start.anchor
+                                                                  : ev.data.mapping_start.anchor);
+        m_stack.push_back(std::move(o));
+        if (static_cast<int>(m_stack.size()) > m_limits.max_depth) {
           error(DiagKind::nesting_too_deep, ev.start_mark,
-                "nesting depth exceeds " + std::to_string(limits.max_depth),
-                "at most " + std::to_string(limits.max_depth) + " levels");
-          stop = true;
+                "nesting depth exceeds " + std::to_string(m_limits.max_depth),
+                "at most " + std::to_string(m_limits.max_depth) + " levels");
+          return false;
         }
         break;
       }
       case YAML_SEQUENCE_END_EVENT:
       case YAML_MAPPING_END_EVENT:
-        if (!stack.empty()) {
-          if (!stack.back().anchor.empty())
-            anchor_size[stack.back().anchor] = stack.back().nodes + 1;
-          stack.pop_back();
+        if (!m_stack.empty()) {
+          if (!m_stack.back().anchor.empty())
+            m_anchor_size[m_stack.back().anchor] = m_stack.back().nodes + 1;
+          m_stack.pop_back();
         }
         break;
       case YAML_ALIAS_EVENT: {
-        auto it = anchor_size.find(anchor_of(ev.data.alias.anchor));
-        add(it == anchor_size.end() ? 1 : it->second);
-        if (total > limits.max_nodes_per_document) {
-          error(DiagKind::alias_expansion, ev.start_mark,
-                "YAML alias expansion exceeds " + std::to_string(limits.max_nodes_per_document) +
-                    " nodes (alias bomb?)",
-                "at most " + std::to_string(limits.max_nodes_per_document) + " nodes per document");
-          stop = true;
+        auto it = m_anchor_size.find(anchor_of(ev.data.alias.anchor));
+        add(it == m_anchor_size.end() ? 1 : it->second);
+        if (m_total > m_limits.max_nodes_per_document) {
+          error(
+              DiagKind::alias_expansion, ev.start_mark,
+              "YAML alias expansion exceeds " + std::to_string(m_limits.max_nodes_per_document) +
+                  " nodes (alias bomb?)",
+              "at most " + std::to_string(m_limits.max_nodes_per_document) + " nodes per document");
+          return false;
         }
         break;
       }
       default:
         break;
     }
-    if (!stop && total > limits.max_nodes_per_document && type != YAML_ALIAS_EVENT) {
-      error(DiagKind::invalid_value, ev.start_mark,
-            "document has more than " + std::to_string(limits.max_nodes_per_document) + " nodes",
-            "at most " + std::to_string(limits.max_nodes_per_document) + " nodes per document");
-      stop = true;
-    }
-    if (!stop && scanned.nodes > limits.max_nodes_per_file) {
-      error(DiagKind::too_many_nodes, ev.start_mark,
-            "file holds more than " + std::to_string(limits.max_nodes_per_file) +
-                " YAML nodes (aliases counted as what they expand to) by here",
-            "at most " + std::to_string(limits.max_nodes_per_file) +
-                " nodes per file (split the file)");
-      stop = true;
-    }
-    if (!stop && revision_nodes + scanned.nodes > limits.max_nodes_per_revision) {
-      error(DiagKind::too_many_nodes, ev.start_mark,
-            "the revision holds more than " + std::to_string(limits.max_nodes_per_revision) +
-                " YAML nodes by here (" + std::to_string(revision_nodes) +
-                " in the files read before this one); the files after it are not read",
-            "at most " + std::to_string(limits.max_nodes_per_revision) +
-                " nodes in all documents of a revision");
-      scanned.revision_spent = true;
-      stop = true;
-    }
-    yaml_event_delete(&ev);
-    if (stop) {
-      ok = false;
-      break;
-    }
-    if (type == YAML_STREAM_END_EVENT) break;
+    return within_node_bounds(ev);
   }
-  yaml_parser_delete(&parser);
-  return ok;
+
+  // The document, file and revision node bounds after an event; false (reported) when crossed.
+  bool within_node_bounds(const yaml_event_t& ev) {
+    const Limits& l = m_limits;
+    if (m_total > l.max_nodes_per_document) {
+      error(DiagKind::invalid_value, ev.start_mark,
+            "document has more than " + std::to_string(l.max_nodes_per_document) + " nodes",
+            "at most " + std::to_string(l.max_nodes_per_document) + " nodes per document");
+      return false;
+    }
+    if (m_scanned.nodes > l.max_nodes_per_file) {
+      error(DiagKind::too_many_nodes, ev.start_mark,
+            "file holds more than " + std::to_string(l.max_nodes_per_file) +
+                " YAML nodes (aliases counted as what they expand to) by here",
+            "at most " + std::to_string(l.max_nodes_per_file) + " nodes per file (split the file)");
+      return false;
+    }
+    if (m_revision_nodes + m_scanned.nodes > l.max_nodes_per_revision) {
+      error(DiagKind::too_many_nodes, ev.start_mark,
+            "the revision holds more than " + std::to_string(l.max_nodes_per_revision) +
+                " YAML nodes by here (" + std::to_string(m_revision_nodes) +
+                " in the files read before this one); the files after it are not read",
+            "at most " + std::to_string(l.max_nodes_per_revision) +
+                " nodes in all documents of a revision");
+      m_scanned.revision_spent = true;
+      return false;
+    }
+    return true;
+  }
+
+  const std::string& m_file;
+  std::string_view m_bytes;
+  const Limits& m_limits;
+  size_t m_revision_nodes;
+  Diagnostics& m_diags;
+  Scanned& m_scanned;
+  CharToByte m_to_byte;
+  std::vector<Open> m_stack;
+  std::unordered_map<std::string, size_t> m_anchor_size;  // expanded size of each anchored node
+  size_t m_total = 0;                                     // expanded nodes of the current document
+  size_t m_documents = 0;                                 // documents started so far
+  bool m_over_documents = false;
+};
+
+bool strict_pass(const std::string& file, std::string_view bytes, const Limits& limits,
+                 size_t revision_nodes, Diagnostics& diags, Scanned& scanned) {
+  return StrictPass(file, bytes, limits, revision_nodes, diags, scanned).run();
 }
 
 class Walker {

@@ -156,12 +156,11 @@ std::string to_string(const Reach& r) {
   return r.project + "/" + r.domain + (r.workflow.empty() ? "" : "/" + r.workflow);
 }
 
-Review review(const model::Documents& base, const model::Documents& head,
-              const std::vector<std::string>& domains) {
-  Review out;
-  model::Hierarchy hb(base), hh(head);
-  State sb = desired_state(base), sh = desired_state(head);
+namespace {
 
+// The override rows that differ between base and head, with their effective values and reach.
+void review_overrides(Review& out, const model::Hierarchy& hb, const model::Hierarchy& hh,
+                      const State& sb, const State& sh, const std::vector<std::string>& domains) {
   std::set<std::string> keys;
   for (const auto& [k, v] : sb.overrides) keys.insert(k);
   for (const auto& [k, v] : sh.overrides) keys.insert(k);
@@ -212,7 +211,10 @@ Review review(const model::Documents& base, const model::Documents& head,
     }
     out.changes.push_back(std::move(c));
   }
+}
 
+// Projects added, changed or archived; an archived project takes its removed overrides along.
+void review_projects(Review& out, const State& sb, const State& sh) {
   std::set<std::string> ids;
   for (const auto& [k, v] : sb.projects) ids.insert(k);
   for (const auto& [k, v] : sh.projects) ids.insert(k);
@@ -248,7 +250,9 @@ Review review(const model::Documents& base, const model::Documents& head,
     }
     out.changes.push_back(std::move(c));
   }
+}
 
+void review_registrations(Review& out, const model::Documents& base, const model::Documents& head) {
   std::map<std::string, const model::Registration*> rb, rh;
   for (const auto& r : base.registrations) rb[r.name] = &r;
   for (const auto& r : head.registrations) rh[r.name] = &r;
@@ -289,6 +293,18 @@ Review review(const model::Documents& base, const model::Documents& head,
     c.scope = now.project + "/" + now.domain;
     out.changes.push_back(std::move(c));
   }
+}
+
+}  // namespace
+
+Review review(const model::Documents& base, const model::Documents& head,
+              const std::vector<std::string>& domains) {
+  Review out;
+  const model::Hierarchy hb(base), hh(head);
+  const State sb = desired_state(base), sh = desired_state(head);
+  review_overrides(out, hb, hh, sb, sh, domains);
+  review_projects(out, sb, sh);
+  review_registrations(out, base, head);
   out.rollup = rollup_of(out.changes);
   return out;
 }
