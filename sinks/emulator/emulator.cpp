@@ -113,6 +113,11 @@ Result<std::unique_ptr<Emulator>> Emulator::start(const Options& options) {
   builder.SetMaxReceiveMessageSize(k_max_message_bytes);
   // Without this, gRPC sets SO_REUSEPORT and a second server on a busy port would "succeed".
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  // gRPC's synchronous server keeps at most MAX_POLLERS idle threads and starts a thread when
+  // fewer than MIN_POLLERS wait: with the defaults (1, 2) every burst of concurrent writes made
+  // and destroyed threads (clone3, page faults) per call. Keep enough for a client's concurrency.
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MIN_POLLERS, 2);
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, 64);
   impl->frontend->register_with(builder);
   impl->server = builder.BuildAndStart();
   if (!impl->server || port == 0) {

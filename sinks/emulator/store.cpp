@@ -1,5 +1,11 @@
 #include "sinks/emulator/store.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -89,13 +95,18 @@ std::string sql(const char* head, const char* cols, const char* tail) {
 
 }  // namespace
 
-Result<std::unique_ptr<Store>> Store::open(const std::string& path) {
-  // WAL + FULL: a committed write survives a SIGKILL (and power loss) of this process.
+Result<std::unique_ptr<Store>> Store::open(const std::string& path,
+                                           std::chrono::milliseconds max_group_age) {
+  // WAL + NORMAL: SQLite's COMMIT writes the WAL without syncing it; the store syncs the WAL
+  // itself, outside its lock, before any write of the group is acknowledged (see make_durable),
+  // so an acknowledged write survives a SIGKILL and power loss as with synchronous=FULL, and the
+  // next group runs while this one's fdatasync is in flight.
   sqlite::OpenOptions options;
-  options.synchronous = "FULL";
+  options.synchronous = "NORMAL";
   auto db = sqlite::Database::open(path, "emulator: sqlite", options);
   if (!db) return db.error();
   std::unique_ptr<Store> store(new Store(std::move(*db), path));
+  store->m_max_group_age = max_group_age;
   sqlite::Database& d = *store->m_db;
   int version = 0;
   {
@@ -116,35 +127,169 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path) {
   if (auto s = d.exec(k_schema, "create schema"); !s) return s.error();
   if (auto s = d.exec("PRAGMA user_version=1", "set schema version"); !s) return s.error();
   if (auto s = tx->commit(); !s) return s.error();
+  if (path != ":memory:" && !path.empty()) {
+    // The WAL exists from the schema transaction on and stays while the connection is open.
+    store->m_wal_fd = ::open((path + "-wal").c_str(), O_RDONLY | O_CLOEXEC);
+    if (store->m_wal_fd < 0) {
+      // No WAL to sync (journal_mode=WAL refused here): let SQLite sync at every COMMIT.
+      if (auto s = d.exec("PRAGMA synchronous=FULL", "PRAGMA synchronous=FULL"); !s)
+        return s.error();
+    }
+  }
   return store;
 }
 
 Store::Store(std::unique_ptr<sqlite::Database> db, std::string path)
     : m_db(std::move(db)), m_path(std::move(path)) {}
 
-Store::~Store() = default;
+Store::~Store() {
+  // No Tx is open, so no writer waits on a group; one left open is committed and synced.
+  {
+    std::unique_lock<std::mutex> lock(m_mu);
+    settle(lock);
+  }
+  if (m_wal_fd >= 0) ::close(m_wal_fd);
+}
+
+GroupCommitStats Store::group_commit_stats() {
+  std::unique_lock<std::mutex> lock(m_mu);
+  return m_stats;
+}
 
 Result<Tx> Store::begin(bool write) {
+  if (!write) {
+    std::unique_lock<std::mutex> lock(m_mu);
+    // A read sees acknowledged writes only: the open group commits, and the reader waits until
+    // every committed group is on disk.
+    settle(lock);
+    auto t = sqlite::Transaction::begin(*m_db, sqlite::Transaction::Mode::deferred);
+    if (!t) return t.error();
+    Tx tx(this, std::move(lock));
+    tx.m_tx.emplace(std::move(*t));
+    return Result<Tx>(std::move(tx));
+  }
+  m_writers_waiting.fetch_add(1);
   std::unique_lock<std::mutex> lock(m_mu);
-  auto t = sqlite::Transaction::begin(
-      *m_db, write ? sqlite::Transaction::Mode::immediate : sqlite::Transaction::Mode::deferred);
-  if (!t) return t.error();
+  m_writers_waiting.fetch_sub(1);
+  if (!m_group_open) {
+    if (auto s = m_db->exec("BEGIN IMMEDIATE", "begin transaction"); !s) return s.error();
+    m_group_open = true;
+    ++m_group;
+    m_group_writes = 0;
+    m_group_started = std::chrono::steady_clock::now();
+  }
+  if (auto s = m_db->exec("SAVEPOINT rpc", "begin write"); !s) {
+    // Others' writes may wait in this group: it must not be left open without a writer.
+    end_write(lock);
+    return s.error();
+  }
   Tx tx(this, std::move(lock));
-  tx.m_tx.emplace(std::move(*t));
+  tx.m_group = m_group;
+  tx.m_savepoint = true;
   return Result<Tx>(std::move(tx));
+}
+
+void Store::settle(std::unique_lock<std::mutex>& lock) {
+  // Both waits unlock, and a writer may open a new group meanwhile: check again after each.
+  for (;;) {
+    if (m_group_open) {
+      commit_group();
+      make_durable(lock);
+    } else if (m_durable < m_committed) {
+      m_group_ended.wait(lock);
+    } else {
+      return;
+    }
+  }
+}
+
+bool Store::keep_group_open() const {
+  return m_writers_waiting.load() > 0 && m_group_writes < k_max_group_writes &&
+         std::chrono::steady_clock::now() - m_group_started < m_max_group_age;
+}
+
+void Store::end_write(std::unique_lock<std::mutex>& lock) {
+  if (keep_group_open()) return;
+  commit_group();
+  make_durable(lock);
+}
+
+void Store::commit_group() {
+  auto s = m_db->exec("COMMIT", "commit");
+  if (!s) {
+    (void)m_db->exec("ROLLBACK", "rollback");
+    m_failed_groups.emplace(m_group, s.error());
+    // Writers of a group wake within a few groups of its end; older failures are not asked for.
+    while (m_failed_groups.size() > 64) m_failed_groups.erase(m_failed_groups.begin());
+  }
+  ++m_stats.commits;
+  m_group_open = false;
+  m_committed = m_group;
+}
+
+void Store::make_durable(std::unique_lock<std::mutex>& lock) {
+  const uint64_t upto = m_committed;
+  if (m_durable >= upto) return;
+  if (m_wal_fd >= 0) {
+    // Outside the lock: the next group forms and commits while this fdatasync runs. One
+    // fdatasync covers every frame written to the WAL before it started.
+    lock.unlock();
+    const int rc = ::fdatasync(m_wal_fd);
+    const int err = errno;
+    lock.lock();
+    if (rc != 0) {
+      for (uint64_t g = m_durable + 1; g <= upto; ++g)
+        m_failed_groups.emplace(
+            g, make_error(ErrorCode::internal,
+                          "emulator: sqlite: fdatasync of the WAL: " + std::string(strerror(err))));
+    }
+  }
+  if (upto > m_durable) m_durable = upto;
+  m_group_ended.notify_all();
+}
+
+Status Store::outcome_of(uint64_t group) const {
+  auto it = m_failed_groups.find(group);
+  if (it == m_failed_groups.end()) return ok_status();
+  return it->second;
 }
 
 Tx::Tx(Store* store, std::unique_lock<std::mutex> lock) : m_store(store), m_lock(std::move(lock)) {}
 
 // Declared order matters: the transaction rolls back before the lock is released.
 Tx::Tx(Tx&& other) noexcept
-    : m_store(other.m_store), m_lock(std::move(other.m_lock)), m_tx(std::move(other.m_tx)) {
+    : m_store(other.m_store),
+      m_lock(std::move(other.m_lock)),
+      m_tx(std::move(other.m_tx)),
+      m_group(other.m_group),
+      m_savepoint(std::exchange(other.m_savepoint, false)) {
   other.m_tx.reset();
 }
 
-Tx::~Tx() { m_tx.reset(); }
+Tx::~Tx() {
+  m_tx.reset();
+  if (m_savepoint && m_lock.owns_lock()) {
+    // A write that did not commit: undo its changes; the group goes on without them.
+    (void)m_store->m_db->exec("ROLLBACK TO rpc; RELEASE rpc", "roll back write");
+    m_store->end_write(m_lock);
+  }
+}
 
 Status Tx::commit() {
+  if (m_savepoint) {
+    m_savepoint = false;
+    Store& s = *m_store;
+    if (auto st = s.m_db->exec("RELEASE rpc", "commit write"); !st) {
+      (void)s.m_db->exec("ROLLBACK TO rpc; RELEASE rpc", "roll back write");
+      s.end_write(m_lock);
+      return st;
+    }
+    ++s.m_group_writes;
+    ++s.m_stats.writes;
+    s.end_write(m_lock);
+    s.m_group_ended.wait(m_lock, [&] { return s.m_durable >= m_group; });
+    return s.outcome_of(m_group);
+  }
   if (!m_tx) return make_error(ErrorCode::internal, "emulator: sqlite: commit: no transaction");
   auto st = m_tx->commit();
   m_tx.reset();

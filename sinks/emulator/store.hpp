@@ -2,11 +2,24 @@
 
 // SQLite persistence of the emulator (internal to sinks/emulator). Rows hold serialized
 // protobuf blobs; the store knows nothing about protobuf. Every RPC runs in one Tx, which
-// holds the store's mutex, so the store is thread-safe and each write RPC is one atomic,
-// durable SQLite transaction (WAL, synchronous=FULL): the process may be SIGKILLed at any
-// point and restarted on the same file without losing committed writes.
+// holds the store's mutex, so the store is thread-safe and each write RPC is atomic (a
+// savepoint) and durable (WAL, synchronous=FULL): the process may be SIGKILLed at any point and
+// restarted on the same file without losing an acknowledged write.
+//
+// Group commit: write RPCs that arrive together share one SQLite transaction, and so one fsync.
+// A writer that finishes while another writer waits for the store leaves the transaction open
+// and waits; the last writer of the group (or the 64th, or the first after 20 ms) commits it,
+// then syncs the WAL with the store unlocked, so the next group forms and commits meanwhile.
+// Tx::commit() returns only once the group holding its writes is committed and synced: a write
+// is acknowledged only when it is on disk; if the COMMIT or the sync fails, every write of the
+// group fails with that error. A reader first commits an open group and waits for its sync, so
+// it never sees a write that is not yet acknowledged.
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -78,6 +91,8 @@ class Tx {
   Tx(const Tx&) = delete;
   ~Tx();
 
+  // Reads: ends the transaction. Writes: keeps this Tx's changes and returns once the group
+  // transaction holding them has committed (or failed: then nothing of them is kept).
   Status commit();
 
   Result<std::optional<ProjectRow>> get_project(const std::string& id);
@@ -125,27 +140,67 @@ class Tx {
   Tx(Store* store, std::unique_lock<std::mutex> lock);
   Store* m_store;
   std::unique_lock<std::mutex> m_lock;
-  std::optional<sqlite::Transaction> m_tx;  // rolled back (if open) before m_lock is released
+  std::optional<sqlite::Transaction> m_tx;  // reads: rolled back (if open) before m_lock goes
+  uint64_t m_group = 0;                     // writes: the group transaction of this Tx's savepoint
+  bool m_savepoint = false;                 // writes: the savepoint is open (not yet released)
+};
+
+// How writes were grouped since the store opened (for benchmarks and tests).
+struct GroupCommitStats {
+  uint64_t writes = 0;   // write transactions that committed their savepoint
+  uint64_t commits = 0;  // SQLite transactions that held them (one fsync each)
 };
 
 class Store {
  public:
   // Opens or creates the database and its schema. ":memory:" gives a private in-memory db.
-  static Result<std::unique_ptr<Store>> open(const std::string& path);
+  // `max_group_age`: how long a group may stay open for writers that join it.
+  static Result<std::unique_ptr<Store>> open(
+      const std::string& path, std::chrono::milliseconds max_group_age = k_max_group_age);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
-  // Starts a transaction (BEGIN IMMEDIATE for writes). Blocks while another Tx is open.
+  // Starts a transaction: a read, or a write (a savepoint in the open group transaction, which
+  // it opens with BEGIN IMMEDIATE if there is none). Blocks while another Tx is open.
   Result<Tx> begin(bool write);
   const std::string& path() const { return m_path; }
+  GroupCommitStats group_commit_stats();
+
+  static constexpr uint64_t k_max_group_writes = 64;
+  static constexpr std::chrono::milliseconds k_max_group_age{20};
 
  private:
   friend class Tx;
   Store(std::unique_ptr<sqlite::Database> db, std::string path);
+  // With m_mu held. keep_group_open: another writer waits to join the group, within its
+  // bounds. end_write: after a write's savepoint ended, commit the group and make it durable
+  // unless it is kept open. commit_group: COMMIT the open group. make_durable: sync the WAL
+  // (unlocking while it runs) so that every committed group is on disk.
+  bool keep_group_open() const;
+  void end_write(std::unique_lock<std::mutex>& lock);
+  void commit_group();
+  void make_durable(std::unique_lock<std::mutex>& lock);
+  // No group open and every committed group durable (what a reader and the destructor need).
+  void settle(std::unique_lock<std::mutex>& lock);
+  Status outcome_of(uint64_t group) const;
+
   std::unique_ptr<sqlite::Database> m_db;
   std::string m_path;
   std::mutex m_mu;
+  std::condition_variable m_group_ended;
+  std::atomic<int> m_writers_waiting{0};  // write begin() calls not yet holding m_mu
+  // Guarded by m_mu:
+  bool m_group_open = false;
+  uint64_t m_group = 0;      // id of the open group, or of the last one
+  uint64_t m_committed = 0;  // every group up to this id has ended its COMMIT (or failed)
+  uint64_t m_durable = 0;    // ... and is synced to disk: its writes can be acknowledged
+  uint64_t m_group_writes = 0;
+  std::chrono::steady_clock::time_point m_group_started;
+  std::chrono::milliseconds m_max_group_age = k_max_group_age;
+  std::map<uint64_t, Error> m_failed_groups;  // recent groups whose COMMIT or sync failed
+  int m_wal_fd = -1;  // the WAL, synced by make_durable; -1: SQLite syncs (synchronous=FULL)
+  GroupCommitStats m_stats;
 };
 
 }  // namespace flytecd::sinks::emulator
