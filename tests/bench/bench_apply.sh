@@ -11,11 +11,9 @@ set -euo pipefail
 build="${1:-build}"; projects="${2:-2000}"; wf="${3:-2}"
 work="$(mktemp -d /tmp/flytecd-bench.XXXXXX)"
 trap 'kill "${emu_pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 "$build/tests/flytecd_gen_repo" "$work/repo" --projects "$projects" --workflows-per-project "$wf"
-port=$(( 20000 + RANDOM % 20000 ))
-"$build/flytecd" emulator --listen "127.0.0.1:$port" --db "$work/admin.db" --log-level warn &
-emu_pid=$!
-for _ in $(seq 1 100); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
+bench_emulator "$build/flytecd"
 measure() {  # label, command...
   local label="$1"; shift
   /usr/bin/time -f "%e %M" -o "$work/time" "$@" > "$work/out" 2>&1 || { cat "$work/out"; exit 1; }

@@ -20,6 +20,7 @@ bin="${1:-build}"; members="${2:-40}"; mib="${3:-60}"; n="${4:-3}"
 [[ -d "$bin" ]] && bin="$bin/flytecd"
 work="$(mktemp -d /tmp/flytecd-bench-bomb.XXXXXX)"
 trap 'kill "${emu_pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 mkdir -p "$work/bomb" "$work/repo/packages" "$work/repo/registrations"
 if [[ "${BOMB:-}" == decode ]]; then
   python3 "$(dirname "${BASH_SOURCE[0]}")/../cli/decode_bomb.py" "$work/repo/packages/bomb.tgz" \
@@ -31,23 +32,9 @@ else
 fi
 rm -rf "$work/bomb"
 size=$(stat -c %s "$work/repo/packages/bomb.tgz")
-cat > "$work/repo/project.yaml" <<YAML
-apiVersion: flytecd/v1
-kind: Project
-id: bench
-name: bench
-YAML
-for i in $(seq 1 "$n"); do
-  [[ $i -gt 1 ]] && echo "---"
-  printf 'apiVersion: flytecd/v1\nkind: WorkflowRegistration\nmetadata: {name: bomb-%02d}\n' "$i"
-  printf 'project: bench\ndomain: development\nversion: v%02d\n' "$i"
-  printf 'package: packages/bomb.tgz\nactivate: none\n'
-done > "$work/repo/registrations/bomb.yaml"
+bench_registrations "$n" bomb 2 packages/bomb.tgz > "$work/repo/registrations/bomb.yaml"
 
-port=$(( 20000 + RANDOM % 20000 ))
-"$bin" emulator --listen "127.0.0.1:$port" --db "$work/admin.db" --log-level warn &
-emu_pid=$!
-for _ in $(seq 1 100); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
+bench_emulator "$bin"
 
 rc=0
 /usr/bin/time -f "%e %M" -o "$work/time" "$bin" apply --repo "$work/repo" \

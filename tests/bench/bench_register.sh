@@ -14,25 +14,12 @@ src="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 fixture="$src/repo-layout-example/packages/flytesnacks-core.tgz"
 work="$(mktemp -d /tmp/flytecd-bench-reg.XXXXXX)"
 trap 'kill "${emu_pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 mkdir -p "$work/repo/packages" "$work/repo/registrations"
 cp "$fixture" "$work/repo/packages/"
-cat > "$work/repo/project.yaml" <<YAML
-apiVersion: flytecd/v1
-kind: Project
-id: bench
-name: bench
-YAML
-for i in $(seq 1 "$n"); do
-  [[ $i -gt 1 ]] && echo "---"
-  printf 'apiVersion: flytecd/v1\nkind: WorkflowRegistration\nmetadata: {name: core-%03d}\n' "$i"
-  printf 'project: bench\ndomain: development\nversion: v%03d\n' "$i"
-  printf 'package: packages/flytesnacks-core.tgz\nactivate: none\n'
-done > "$work/repo/registrations/core.yaml"
+bench_registrations "$n" core 3 packages/flytesnacks-core.tgz > "$work/repo/registrations/core.yaml"
 
-port=$(( 20000 + RANDOM % 20000 ))
-"$build/flytecd" emulator --listen "127.0.0.1:$port" --db "$work/admin.db" --log-level warn &
-emu_pid=$!
-for _ in $(seq 1 100); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
+bench_emulator "$build/flytecd"
 
 args=(apply --repo "$work/repo" --state-dir "$work/state" --admin-endpoint "127.0.0.1:$port"
       --insecure --log-level warn)

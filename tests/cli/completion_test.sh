@@ -11,10 +11,7 @@ for t in bash zsh fish man lexgrog; do
   command -v "$t" >/dev/null 2>&1 || { echo "FAIL: $t not found: run packaging/setup-debian.sh" >&2; exit 1; }
 done
 cd "$src"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-bad() { echo "FAIL $*"; fail=1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 "$bin" completion bash >"$tmp/flytecd.bash"
 "$bin" completion zsh >"$tmp/_flytecd"
 "$bin" completion fish >"$tmp/flytecd.fish"

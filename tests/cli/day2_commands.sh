@@ -14,40 +14,16 @@
 set -uo pipefail
 bin="$1"; src="$2"
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-jq_() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
-example="$src/repo-layout-example"
 unset FLYTECD_SYNC_TOKEN
 
 start_emulator
-git_env=(env -i PATH="$PATH" HOME="$tmp" GIT_CONFIG_NOSYSTEM=1 LC_ALL=C)
-g() { "${git_env[@]}" git -C "$tmp/work" -c user.name=t -c user.email=t@e "$@"; }
-mkdir -p "$tmp/work"; cp -r "$example/." "$tmp/work/"
-"${git_env[@]}" git init -q --bare -b main "$tmp/remote.git"
-g init -q -b main && g add -A && g commit -q -m example && g push -q "$tmp/remote.git" main:main || bad "git setup"
+git_remote
 push() { g commit -q -am "$1" && g push -q "$tmp/remote.git" main:main || bad "git push: $1"; }
 hport="$(free_port)"
 printf 'tok-%s\n' "$RANDOM$RANDOM" > "$tmp/token"
-cat > "$tmp/flytecd.yaml" <<YAML
-stateDir: $tmp/state
-interval: 1h
-git: {url: "file://$tmp/remote.git", ref: main}
-policy: {selfHeal: false}
-http: {listen: "127.0.0.1:$hport", syncTokenFile: "$tmp/token"}
-YAML
+daemon_config 1h "policy: {selfHeal: false}"
 cli=(--config "$tmp/flytecd.yaml")
-start_daemon() {
-  "$bin" run --config "$tmp/flytecd.yaml" "${target[@]}" >> "$tmp/run.log" 2>&1 &
-  daemon=$!; pids+=($daemon)
-}
-stop_daemon() { kill "$daemon"; wait "$daemon" 2>/dev/null; }
 status_json() { "$bin" status "${cli[@]}" -o json 2>/dev/null; }
-wait_for() {
-  for _ in $(seq 1 150); do
-    [[ "$(status_json | jq_ "$1" 2>/dev/null)" == True ]] && return 0
-    sleep 0.2
-  done
-  return 1
-}
 sync_wait() { "$bin" sync "${cli[@]}" --wait --timeout 60s "$@" > "$tmp/sync.out" 2>&1; echo $?; }
 # What FlyteAdmin holds at a scope, as get overrides --live reads it (the daemon's ledger, no lock).
 live_json() { "$bin" get overrides --live -p "$1" -d development --repo "$tmp/work" --state-dir "$tmp/state" "${target[@]}" -o json 2>"$tmp/live.err"; }

@@ -6,24 +6,12 @@
 # Usage: drift_values.sh FLYTECD_BINARY SOURCE_DIR
 set -uo pipefail
 bin="$1"; src="$2"
-tmp="$(mktemp -d)"
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
-trap cleanup EXIT
-fail=0
-bad() { echo "FAIL $*"; fail=1; }
-ok() { echo "ok $*"; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-example="$src/repo-layout-example"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 grep -q 'projectQuotaCpu: "16"' "$example/projects/ml-training/development.yaml" || bad "the example's quota changed: fix this test"
 
-eport="$(free_port)"; hport="$(free_port)"; rport="$(free_port)"
-"$bin" emulator --listen "127.0.0.1:$eport" --db "$tmp/admin.db" > "$tmp/emulator.log" 2>&1 &
-pids+=($!)
-# The notification receiver: every POST body is one line of received.jsonl.
-python3 "$(dirname "${BASH_SOURCE[0]}")/receiver.py" "$rport" "$tmp/received.jsonl" > "$tmp/receiver.log" 2>&1 &
-pids+=($!)
-for p in $eport $rport; do for _ in $(seq 1 100); do (echo > /dev/tcp/127.0.0.1/$p) 2>/dev/null && break; sleep 0.1; done; done
+start_emulator
+start_receiver
+hport="$(free_port)"
 
 cat > "$tmp/flytecd.yaml" <<YAML
 stateDir: $tmp/state

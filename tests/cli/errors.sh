@@ -6,25 +6,14 @@
 # Usage: errors.sh FLYTECD_BINARY SOURCE_DIR
 set -uo pipefail
 bin="$1"; src="$2"
-tmp="$(mktemp -d)"
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
-trap cleanup EXIT
-fail=0
-bad() { echo "FAIL $*"; fail=1; }
-ok() { echo "ok $*"; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-example="$src/repo-layout-example"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 closed="$(free_port)"
 out="$("$bin" plan --live --repo "$example" --state-dir "$tmp/s0" --admin-endpoint "dns:///127.0.0.1:$closed" --insecure --log-level error 2>&1)"; rc=$?
 [[ $rc -eq 1 ]] || bad "plan against a closed port: exit $rc"
 grep -q "is FlyteAdmin listening at 127.0.0.1:$closed? (connection refused)" <<<"$out" && ok "connection refused: a hint naming the endpoint" || bad "connection refused without the hint: $out"
 
-eport="$(free_port)"
-"$bin" emulator --listen "127.0.0.1:$eport" --db "$tmp/admin.db" > "$tmp/emulator.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 1 100); do (echo > /dev/tcp/127.0.0.1/$eport) 2>/dev/null && break; sleep 0.1; done
+start_emulator
 out="$("$bin" plan --live --repo "$example" --state-dir "$tmp/s1" --admin-endpoint "dns:///127.0.0.1:$eport" --log-level error 2>&1)"; rc=$?
 [[ $rc -eq 1 ]] || bad "TLS against the plaintext emulator: exit $rc"
 grep -q "the server at 127.0.0.1:$eport speaks plaintext, not TLS: set admin.insecure: true" <<<"$out" && ok "TLS vs plaintext: says to set admin.insecure" || bad "TLS vs plaintext without the hint: $out"

@@ -6,10 +6,7 @@
 # Usage: git_tree_bomb.sh FLYTECD_BINARY SOURCE_DIR
 set -uo pipefail
 bin="$1"; src="$2"
-tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
-fail=0
-ok() { echo "ok $*"; }
-bad() { echo "FAIL $*"; fail=1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export HOME="$tmp/home" GIT_CONFIG_NOSYSTEM=1 LC_ALL=C
 mkdir -p "$HOME"
 git() { command git -c user.name=t -c user.email=t@example.com -c init.defaultBranch=main -c commit.gpgsign=false "$@"; }

@@ -10,22 +10,10 @@
 # Usage: guard.sh FLYTECD_BINARY SOURCE_DIR
 set -uo pipefail
 bin="$1"; src="$2"
-tmp="$(mktemp -d)"
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
-trap cleanup EXIT
-fail=0
-bad() { echo "FAIL $*"; fail=1; }
-ok() { echo "ok $*"; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-example="$src/repo-layout-example"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # A standalone emulator, so that FlyteAdmin's state can be checked by a second process.
-eport="$(free_port)"
-"$bin" emulator --listen "127.0.0.1:$eport" --db "$tmp/admin.db" > "$tmp/emulator.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 1 100); do (echo > /dev/tcp/127.0.0.1/$eport) 2>/dev/null && break; sleep 0.1; done
-target=(--admin-endpoint "dns:///127.0.0.1:$eport" --insecure --log-level warn)
+start_emulator
 
 "$bin" apply --repo "$example" --state-dir "$tmp/state" "${target[@]}" > "$tmp/apply1.log" 2>&1 || bad "first apply"
 mkdir -p "$tmp/empty"
@@ -39,16 +27,9 @@ out="$("$bin" plan --live --repo "$tmp/empty" --state-dir "$tmp/state" "${target
 [[ $rc -eq 1 ]] && grep -q 'REFUSED' <<<"$out" && ok "plan --live shows the refusal (exit 1)" || bad "plan --live of the empty directory: exit $rc: $(head -5 <<<"$out")"
 
 # The daemon on a Git remote: a commit that deletes every document is refused whole.
-git_env=(env -i PATH="$PATH" HOME="$tmp" GIT_CONFIG_NOSYSTEM=1 LC_ALL=C)
-g() { "${git_env[@]}" git -C "$tmp/work" -c user.name=t -c user.email=t@e "$@"; }
-mkdir -p "$tmp/work"; cp -r "$example/." "$tmp/work/"
-"${git_env[@]}" git init -q --bare -b main "$tmp/remote.git"
-g init -q -b main && g add -A && g commit -q -m example && g push -q "$tmp/remote.git" main:main || bad "git setup"
-hport="$(free_port)"; rport="$(free_port)"
-# The notification receiver: every POST body is one line of received.jsonl.
-python3 "$(dirname "${BASH_SOURCE[0]}")/receiver.py" "$rport" "$tmp/received.jsonl" > "$tmp/receiver.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 1 100); do (echo > /dev/tcp/127.0.0.1/$rport) 2>/dev/null && break; sleep 0.1; done
+git_remote
+hport="$(free_port)"
+start_receiver
 touch "$tmp/received.jsonl"
 cat > "$tmp/flytecd.yaml" <<YAML
 stateDir: $tmp/state

@@ -5,19 +5,8 @@
 # Usage: history.sh FLYTECD_BINARY SOURCE_DIR
 set -uo pipefail
 bin="$1"; src="$2"
-tmp="$(mktemp -d)"
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
-trap cleanup EXIT
-fail=0
-bad() { echo "FAIL $*"; fail=1; }
-ok() { echo "ok $*"; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-git_env=(env -i PATH="$PATH" HOME="$tmp" GIT_CONFIG_NOSYSTEM=1 LC_ALL=C)
-g() { "${git_env[@]}" git -C "$tmp/work" -c user.name="Ada Lovelace" -c user.email=ada@example.com "$@"; }
-mkdir -p "$tmp/work"; cp -r "$src/repo-layout-example/." "$tmp/work/"
-"${git_env[@]}" git init -q --bare -b main "$tmp/remote.git"
-g init -q -b main && g add -A && g commit -q -m example && g push -q "$tmp/remote.git" main:main || bad "git setup"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+git_remote "Ada Lovelace" ada@example.com
 hport="$(free_port)"
 cat > "$tmp/flytecd.yaml" <<YAML
 stateDir: $tmp/state

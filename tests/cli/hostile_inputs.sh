@@ -8,11 +8,8 @@
 # Usage: hostile_inputs.sh FLYTECD_BINARY SOURCE_DIR
 set -uo pipefail
 bin="$1"; src="$2"
-tmp="$(mktemp -d)"; trap 'kill $daemon 2>/dev/null; rm -rf "$tmp"' EXIT
-daemon=""
-fail=0
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 say() { echo "$*"; }
-bad() { echo "FAIL $*"; fail=1; }
 expect_rc() {  # name, want, command...
   local name="$1" want="$2"; shift 2
   local out rc
@@ -78,22 +75,22 @@ cp -r "$src/repo-layout-example/." "$gitrepo/"
 expect_rc "plan --git on a head with the hostile file" 1 "${git_env[@]}" "$bin" plan --git "$gitrepo" --base main~1 --head main
 
 # The daemon on the hostile repository: the revision is rejected, the process stays up.
-port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-FLYTECD_HTTP_LISTEN="127.0.0.1:$port" "$bin" run --repo "$repo" --state-dir "$tmp/state-run" \
+hport="$(free_port)"
+FLYTECD_HTTP_LISTEN="127.0.0.1:$hport" "$bin" run --repo "$repo" --state-dir "$tmp/state-run" \
   --log-level warn > "$tmp/run.log" 2>&1 &
-daemon=$!
+daemon=$!; pids+=($daemon)
 status=""
 for _ in $(seq 1 100); do
-  status="$(curl -fsS "http://127.0.0.1:$port/api/v1/status" 2>/dev/null)" && [[ "$status" == *hostile* ]] && break
+  status="$(curl -fsS "http://127.0.0.1:$hport/api/v1/status" 2>/dev/null)" && [[ "$status" == *hostile* ]] && break
   sleep 0.2
 done
 if ! kill -0 "$daemon" 2>/dev/null; then bad "flytecd run died on the hostile revision"; cat "$tmp/run.log" | head -c 3000
 else
   [[ "$status" == *hostile.yaml* ]] && say "ok run: status reports the rejected revision" || { bad "run: status does not name hostile.yaml"; echo "$status" | head -c 2000; }
-  code="$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/healthz")"
+  code="$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$hport/healthz")"
   [[ "$code" == 200 ]] && say "ok run: /healthz 200" || bad "run: /healthz $code"
 fi
-kill "$daemon" 2>/dev/null; wait "$daemon" 2>/dev/null; daemon=""
+kill "$daemon" 2>/dev/null; wait "$daemon" 2>/dev/null
 
 # Symlinks: a project file replaced by a link to a shared copy is read and applied.
 links="$tmp/links"

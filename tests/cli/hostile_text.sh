@@ -10,15 +10,8 @@
 # Usage: hostile_text.sh FLYTECD_BINARY SOURCE_DIR
 set -uo pipefail
 bin="$1"; src="$2"
-tmp="$(mktemp -d)"
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
-trap cleanup EXIT
-fail=0
-bad() { echo "FAIL $*"; fail=1; }
-ok() { echo "ok $*"; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 command -v python3 > /dev/null || { echo "FAIL python3 is required"; exit 1; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 # Exit 0 when stdin is one valid JSON document in valid UTF-8; prints the python expression $1
 # over it (d) when given.
 json_ok() { python3 -c '
@@ -116,19 +109,10 @@ else
 fi
 
 # --- 3. An ISO-8859-1 commit, through the daemon into the ledger ---------------------------------
-git_env=(env -i PATH="$PATH" HOME="$tmp" GIT_CONFIG_NOSYSTEM=1 LC_ALL=C)
-g() { "${git_env[@]}" git -C "$tmp/work" -c user.name=t -c user.email=t@e "$@"; }
-mkdir -p "$tmp/work"; cp -r "$src/repo-layout-example/." "$tmp/work/"
-"${git_env[@]}" git init -q --bare -b main "$tmp/remote.git"
-g init -q -b main && g add -A && g commit -q -m example && g push -q "$tmp/remote.git" main:main || bad "git setup"
+git_remote
 hport="$(free_port)"
 printf 'tok-%s\n' "$RANDOM$RANDOM" > "$tmp/token"
-cat > "$tmp/flytecd.yaml" <<YAML
-stateDir: $tmp/state
-interval: 1s
-git: {url: "file://$tmp/remote.git", ref: main}
-http: {listen: "127.0.0.1:$hport", syncTokenFile: "$tmp/token"}
-YAML
+daemon_config 1s
 "$bin" run --config "$tmp/flytecd.yaml" --log-level warn > "$tmp/run.log" 2>&1 &
 daemon=$!; pids+=($daemon)
 status() { curl -fsS "http://127.0.0.1:$hport/api/v1/status" 2>/dev/null; }

@@ -9,11 +9,7 @@
 # Usage: import_flytectl.sh FLYTECD_BINARY SOURCE_DIR
 set -uo pipefail
 bin="$1"; src="$2"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-bad() { echo "FAIL $*"; fail=1; }
-ok() { echo "ok $*"; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 in="$tmp/flytectl"; mkdir -p "$in"
 P=flytesnacks WF=core.control_flow.merge_sort.merge_sort
 

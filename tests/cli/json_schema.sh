@@ -10,7 +10,6 @@ set -uo pipefail
 bin="$1"; src="$2"
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 schema="$src/packaging/schema/flytecd-output.schema.json"
-example="$src/repo-layout-example"
 # The validator: Debian's python3-jsonschema (setup-debian.sh --tests) for /usr/bin/python3, or
 # a python3 earlier on PATH that has jsonschema itself.
 py=""

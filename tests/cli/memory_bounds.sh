@@ -11,11 +11,7 @@
 # Usage: memory_bounds.sh FLYTECD_BINARY SOURCE_DIR
 set -uo pipefail
 bin="$1"; src="$2"
-tmp="$(mktemp -d)"
-emu=""
-trap 'if [[ -n $emu ]]; then kill "$emu" 2>/dev/null; wait "$emu" 2>/dev/null; fi; rm -rf "$tmp"' EXIT
-fail=0
-bad() { echo "FAIL $*"; fail=1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 command -v python3 >/dev/null || { echo "FAIL python3 is needed to generate the inputs"; exit 1; }
 [[ -x /usr/bin/time ]] || { echo "FAIL /usr/bin/time is needed to measure peak RSS"; exit 1; }
 
@@ -102,17 +98,9 @@ measure "validate --packages (bomb)" 1 100 10 "$bin" validate --packages "$repo"
 expect_out "validate --packages (bomb)" "registrations/bomb.yaml:1"
 expect_out "validate --packages (bomb)" "bytes per byte of protobuf"
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$bin" emulator --listen "127.0.0.1:$port" --db "$tmp/admin.db" --log-level warn &
-emu=$!
-up=0
-for _ in $(seq 1 100); do
-  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then up=1; break; fi
-  sleep 0.1
-done
-((up)) || bad "the emulator did not listen on $port"
+start_emulator || bad "the emulator did not listen on $eport"
 measure "apply (bomb)" 1 100 30 "$bin" apply --repo "$repo" --state-dir "$tmp/state" \
-  --admin-endpoint "127.0.0.1:$port" --insecure --log-level warn
+  --admin-endpoint "127.0.0.1:$eport" --insecure --log-level warn
 expect_out "apply (bomb)" "bytes per byte of protobuf"
 
 ((fail == 0)) && echo "all memory bounds hold"

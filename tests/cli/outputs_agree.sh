@@ -10,20 +10,8 @@
 # Usage: outputs_agree.sh FLYTECD_BINARY SOURCE_DIR
 set -uo pipefail
 bin="$1"; src="$2"
-tmp="$(mktemp -d)"
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
-trap cleanup EXIT
-fail=0
-bad() { echo "FAIL $*"; fail=1; }
-ok() { echo "ok $*"; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-example="$src/repo-layout-example"
-eport="$(free_port)"
-"$bin" emulator --listen "127.0.0.1:$eport" --db "$tmp/admin.db" > "$tmp/emulator.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 1 100); do (echo > /dev/tcp/127.0.0.1/$eport) 2>/dev/null && break; sleep 0.1; done
-target=(--admin-endpoint "dns:///127.0.0.1:$eport" --insecure --log-level warn)
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+start_emulator
 
 "$bin" apply --repo "$example" --state-dir "$tmp/s" "${target[@]}" > "$tmp/apply.log" 2>&1 || bad "apply the example"
 

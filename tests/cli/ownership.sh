@@ -12,29 +12,14 @@
 # Usage: ownership.sh FLYTECD_BINARY SOURCE_DIR
 set -uo pipefail
 bin="$1"; src="$2"
-tmp="$(mktemp -d)"
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
-trap cleanup EXIT
-fail=0
-bad() { echo "FAIL $*"; fail=1; }
-ok() { echo "ok $*"; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # A target's ledger and record live in <stateDir>/targets/<slug>/ (one target per state dir here).
 tdir() { local d=("$tmp/state-$1"/targets/*/); echo "${d[0]%/}"; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-git_env=(env -i PATH="$PATH" HOME="$tmp" GIT_CONFIG_NOSYSTEM=1 LC_ALL=C)
-g() { "${git_env[@]}" git -C "$tmp/work" -c user.name=t -c user.email=t@e "$@"; }
-mkdir -p "$tmp/work"; cp -r "$src/repo-layout-example/." "$tmp/work/"
-"${git_env[@]}" git init -q --bare -b main "$tmp/remote.git"
-g init -q -b main && g add -A && g commit -q -m example && g push -q "$tmp/remote.git" main:main || bad "git setup"
+git_remote
 applied="$(g rev-parse HEAD)"
 
-declare -A port
 for c in A B C; do
-  port[$c]="$(free_port)"
-  "$bin" emulator --listen "127.0.0.1:${port[$c]}" --db "$tmp/admin-$c.db" > "$tmp/emulator-$c.log" 2>&1 &
-  pids+=($!)
-  for _ in $(seq 1 100); do (echo > /dev/tcp/127.0.0.1/${port[$c]}) 2>/dev/null && break; sleep 0.1; done
+  named_emulator "$c"
   cat > "$tmp/$c.yaml" <<YAML
 stateDir: $tmp/state-$c
 interval: 1h

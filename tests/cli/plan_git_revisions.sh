@@ -11,10 +11,7 @@
 # Usage: plan_git_revisions.sh FLYTECD_BINARY SOURCE_DIR
 set -uo pipefail
 bin="$1"; src="$2"
-tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
-fail=0
-ok() { echo "ok $*"; }
-bad() { echo "FAIL $*"; fail=1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export HOME="$tmp/home" GIT_CONFIG_NOSYSTEM=1 LC_ALL=C GIT_TERMINAL_PROMPT=0
 mkdir -p "$HOME"
 git() { command git -c user.name=t -c user.email=t@example.com -c init.defaultBranch=main -c commit.gpgsign=false -c advice.detachedHead=false "$@"; }

@@ -14,7 +14,6 @@ set -uo pipefail
 bin="$1"; src="$2"
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 readme="$src/README.md"
-example="$src/repo-layout-example"
 
 # The examples, as the README writes them.
 status_keys="$(grep -o "api/v1/status | jq '{[^}]*}'" "$readme" | head -1 | sed -E "s/.*\{([^}]*)\}.*/\1/; s/,/ /g")"

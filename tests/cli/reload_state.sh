@@ -9,15 +9,9 @@
 # Usage: reload_state.sh FLYTECD_BINARY SOURCE_DIR
 set -uo pipefail
 bin="$1"; src="$2"
-tmp="$(mktemp -d)"
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
-trap cleanup EXIT
-fail=0
-bad() { echo "FAIL $*"; fail=1; }
-ok() { echo "ok $*"; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 command -v python3 > /dev/null || { echo "FAIL python3 is required"; exit 1; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# lib.sh's jq_, without python's stderr
 jq_() { python3 2>/dev/null -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
 umask 022
 
@@ -37,33 +31,14 @@ out="$(FLYTECD_HTTP_LISTEN=127.0.0.1:0 timeout 20 "$bin" run --config "$tmp/nan.
   && ok "interval: \"nan\" refused at start-up naming the key" || bad "interval nan at start-up: exit $rc: $(tail -c 400 <<<"$out")"
 
 # --- a daemon on a Git remote ----------------------------------------------------------------------
-git_env=(env -i PATH="$PATH" HOME="$tmp" GIT_CONFIG_NOSYSTEM=1 LC_ALL=C)
-g() { "${git_env[@]}" git -C "$tmp/work" -c user.name=t -c user.email=t@e "$@"; }
-mkdir -p "$tmp/work"; cp -r "$src/repo-layout-example/." "$tmp/work/"
-"${git_env[@]}" git init -q --bare -b main "$tmp/remote.git"
-g init -q -b main && g add -A && g commit -q -m example && g push -q "$tmp/remote.git" main:main || bad "git setup"
+git_remote
 hport="$(free_port)"
 printf 'tok-%s\n' "$RANDOM$RANDOM" > "$tmp/token"
-write_config() {
-  cat > "$tmp/flytecd.yaml" <<YAML
-stateDir: $tmp/state
-interval: 1s
-git: {url: "file://$tmp/remote.git", ref: main}
-http: {listen: "127.0.0.1:$hport", syncTokenFile: "$tmp/token"}
-$1
-YAML
-}
+write_config() { daemon_config 1s "$1"; }
 write_config ""
 "$bin" run --config "$tmp/flytecd.yaml" --log-level info > "$tmp/run.log" 2>&1 &
 daemon=$!; pids+=($daemon)
 status_json() { curl -fsS "http://127.0.0.1:$hport/api/v1/status" 2>/dev/null; }
-wait_for() {
-  for _ in $(seq 1 150); do
-    [[ "$(status_json | jq_ "$1" 2>/dev/null)" == True ]] && return 0
-    sleep 0.2
-  done
-  return 1
-}
 wait_for 'd.get("lastSync",{}).get("outcome")=="success"' && ok "daemon converged" \
   || { bad "daemon did not converge"; tail -20 "$tmp/run.log"; }
 

@@ -10,21 +10,9 @@
 # Usage: scope.sh FLYTECD_BINARY SOURCE_DIR
 set -uo pipefail
 bin="$1"; src="$2"
-tmp="$(mktemp -d)"
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
-trap cleanup EXIT
-fail=0
-bad() { echo "FAIL $*"; fail=1; }
-ok() { echo "ok $*"; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-example="$src/repo-layout-example"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-eport="$(free_port)"
-"$bin" emulator --listen "127.0.0.1:$eport" --db "$tmp/admin.db" > "$tmp/emulator.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 1 100); do (echo > /dev/tcp/127.0.0.1/$eport) 2>/dev/null && break; sleep 0.1; done
-target=(--admin-endpoint "dns:///127.0.0.1:$eport" --insecure --log-level warn)
+start_emulator
 
 "$bin" apply --repo "$example" --state-dir "$tmp/s" "${target[@]}" > "$tmp/apply0.log" 2>&1 || { bad "first apply"; tail "$tmp/apply0.log"; }
 
@@ -107,7 +95,6 @@ good = len(keys) >= 1 and all("/ml-training/production/" in k for k in keys)
 print(("ok " if good else "FAIL ") + "history --domain production: only that domain (%d steps)" % len(keys))
 sys.exit(0 if good else 1)' <<<"$out" || fail=1
 # The PR view: plan --git --project shows that project's changes only.
-git_env=(env -i PATH="$PATH" HOME="$tmp" GIT_CONFIG_NOSYSTEM=1 LC_ALL=C)
 g() { "${git_env[@]}" git -C "$tmp/repo" -c user.name=t -c user.email=t@e "$@"; }
 mkdir -p "$tmp/repo"; cp -r "$example/." "$tmp/repo/"
 g init -q -b main && g add -A && g commit -q -m base && g tag base || bad "git base"

@@ -7,15 +7,9 @@
 # Usage: source_config.sh FLYTECD_BINARY SOURCE_DIR
 set -uo pipefail
 bin="$1"; src="$2"
-tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
-fail=0
-bad() { echo "FAIL $*"; fail=1; }
-ok() { echo "ok $*"; }
-git_env=(env -i PATH="$PATH" HOME="$tmp" GIT_CONFIG_NOSYSTEM=1 LC_ALL=C)
-g() { "${git_env[@]}" git -C "$tmp/work" -c user.name=t -c user.email=t@e "$@"; }
-mkdir -p "$tmp/work" "$tmp/cwd"; cp -r "$src/repo-layout-example/." "$tmp/work/"
-"${git_env[@]}" git init -q --bare -b main "$tmp/remote.git"
-g init -q -b main && g add -A && g commit -q -m example && g push -q "$tmp/remote.git" main:main
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+git_remote
+mkdir -p "$tmp/cwd"
 g checkout -q -b pr && g rm -q projects/data-eng/staging.yaml && g commit -q -m "drop data-eng staging overrides" &&
   g push -q "$tmp/remote.git" pr:pr || bad "git setup"
 cat > "$tmp/flytecd.yaml" <<YAML

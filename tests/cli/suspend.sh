@@ -7,52 +7,17 @@
 # Usage: suspend.sh FLYTECD_BINARY SOURCE_DIR
 set -uo pipefail
 bin="$1"; src="$2"
-tmp="$(mktemp -d)"
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
-trap cleanup EXIT
-fail=0
-bad() { echo "FAIL $*"; fail=1; }
-ok() { echo "ok $*"; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-jq_() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
-example="$src/repo-layout-example"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 unset FLYTECD_SYNC_TOKEN
 
-eport="$(free_port)"
-"$bin" emulator --listen "127.0.0.1:$eport" --db "$tmp/admin.db" > "$tmp/emulator.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 1 100); do (echo > /dev/tcp/127.0.0.1/$eport) 2>/dev/null && break; sleep 0.1; done
-target=(--admin-endpoint "dns:///127.0.0.1:$eport" --insecure --log-level warn)
+start_emulator
 
-git_env=(env -i PATH="$PATH" HOME="$tmp" GIT_CONFIG_NOSYSTEM=1 LC_ALL=C)
-g() { "${git_env[@]}" git -C "$tmp/work" -c user.name=t -c user.email=t@e "$@"; }
-mkdir -p "$tmp/work"; cp -r "$example/." "$tmp/work/"
-"${git_env[@]}" git init -q --bare -b main "$tmp/remote.git"
-g init -q -b main && g add -A && g commit -q -m example && g push -q "$tmp/remote.git" main:main || bad "git setup"
+git_remote
 hport="$(free_port)"
 printf 'tok-%s\n' "$RANDOM$RANDOM" > "$tmp/token"
-cat > "$tmp/flytecd.yaml" <<YAML
-stateDir: $tmp/state
-interval: 1h
-git: {url: "file://$tmp/remote.git", ref: main}
-http: {listen: "127.0.0.1:$hport", syncTokenFile: "$tmp/token"}
-YAML
+daemon_config 1h
 cli=(--config "$tmp/flytecd.yaml")
-start_daemon() {
-  "$bin" run --config "$tmp/flytecd.yaml" "${target[@]}" >> "$tmp/run.log" 2>&1 &
-  daemon=$!; pids+=($daemon)
-}
-stop_daemon() { kill "$daemon"; wait "$daemon" 2>/dev/null; }
 status_json() { "$bin" status "${cli[@]}" -o json 2>/dev/null; }
-# Waits until the python expression over the status document d is true.
-wait_for() {
-  for _ in $(seq 1 150); do
-    [[ "$(status_json | jq_ "$1" 2>/dev/null)" == True ]] && return 0
-    sleep 0.2
-  done
-  return 1
-}
 
 # Unreachable: one line naming the URL, exit 1.
 out="$("$bin" status --server "http://127.0.0.1:$(free_port)" 2>&1)"; rc=$?

@@ -14,31 +14,13 @@
 # Usage: targets.sh FLYTECD_BINARY SOURCE_DIR
 set -uo pipefail
 bin="$1"; src="$2"
-tmp="$(mktemp -d)"
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
-trap cleanup EXIT
-fail=0
-bad() { echo "FAIL $*"; fail=1; }
-ok() { echo "ok $*"; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-example="$src/repo-layout-example"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-declare -A port epid
-start_emulator() {  # NAME [PORT]: a standalone emulator on its own database
-  local c="$1"
-  port[$c]="${2:-$(free_port)}"
-  "$bin" emulator --listen "127.0.0.1:${port[$c]}" --db "$tmp/admin-$c.db" > "$tmp/emulator-$c.log" 2>&1 &
-  epid[$c]=$!
-  pids+=($!)
-  for _ in $(seq 1 100); do (echo > /dev/tcp/127.0.0.1/${port[$c]}) 2>/dev/null && return 0; sleep 0.1; done
-  bad "emulator $c did not start"
-}
 at() { echo --admin-endpoint "dns:///127.0.0.1:${port[$1]}" --insecure --log-level warn; }
 # States of the registrations in a plan/apply JSON document, e.g. "registered registered …".
 states() { python3 -c 'import json,sys; print(" ".join(sorted(r["state"] for r in json.load(open(sys.argv[1]))["registrations"])))' "$1"; }
 
-for c in A B C; do start_emulator "$c"; done
+for c in A B C; do named_emulator "$c"; done
 
 # --- Two targets, one state directory ----------------------------------------------------------
 "$bin" apply --repo "$example" --state-dir "$tmp/s" $(at A) -o json > "$tmp/a.json" 2> "$tmp/a.err"; rc=$?
@@ -83,7 +65,7 @@ out="$("$bin" apply --repo "$tmp/only-project" --state-dir "$tmp/s" $(at C) 2>&1
 # --- A FlyteAdmin reset behind the same endpoint: registrations are observed, not remembered ----
 kill "${epid[A]}"; wait "${epid[A]}" 2>/dev/null
 rm -f "$tmp"/admin-A.db*
-start_emulator A "${port[A]}"
+named_emulator A "${port[A]}"
 "$bin" plan --live --repo "$example" --state-dir "$tmp/s" $(at A) -o json > "$tmp/reset.json" 2> "$tmp/reset.err"; rc=$?
 [[ $rc -eq 2 ]] && ok "plan --live against the reset FlyteAdmin: changes (exit 2)" || { bad "plan --live reset: exit $rc"; tail -5 "$tmp/reset.err"; }
 python3 - "$tmp/reset.json" <<'PY' && ok "every registration is planned 'register (missing in FlyteAdmin)'" || bad "reset plan JSON"

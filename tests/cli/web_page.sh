@@ -31,16 +31,11 @@ if [[ -z "$browser" ]]; then
   exit 77
 fi
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-example="$src/repo-layout-example"
 injection='<img src=x onerror=alert(1)>'
 grep -q 'projectQuotaCpu: "16"' "$example/projects/ml-training/development.yaml" || bad "the example's quota changed: fix this test"
 start_emulator
 
-git_env=(env -i PATH="$PATH" HOME="$tmp" GIT_CONFIG_NOSYSTEM=1 LC_ALL=C)
-g() { "${git_env[@]}" git -C "$tmp/work" -c user.name="Ada Lovelace" -c user.email=ada@example.com "$@"; }
-mkdir -p "$tmp/work"; cp -r "$example/." "$tmp/work/"
-"${git_env[@]}" git init -q --bare -b main "$tmp/remote.git"
-g init -q -b main && g add -A && g commit -q -m "the example repository" && g push -q "$tmp/remote.git" main:main || bad "git setup"
+git_remote "Ada Lovelace" ada@example.com "the example repository"
 first="$(g rev-parse HEAD)"
 hport="$(free_port)"
 base="http://127.0.0.1:$hport"
@@ -53,19 +48,7 @@ policy: {selfHeal: false}
 http: {listen: "127.0.0.1:$hport", ui: $1}
 YAML
 }
-start_daemon() {
-  "$bin" run --config "$tmp/flytecd.yaml" "${target[@]}" >> "$tmp/run.log" 2>&1 &
-  daemon=$!; pids+=($daemon)
-}
 status_json() { curl -fsS "$base/api/v1/status" 2>/dev/null; }
-# Waits until the python expression over the status document d is true.
-wait_for() {
-  for _ in $(seq 1 150); do
-    [[ "$(status_json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1" 2>/dev/null)" == True ]] && return 0
-    sleep 0.2
-  done
-  return 1
-}
 write_config true
 start_daemon
 wait_for 'd.get("lastSync",{}).get("outcome")=="success" and d["revision"]=="'"$first"'"' \

@@ -27,6 +27,7 @@
 #include "test_paths.hpp"
 #include "tests/integration/git/git_test_support.hpp"
 #include "tests/integration/kube_standin.hpp"
+#include "tests/support/daemon.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
 
@@ -35,23 +36,15 @@ namespace admin = flyteidl::admin;
 
 namespace {
 
+using flytecd_test::slurp;
 using git_test::eventually;
 using git_test::free_port;
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 }  // namespace
 
 TEST_CASE("configmap mode: overrides are server-side applied and FlyteAdmin is restarted once",
           "[integration][k8s]") {
-  fs::path dir = fs::temp_directory_path() / ("flytecd-configmap-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  fs::path dir = flytecd_test::fresh_dir("flytecd-configmap");
   flytecd::testing::KubeStandIn kube(dir);
   REQUIRE(kube.ok());
   kube.add_deployment("flyte", "flyteadmin");
@@ -76,24 +69,13 @@ TEST_CASE("configmap mode: overrides are server-side applied and FlyteAdmin is r
         << "  configMap: {enabled: true, namespace: flyte, name: flyte-admin-overrides,"
         << " key: overrides.yaml, restartDeployment: flyteadmin}\n";
   }
-  pid_t pid = fork();
+  pid_t pid =
+      flytecd_test::spawn_run((dir / "config.yaml").string(), (dir / "daemon.log").string());
   REQUIRE(pid >= 0);
-  if (pid == 0) {
-    int log = open((dir / "daemon.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(log, 1);
-    dup2(log, 2);
-    execl(FLYTECD_BINARY, FLYTECD_BINARY, "run", "--config", (dir / "config.yaml").c_str(),
-          static_cast<char*>(nullptr));
-    _exit(127);
-  }
   INFO(slurp(dir / "daemon.log"));
   httplib::Client http("127.0.0.1", port);
   http.set_connection_timeout(1);
-  auto status = [&]() -> nlohmann::json {
-    auto r = http.Get("/api/v1/status");
-    if (!r || r->status != 200) return nlohmann::json::object();
-    return nlohmann::json::parse(r->body, nullptr, false);
-  };
+  auto status = [&] { return flytecd_test::get_json(http); };
   REQUIRE(eventually([&] { return status().contains("lastSync"); }, 60));
   INFO(status().dump(2));
   CHECK(status()["lastSync"]["outcome"] == "success");
@@ -168,9 +150,8 @@ TEST_CASE("configmap mode: overrides are server-side applied and FlyteAdmin is r
   CHECK(cm_applies == 1);
   CHECK(kube.template_annotations("flyte", "flyteadmin")["flytecd.io/overrides-sha256"] == hash);
 
-  kill(pid, SIGTERM);
   int wstatus = 0;
-  REQUIRE(eventually([&] { return waitpid(pid, &wstatus, WNOHANG) == pid; }, 15));
+  REQUIRE(flytecd_test::terminate(pid, wstatus, 15));
   CHECK(WEXITSTATUS(wstatus) == 0);
   fs::remove_all(dir);
 }

@@ -20,6 +20,7 @@
 #include "test_paths.hpp"
 #include "tests/integration/git/git_test_support.hpp"
 #include "tests/integration/git/lighttpd_git.hpp"
+#include "tests/support/daemon.hpp"
 #include "tests/support/tools.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
@@ -30,6 +31,7 @@ using git_test::eventually;
 
 namespace admin = flyteidl::admin;
 namespace emulator = flytecd::sinks::emulator;
+using flytecd_test::DaemonProcess;
 using git_test::git;
 using git_test::spit;
 
@@ -47,42 +49,6 @@ std::string overrides_doc(const std::string& label) {
          "spec:\n  executionClusterLabel: {value: " +
          label + "}\n";
 }
-
-// The daemon as a child process; SIGTERM (then SIGKILL) on destruction.
-class DaemonProcess {
- public:
-  DaemonProcess(const std::string& config, const std::string& log) {
-    m_pid = ::fork();
-    if (m_pid == 0) {
-      int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      ::dup2(fd, 1);
-      ::dup2(fd, 2);
-      ::execl(FLYTECD_BINARY, FLYTECD_BINARY, "run", "--config", config.c_str(),
-              static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-  }
-  ~DaemonProcess() { stop(); }
-  DaemonProcess(const DaemonProcess&) = delete;
-  DaemonProcess& operator=(const DaemonProcess&) = delete;
-  bool started() const { return m_pid > 0; }
-  // SIGTERM, bounded wait, SIGKILL; returns the exit status (or -1).
-  int stop() {
-    if (m_pid <= 0) return -1;
-    ::kill(m_pid, SIGTERM);
-    int status = 0;
-    bool exited = eventually([&] { return ::waitpid(m_pid, &status, WNOHANG) == m_pid; }, 20);
-    if (!exited) {
-      ::kill(m_pid, SIGKILL);
-      ::waitpid(m_pid, &status, 0);
-    }
-    m_pid = -1;
-    return exited && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-
- private:
-  pid_t m_pid = -1;
-};
 
 }  // namespace
 
@@ -158,11 +124,7 @@ TEST_CASE(
   httplib::Client http("127.0.0.1", port);
   http.set_connection_timeout(1);
   http.set_read_timeout(10);
-  auto status = [&]() -> nlohmann::json {
-    auto r = http.Get("/api/v1/status");
-    if (!r || r->status != 200) return nlohmann::json::object();
-    return nlohmann::json::parse(r->body, nullptr, false);
-  };
+  auto status = [&] { return flytecd_test::get_json(http); };
   auto code_of = [&](const char* path) {
     auto r = http.Get(path);
     return r ? r->status : -1;
@@ -306,11 +268,7 @@ TEST_CASE(
   REQUIRE(daemon.started());
   httplib::Client http("127.0.0.1", port);
   http.set_connection_timeout(1);
-  auto status = [&]() -> nlohmann::json {
-    auto r = http.Get("/api/v1/status");
-    if (!r || r->status != 200) return nlohmann::json::object();
-    return nlohmann::json::parse(r->body, nullptr, false);
-  };
+  auto status = [&] { return flytecd_test::get_json(http); };
   REQUIRE(eventually(
       [&] {
         auto r = http.Get("/readyz");

@@ -21,6 +21,7 @@
 #include "sinks/emulator/emulator.hpp"
 #include "test_paths.hpp"
 #include "tests/integration/git/git_test_support.hpp"
+#include "tests/support/daemon.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
 
@@ -62,22 +63,13 @@ class TokenServer {
   std::thread m_thread;
 };
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 }  // namespace
 
 TEST_CASE(
     "daemon: while every reconcile fails at OAuth no object is synced, after recovery "
     "objects are synced only once observed",
     "[integration][daemon][oauth]") {
-  const fs::path dir =
-      fs::temp_directory_path() / ("flytecd-status-truth-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const fs::path dir = flytecd_test::fresh_dir("flytecd-status-truth");
   fs::create_directories(dir / "repo");
   {
     std::ofstream f(dir / "repo/p1.yaml");
@@ -102,30 +94,14 @@ TEST_CASE(
         << "  maxRetries: 1}\n"
         << "http: {listen: 127.0.0.1:" << port << "}\n";
   }
-  pid_t pid = fork();
+  pid_t pid =
+      flytecd_test::spawn_run((dir / "config.yaml").string(), (dir / "daemon.log").string());
   REQUIRE(pid >= 0);
-  if (pid == 0) {
-    int log = open((dir / "daemon.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(log, 1);
-    dup2(log, 2);
-    execl(FLYTECD_BINARY, FLYTECD_BINARY, "run", "--config", (dir / "config.yaml").c_str(),
-          static_cast<char*>(nullptr));
-    _exit(127);
-  }
   // A failing REQUIRE must not leave the daemon running.
-  struct Reaper {
-    pid_t pid;
-    ~Reaper() {
-      if (pid > 0 && kill(pid, SIGKILL) == 0) waitpid(pid, nullptr, 0);
-    }
-  } reaper{pid};
+  flytecd_test::Reaper reaper{pid};
   httplib::Client http("127.0.0.1", port);
   http.set_connection_timeout(1);
-  auto status = [&]() -> nlohmann::json {
-    auto r = http.Get("/api/v1/status");
-    if (!r || r->status != 200) return nlohmann::json::object();
-    return nlohmann::json::parse(r->body, nullptr, false);
-  };
+  auto status = [&] { return flytecd_test::get_json(http); };
   auto raw = flyteidl::service::AdminService::NewStub(
       grpc::CreateChannel((*emu)->address(), grpc::InsecureChannelCredentials()));
   auto live_projects = [&] {
@@ -137,7 +113,9 @@ TEST_CASE(
       for (const auto& p : resp.projects()) out.insert(p.id());
     return out;
   };
-  auto fail_with_log = [&](const char* what) { FAIL(what << "\n" << slurp(dir / "daemon.log")); };
+  auto fail_with_log = [&](const char* what) {
+    FAIL(what << "\n" << flytecd_test::slurp(dir / "daemon.log"));
+  };
 
   // Reconciles fail at the token endpoint (two of them, so this is not a first-pass artefact).
   if (!eventually([&] { return tokens.requests.load() >= 2 && status().contains("lastSync"); }, 30))
@@ -183,9 +161,8 @@ TEST_CASE(
       },
       10));
 
-  kill(pid, SIGTERM);
   int wstatus = 0;
-  REQUIRE(eventually([&] { return waitpid(pid, &wstatus, WNOHANG) == pid; }, 15));
+  REQUIRE(flytecd_test::terminate(pid, wstatus, 15));
   reaper.pid = 0;
   CHECK(WIFEXITED(wstatus));
   fs::remove_all(dir);

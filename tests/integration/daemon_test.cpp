@@ -21,6 +21,7 @@
 #include "sinks/emulator/emulator.hpp"
 #include "test_paths.hpp"
 #include "tests/integration/git/git_test_support.hpp"
+#include "tests/support/daemon.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
 
@@ -29,23 +30,10 @@ namespace admin = flyteidl::admin;
 
 namespace {
 
+using flytecd_test::git_head;
+using flytecd_test::sh;
 using git_test::eventually;
 using git_test::free_port;
-
-void sh(const std::string& cmd) {
-  INFO(cmd);
-  REQUIRE(std::system(cmd.c_str()) == 0);
-}
-
-std::string git_head(const fs::path& repo) {
-  std::string out;
-  FILE* p = popen(("git -C " + repo.string() + " rev-parse HEAD").c_str(), "r");
-  char buf[128];
-  while (fgets(buf, sizeof buf, p)) out += buf;
-  pclose(p);
-  while (!out.empty() && out.back() == '\n') out.pop_back();
-  return out;
-}
 
 std::string hmac_hex(const std::string& key, const std::string& body) {
   unsigned char md[32];
@@ -67,20 +55,10 @@ std::string hmac_hex(const std::string& key, const std::string& body) {
 TEST_CASE(
     "daemon: follows a Git remote, rejects an invalid revision whole, reacts to a signed webhook",
     "[integration][daemon]") {
-  fs::path dir = fs::temp_directory_path() / ("flytecd-daemon-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  const std::string git =
-      "git -c user.name=t -c user.email=t@example.com -c init.defaultBranch=main";
+  fs::path dir = flytecd_test::fresh_dir("flytecd-daemon");
+  const std::string& git = flytecd_test::k_git;
   // A working copy with the example repository under flyte/, pushed to a bare remote.
-  sh(git + " init -q " + (dir / "work").string());
-  fs::copy(fs::path(FLYTECD_SOURCE_DIR) / "repo-layout-example", dir / "work/flyte",
-           fs::copy_options::recursive);
-  sh(git + " -C " + (dir / "work").string() + " add -A && " + git + " -C " +
-     (dir / "work").string() + " commit -qm initial");
-  sh("git clone -q --bare " + (dir / "work").string() + " " + (dir / "remote.git").string());
-  sh(git + " -C " + (dir / "work").string() + " remote add origin " +
-     (dir / "remote.git").string());
+  flytecd_test::example_remote(dir);
 
   auto emu = flytecd::sinks::emulator::Emulator::start({});
   REQUIRE(emu.ok());
@@ -95,29 +73,13 @@ TEST_CASE(
         << "http: {listen: 127.0.0.1:" << port
         << ", genericSecretFile: " << (dir / "hook-secret").string() << "}\n";
   }
-  pid_t pid = fork();
+  pid_t pid =
+      flytecd_test::spawn_run((dir / "config.yaml").string(), (dir / "daemon.log").string());
   REQUIRE(pid >= 0);
-  if (pid == 0) {
-    int log = open((dir / "daemon.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(log, 1);
-    dup2(log, 2);
-    execl(FLYTECD_BINARY, FLYTECD_BINARY, "run", "--config", (dir / "config.yaml").c_str(),
-          static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  auto log_text = [&] {
-    std::ifstream in(dir / "daemon.log");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  };
+  auto log_text = [&] { return flytecd_test::slurp(dir / "daemon.log"); };
   httplib::Client http("127.0.0.1", port);
   http.set_connection_timeout(1);
-  auto status = [&]() -> nlohmann::json {
-    auto r = http.Get("/api/v1/status");
-    if (!r || r->status != 200) return nlohmann::json::object();
-    return nlohmann::json::parse(r->body, nullptr, false);
-  };
+  auto status = [&] { return flytecd_test::get_json(http); };
   INFO(log_text());
   REQUIRE(eventually(
       [&] {
@@ -229,9 +191,8 @@ TEST_CASE(
   CHECK(m2->body.find("flytecd_reconcile_total{result=\"invalid\"} 1") != std::string::npos);
 
   // SIGTERM stops cleanly.
-  kill(pid, SIGTERM);
   int wstatus = 0;
-  REQUIRE(eventually([&] { return waitpid(pid, &wstatus, WNOHANG) == pid; }, 15));
+  REQUIRE(flytecd_test::terminate(pid, wstatus, 15));
   CHECK(WIFEXITED(wstatus));
   CHECK(WEXITSTATUS(wstatus) == 0);
   CHECK(log_text().find("stopped") != std::string::npos);

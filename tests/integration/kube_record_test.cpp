@@ -22,6 +22,7 @@
 #include "test_paths.hpp"
 #include "tests/integration/git/git_test_support.hpp"
 #include "tests/integration/kube_standin.hpp"
+#include "tests/support/daemon.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
 
@@ -30,22 +31,10 @@ using namespace std::chrono_literals;
 
 namespace {
 
+using flytecd_test::fresh_dir;
+using flytecd_test::slurp;
 using git_test::eventually;
 using git_test::free_port;
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-fs::path fresh_dir(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / (name + "-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 std::shared_ptr<flytecd::k8s::Client> client_for(flytecd::testing::KubeStandIn& kube,
                                                  const std::string& token) {
@@ -235,24 +224,13 @@ TEST_CASE(
         << " renewDeadline: 2s, retryPeriod: 250ms}\n"
         << "  events: {enabled: true, interval: 5m}\n";
   }
-  pid_t pid = fork();
+  pid_t pid =
+      flytecd_test::spawn_run((dir / "config.yaml").string(), (dir / "daemon.log").string());
   REQUIRE(pid >= 0);
-  if (pid == 0) {
-    int log = open((dir / "daemon.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(log, 1);
-    dup2(log, 2);
-    execl(FLYTECD_BINARY, FLYTECD_BINARY, "run", "--config", (dir / "config.yaml").c_str(),
-          static_cast<char*>(nullptr));
-    _exit(127);
-  }
   INFO(slurp(dir / "daemon.log"));
   httplib::Client http("127.0.0.1", port);
   http.set_connection_timeout(1);
-  auto status = [&]() -> nlohmann::json {
-    auto r = http.Get("/api/v1/status");
-    if (!r || r->status != 200) return nlohmann::json::object();
-    return nlohmann::json::parse(r->body, nullptr, false);
-  };
+  auto status = [&] { return flytecd_test::get_json(http); };
   REQUIRE(eventually([&] { return status().contains("lastSync"); }, 60));
   CHECK(status()["lastSync"]["outcome"] == "success");
   REQUIRE(eventually([&] { return !kube.events().empty(); }, 10));
@@ -280,9 +258,8 @@ TEST_CASE(
     REQUIRE(eventually([&] { return passes() >= done + i; }, 20));
   }
   CHECK(status()["lastSync"]["outcome"] == "success");
-  kill(pid, SIGTERM);
   int wstatus = 0;
-  REQUIRE(eventually([&] { return waitpid(pid, &wstatus, WNOHANG) == pid; }, 15));
+  REQUIRE(flytecd_test::terminate(pid, wstatus, 15));
   CHECK(WEXITSTATUS(wstatus) == 0);
   // Shutdown sent whatever was queued: still the one event.
   CHECK(kube.events().size() == 1);

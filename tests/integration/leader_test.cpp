@@ -21,6 +21,7 @@
 #include "test_paths.hpp"
 #include "tests/integration/git/git_test_support.hpp"
 #include "tests/integration/kube_standin.hpp"
+#include "tests/support/daemon.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
 
@@ -29,15 +30,9 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+using flytecd_test::Replica;
 using git_test::eventually;
 using git_test::free_port;
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // The timestamp ("2026-11-29T13:52:23.580Z", the first token) of the last log line containing
 // `needle`, or "".
@@ -49,70 +44,11 @@ std::string log_time(const std::string& log, const std::string& needle) {
   return log.substr(start, log.find(' ', start) - start);
 }
 
-// One `flytecd run` process with its own state directory, HTTP port and API token.
-struct Replica {
-  std::string name;
-  fs::path dir;
-  int port = 0;
-  pid_t pid = -1;
-
-  void start(const fs::path& config) {
-    pid = fork();
-    if (pid == 0) {
-      int log = open((dir / "daemon.log").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-      dup2(log, 1);
-      dup2(log, 2);
-      execl(FLYTECD_BINARY, FLYTECD_BINARY, "run", "--config", config.c_str(),
-            static_cast<char*>(nullptr));
-      _exit(127);
-    }
-  }
-  void kill_hard() {
-    if (pid <= 0) return;
-    ::kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
-    pid = -1;
-  }
-  void stop() {
-    if (pid <= 0) return;
-    ::kill(pid, SIGTERM);
-    int st = 0;
-    if (!eventually([&] { return waitpid(pid, &st, WNOHANG) == pid; }, 15)) kill_hard();
-    pid = -1;
-  }
-  httplib::Result get(const std::string& path) const {
-    httplib::Client c("127.0.0.1", port);
-    c.set_connection_timeout(1);
-    c.set_read_timeout(2);
-    return c.Get(path);
-  }
-  nlohmann::json status() const {
-    auto r = get("/api/v1/status");
-    if (!r || r->status != 200) return nlohmann::json::object();
-    return nlohmann::json::parse(r->body, nullptr, false);
-  }
-  // 1, 0, or -1 when the metric cannot be read.
-  int leader_metric() const {
-    auto r = get("/metrics");
-    if (!r || r->status != 200) return -1;
-    if (r->body.find("\nflytecd_leader 1") != std::string::npos) return 1;
-    if (r->body.find("\nflytecd_leader 0") != std::string::npos) return 0;
-    return -1;
-  }
-  bool leads() const {
-    return status().value("leader", nlohmann::json::object()).value("isLeader", false);
-  }
-  bool reconciled() const { return status().contains("lastSync"); }
-  std::string log() const { return slurp(dir / "daemon.log"); }
-};
-
 }  // namespace
 
 TEST_CASE("leader election: one of two replicas reconciles, failover on API loss and SIGKILL",
           "[integration][k8s]") {
-  fs::path dir = fs::temp_directory_path() / ("flytecd-leader-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  fs::path dir = flytecd_test::fresh_dir("flytecd-leader");
   flytecd::testing::KubeStandIn kube(dir);
   REQUIRE(kube.ok());
   auto emu = flytecd::sinks::emulator::Emulator::start({});
@@ -137,8 +73,8 @@ TEST_CASE("leader election: one of two replicas reconciles, failover on API loss
         << "  leaderElection: {enabled: true, identity: " << r->name << ", leaseDuration: 3s,"
         << " renewDeadline: 2s, retryPeriod: 250ms}\n";
   }
-  a.start(a.dir / "config.yaml");
-  b.start(b.dir / "config.yaml");
+  a.start();
+  b.start();
   INFO("replica-a log:\n" << a.log() << "\nreplica-b log:\n" << b.log());
 
   // Exactly one leads and reconciles; the other serves health, readiness, metrics and status.

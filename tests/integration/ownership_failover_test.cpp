@@ -24,6 +24,7 @@
 #include "test_paths.hpp"
 #include "tests/integration/git/git_test_support.hpp"
 #include "tests/integration/kube_standin.hpp"
+#include "tests/support/daemon.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
 
@@ -32,74 +33,10 @@ namespace admin = flyteidl::admin;
 
 namespace {
 
+using flytecd_test::Replica;
+using flytecd_test::sh;
 using git_test::eventually;
 using git_test::free_port;
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void sh(const std::string& cmd) {
-  INFO(cmd);
-  REQUIRE(std::system(cmd.c_str()) == 0);
-}
-
-std::string head_of(const fs::path& repo) {
-  std::string out;
-  FILE* p = popen(("git -C " + repo.string() + " rev-parse HEAD").c_str(), "r");
-  char buf[128];
-  while (fgets(buf, sizeof buf, p)) out += buf;
-  pclose(p);
-  while (!out.empty() && out.back() == '\n') out.pop_back();
-  return out;
-}
-
-struct Replica {
-  std::string name;
-  fs::path dir;
-  int port = 0;
-  pid_t pid = -1;
-
-  void start() {
-    pid = fork();
-    if (pid == 0) {
-      int log = open((dir / "daemon.log").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-      dup2(log, 1);
-      dup2(log, 2);
-      execl(FLYTECD_BINARY, FLYTECD_BINARY, "run", "--config", (dir / "config.yaml").c_str(),
-            static_cast<char*>(nullptr));
-      _exit(127);
-    }
-  }
-  void kill_hard() {
-    if (pid <= 0) return;
-    ::kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
-    pid = -1;
-  }
-  void stop() {
-    if (pid <= 0) return;
-    ::kill(pid, SIGTERM);
-    int st = 0;
-    if (!eventually([&] { return waitpid(pid, &st, WNOHANG) == pid; }, 15)) kill_hard();
-    pid = -1;
-  }
-  nlohmann::json status() const {
-    httplib::Client c("127.0.0.1", port);
-    c.set_connection_timeout(1);
-    c.set_read_timeout(2);
-    auto r = c.Get("/api/v1/status");
-    if (!r || r->status != 200) return nlohmann::json::object();
-    return nlohmann::json::parse(r->body, nullptr, false);
-  }
-  bool leads() const {
-    return status().value("leader", nlohmann::json::object()).value("isLeader", false);
-  }
-  std::string log() const { return slurp(dir / "daemon.log"); }
-};
 
 }  // namespace
 
@@ -107,20 +44,11 @@ TEST_CASE(
     "ownership failover: a new leader with an empty ledger prunes what the killed leader "
     "created and Git no longer declares, and a stale record writer gets 409",
     "[integration][k8s][failover]") {
-  const fs::path dir =
-      fs::temp_directory_path() / ("flytecd-failover-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  const std::string git =
-      "git -c user.name=t -c user.email=t@example.com -c init.defaultBranch=main";
+  const fs::path dir = flytecd_test::fresh_dir("flytecd-failover");
+  const std::string& git = flytecd_test::k_git;
   const std::string work = (dir / "work").string();
-  sh(git + " init -q " + work);
-  fs::copy(fs::path(FLYTECD_SOURCE_DIR) / "repo-layout-example", dir / "work/flyte",
-           fs::copy_options::recursive);
-  sh(git + " -C " + work + " add -A && " + git + " -C " + work + " commit -qm initial");
-  sh("git clone -q --bare " + work + " " + (dir / "remote.git").string());
-  sh(git + " -C " + work + " remote add origin " + (dir / "remote.git").string());
-  const std::string first_rev = head_of(dir / "work");
+  flytecd_test::example_remote(dir);
+  const std::string first_rev = flytecd_test::git_head(dir / "work");
 
   flytecd::testing::KubeStandIn kube(dir);
   REQUIRE(kube.ok());
@@ -181,7 +109,7 @@ TEST_CASE(
   leader.kill_hard();
   sh(git + " -C " + work + " rm -q flyte/projects/data-eng/staging.yaml && " + git + " -C " + work +
      " commit -qm 'drop data-eng staging' && " + git + " -C " + work + " push -q origin HEAD:main");
-  const std::string second_rev = head_of(dir / "work");
+  const std::string second_rev = flytecd_test::git_head(dir / "work");
 
   // The survivor takes the lease, rebuilds ownership from the record (its ledger is empty) and
   // prunes the two overrides of the deleted file: they were flytecd's, not unmanaged.
