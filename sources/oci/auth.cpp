@@ -1,6 +1,7 @@
 #include "sources/oci/auth.hpp"
 
 #include <openssl/evp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -8,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "daemon/common/scan.hpp"
+#include "sources/git/subprocess.hpp"
 #include "sources/oci/digest.hpp"
 
 namespace flytecd::sources::oci {
@@ -150,15 +153,53 @@ std::string registry_env_var(std::string_view registry) {
   return out;
 }
 
-Result<std::map<std::string, Credentials>> parse_docker_config(std::string_view json,
-                                                               const std::string& source) {
+namespace {
+
+bool valid_helper_name(const std::string& name) {
+  if (name.empty() || name.size() > 64 || name.front() == '.') return false;
+  return std::all_of(name.begin(), name.end(), [](unsigned char ch) {
+    return std::isalnum(ch) || ch == '-' || ch == '_' || ch == '.';
+  });
+}
+
+Status parse_helpers(const nlohmann::json& j, const std::string& source, DockerConfig& out) {
+  const std::string expected =
+      " (the helper runs as docker-credential-<name>: letters, digits, '-', '_' or '.')";
+  if (auto store = j.find("credsStore"); store != j.end() && !store->is_null()) {
+    if (!store->is_string())
+      return make_error(ErrorCode::invalid_input, source + ": \"credsStore\" must be a string");
+    out.creds_store = store->get<std::string>();
+    if (!out.creds_store.empty() && !valid_helper_name(out.creds_store))
+      return make_error(ErrorCode::invalid_input,
+                        source + ": \"credsStore\" is not a helper name" + expected);
+  }
+  auto helpers = j.find("credHelpers");
+  if (helpers == j.end() || helpers->is_null()) return ok_status();
+  if (!helpers->is_object())
+    return make_error(ErrorCode::invalid_input,
+                      source + ": \"credHelpers\" must be an object {\"host\": \"helper\"}");
+  for (const auto& [key, name] : helpers->items()) {
+    if (!name.is_string() || !valid_helper_name(name.get<std::string>()))
+      return make_error(ErrorCode::invalid_input, source + ": credHelpers[\"" +
+                                                      scan::printable(key) +
+                                                      "\"] is not a helper name" + expected);
+    out.cred_helpers[normalize_registry_key(key)] = name.get<std::string>();
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+Result<DockerConfig> parse_docker_config(std::string_view json, const std::string& source) {
   auto j = nlohmann::json::parse(json, nullptr, false);
   if (j.is_discarded() || !j.is_object())
     return make_error(ErrorCode::invalid_input,
                       source + ": not a JSON object; expected {\"auths\": {\"host\": {…}}}");
-  std::map<std::string, Credentials> out;
+  DockerConfig config;
+  if (auto st = parse_helpers(j, source, config); !st) return st.error();
+  std::map<std::string, Credentials>& out = config.auths;
   auto auths = j.find("auths");
-  if (auths == j.end()) return out;
+  if (auths == j.end()) return config;
   if (!auths->is_object())
     return make_error(ErrorCode::invalid_input, source + ": \"auths\" must be an object");
   for (const auto& [key, entry] : auths->items()) {
@@ -186,11 +227,67 @@ Result<std::map<std::string, Credentials>> parse_docker_config(std::string_view 
     // An exact "host:port" key wins over a URL-form key that normalises to the same host.
     if (out.count(k) == 0 || key == k) out[k] = std::move(c);
   }
-  return out;
+  return config;
 }
 
-CredentialStore::CredentialStore(std::string explicit_config, EnvLookup env)
-    : m_env(std::move(env)) {
+Result<Credentials> parse_helper_answer(std::string_view json, const std::string& who) {
+  auto j = nlohmann::json::parse(json, nullptr, false);
+  const std::string expected = "; expected {\"Username\": …, \"Secret\": …}";
+  if (j.is_discarded() || !j.is_object())
+    return make_error(ErrorCode::invalid_input, who + " answered something that is not a JSON "
+                                                      "object" + expected);
+  auto field = [&](const char* name) -> std::optional<std::string> {
+    auto it = j.find(name);
+    if (it == j.end() || !it->is_string()) return std::nullopt;
+    return it->get<std::string>();
+  };
+  auto user = field("Username");
+  auto secret = field("Secret");
+  if (!user || !secret || secret->empty())
+    return make_error(ErrorCode::invalid_input,
+                      who + " answered without a string Username and a non-empty Secret" +
+                          expected);
+  Credentials c;
+  c.identity_token = *user == "<token>";
+  c.username = c.identity_token ? std::string() : *user;
+  c.password = *secret;
+  c.source = who;
+  return c;
+}
+
+Result<std::optional<Credentials>> run_credential_helper(const std::string& helper,
+                                                         const std::string& registry,
+                                                         const std::string& source) {
+  const std::string exe = "docker-credential-" + helper;
+  const std::string who = "credential helper " + exe + " (" + source + ")";
+  auto path = git::find_executable(exe);
+  if (!path)
+    return make_error(ErrorCode::invalid_input,
+                      who + " is not on PATH; install it or remove it from the config file");
+  std::vector<std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) env.emplace_back(*e);
+  auto r = git::run_process({*path, "get"}, registry + "\n", env, std::chrono::seconds(30));
+  if (!r) return r.error().wrap(who);
+  if (r->exit_code != 0) {
+    // docker-credential-helpers' "credentials not found in native keychain": nothing for this
+    // host, as Docker treats it. Anything else is the helper's error: its first line of stderr
+    // (helpers do not print secrets there), bounded.
+    const std::string out = r->out + r->err;
+    if (out.find("credentials not found") != std::string::npos) return std::optional<Credentials>();
+    std::string line = r->err.substr(0, r->err.find('\n'));
+    if (line.empty()) line = r->out.substr(0, r->out.find('\n'));
+    return make_error(ErrorCode::unauthenticated,
+                      who + " failed for " + registry + ": exit status " +
+                          std::to_string(r->exit_code) +
+                          (line.empty() ? "" : ": " + scan::printable(line, 200)));
+  }
+  auto c = parse_helper_answer(r->out, who);
+  if (!c) return c.error();
+  return std::optional<Credentials>(std::move(c).value());
+}
+
+CredentialStore::CredentialStore(std::string explicit_config, EnvLookup env, HelperRunner helpers)
+    : m_env(std::move(env)), m_helpers(std::move(helpers)) {
   if (!explicit_config.empty()) load_file(explicit_config);
   if (auto f = m_env("REGISTRY_AUTH_FILE"); f && !f->empty()) load_file(*f);
   if (auto d = m_env("DOCKER_CONFIG"); d && !d->empty()) {
@@ -210,10 +307,10 @@ void CredentialStore::load_file(const std::string& path) {
     m_warnings.push_back(parsed.error().message);
     return;
   }
-  m_files.push_back(std::move(parsed).value());
+  m_files.emplace_back(path, std::move(parsed).value());
 }
 
-std::optional<Credentials> CredentialStore::lookup(const std::string& registry) const {
+Result<std::optional<Credentials>> CredentialStore::lookup(const std::string& registry) const {
   const std::string var = registry_env_var(registry);
   if (auto v = m_env(var); v && !v->empty()) {
     const auto colon = v->find(':');
@@ -221,12 +318,28 @@ std::optional<Credentials> CredentialStore::lookup(const std::string& registry) 
     c.username = v->substr(0, colon);
     c.password = colon == std::string::npos ? std::string() : v->substr(colon + 1);
     c.source = "$" + var;
-    return c;
+    return std::optional<Credentials>(std::move(c));
   }
   const std::string key = normalize_registry_key(registry);
-  for (const auto& file : m_files)
-    if (auto it = file.find(key); it != file.end()) return it->second;
-  return std::nullopt;
+  for (const auto& [path, file] : m_files) {
+    std::string helper, source;
+    if (auto h = file.cred_helpers.find(key); h != file.cred_helpers.end()) {
+      helper = h->second;
+      source = "credHelpers[\"" + key + "\"] in " + path;
+    } else if (!file.creds_store.empty()) {
+      helper = file.creds_store;
+      source = "credsStore in " + path;
+    }
+    if (!helper.empty()) {
+      auto c = m_helpers(helper, registry, source);
+      if (!c) return c.error();
+      if (*c) return c;
+      continue;  // the helper has nothing for this host: as Docker, the file's auths are unused
+    }
+    if (auto it = file.auths.find(key); it != file.auths.end())
+      return std::optional<Credentials>(it->second);
+  }
+  return std::optional<Credentials>();
 }
 
 std::vector<std::string> CredentialStore::warnings() const { return m_warnings; }

@@ -28,18 +28,41 @@ std::vector<Challenge> parse_www_authenticate(std::string_view header);
 
 struct Credentials {
   std::string username;
-  std::string password;
-  std::string source;  // where they came from, for messages ("docker config /root/.docker/…")
+  std::string password;  // with identity_token: an OAuth2 refresh token for the token realm
+  std::string source;    // where they came from, for messages ("docker config /root/.docker/…")
+  // A credential helper answered Username "<token>": `password` is an identity token, traded at
+  // the registry's token realm (POST grant_type=refresh_token), never sent as Basic.
+  bool identity_token = false;
 
   bool empty() const { return username.empty() && password.empty(); }
 };
 
+// What one Docker/Podman auth file says.
+struct DockerConfig {
+  std::map<std::string, Credentials> auths;  // by normalised host[:port]
+  std::string creds_store;                   // "credsStore": the helper for every registry
+  std::map<std::string, std::string> cred_helpers;  // "credHelpers": host -> helper name
+};
+
 // Parses a Docker/Podman auth file ({"auths": {"host": {"auth": base64(user:pass)} |
-// {"username": …, "password": …}}}). Keys are normalised to host[:port] (scheme and path
-// dropped, "index.docker.io"/"registry-1.docker.io" -> "docker.io"). Entries without usable
-// credentials (credsStore/credHelpers, identitytoken only) are skipped. Errors: invalid_input.
-Result<std::map<std::string, Credentials>> parse_docker_config(std::string_view json,
-                                                               const std::string& source);
+// {"username": …, "password": …}}, "credsStore": name, "credHelpers": {"host": name}}). Keys are
+// normalised to host[:port] (scheme and path dropped, "index.docker.io"/"registry-1.docker.io" ->
+// "docker.io"). Entries without usable credentials (identitytoken only) are skipped. A helper
+// name must be letters, digits, '-', '_' or '.' (it becomes docker-credential-<name>). Errors:
+// invalid_input.
+Result<DockerConfig> parse_docker_config(std::string_view json, const std::string& source);
+
+// Runs a credential helper: the executable docker-credential-<name> found in $PATH, argument
+// "get", the registry host on stdin; returns its {"Username", "Secret"} (Username "<token>": an
+// identity token), or nullopt when it has none for the host ("credentials not found"). Errors
+// name the helper and where it was configured (`source`), never the secret. Bounded: 30 s.
+using HelperRunner = std::function<Result<std::optional<Credentials>>(
+    const std::string& helper, const std::string& registry, const std::string& source)>;
+Result<std::optional<Credentials>> run_credential_helper(const std::string& helper,
+                                                         const std::string& registry,
+                                                         const std::string& source);
+// Reads a helper's answer (its stdout). Pure.
+Result<Credentials> parse_helper_answer(std::string_view json, const std::string& who);
 
 // "host[:port]" as config keys are normalised.
 std::string normalize_registry_key(std::string_view key);
@@ -56,12 +79,16 @@ using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
 //   2. the explicit config file (FetchOptions::docker_config), if set;
 //   3. $REGISTRY_AUTH_FILE (podman/skopeo auth.json);
 //   4. $DOCKER_CONFIG/config.json, else $HOME/.docker/config.json.
+// Within one file, as Docker does: credHelpers[host], then credsStore, then auths[host]. A helper
+// that has nothing for the host falls through to the next file.
 // A missing file is not an error; a malformed one is logged by the caller and skipped.
 class CredentialStore {
  public:
-  CredentialStore(std::string explicit_config, EnvLookup env);
-  // Credentials for host[:port], or nullopt for anonymous access. Thread-safe.
-  std::optional<Credentials> lookup(const std::string& registry) const;
+  CredentialStore(std::string explicit_config, EnvLookup env,
+                  HelperRunner helpers = run_credential_helper);
+  // Credentials for host[:port], or nullopt for anonymous access; an error when a configured
+  // credential helper fails (not started, exit status, bad answer). Thread-safe.
+  Result<std::optional<Credentials>> lookup(const std::string& registry) const;
   // Problems met while reading files (malformed JSON), for one warning each.
   std::vector<std::string> warnings() const;
 
@@ -69,7 +96,8 @@ class CredentialStore {
   void load_file(const std::string& path);
 
   EnvLookup m_env;
-  std::vector<std::map<std::string, Credentials>> m_files;  // in precedence order
+  HelperRunner m_helpers;
+  std::vector<std::pair<std::string, DockerConfig>> m_files;  // path, contents; precedence order
   std::vector<std::string> m_warnings;
 };
 

@@ -65,17 +65,23 @@ struct PackageFetcher::State {
       log::get("oci")->warn("ignoring credentials file: {}", w);
   }
 
-  std::shared_ptr<RegistryClient> registry(const std::string& host) {
+  // The client of a registry, made once; a credential helper that fails is asked again the next
+  // time (no client is kept without the credentials it should have).
+  Result<std::shared_ptr<RegistryClient>> registry(const std::string& host) {
     std::lock_guard<std::mutex> g(mu);
     auto& slot = registries[host];
     if (!slot) {
       const auto& plain = options.plain_http_registries;
       const bool plain_http = std::find(plain.begin(), plain.end(), host) != plain.end();
       auto creds = credentials.lookup(host);
+      if (!creds) {
+        registries.erase(host);
+        return creds.error().wrap("oci: credentials for " + host);
+      }
       log::get("oci:" + host)
           ->debug("using {}{}", plain_http ? "plain http" : "https",
-                  creds ? ", credentials from " + creds->source : ", anonymous");
-      slot = std::make_shared<RegistryClient>(host, plain_http, http, std::move(creds), tokens);
+                  *creds ? ", credentials from " + (*creds)->source : ", anonymous");
+      slot = std::make_shared<RegistryClient>(host, plain_http, http, std::move(*creds), tokens);
     }
     return slot;
   }
@@ -107,7 +113,9 @@ struct PackageFetcher::State {
   }
 
   Result<Resolved> resolve_oci(const PackageRef& ref, const FetchBounds& b) {
-    auto reg = registry(ref.registry);
+    auto client = registry(ref.registry);
+    if (!client) return client.error();
+    const auto& reg = *client;
     const std::string reference = ref.digest.empty() ? ref.tag : ref.digest;
     const std::string where =
         ref.registry + "/" + ref.repository + (ref.digest.empty() ? ":" : "@") + reference;
@@ -170,7 +178,9 @@ struct PackageFetcher::State {
                 cache.blob_path(resolved->layer_digest), resolved->layer_size, true};
     if (auto size = cache.lookup(resolved->layer_digest); size && *size == resolved->layer_size)
       return out;
-    auto reg = registry(ref.registry);
+    auto client = registry(ref.registry);
+    if (!client) return client.error();
+    const auto& reg = *client;
     auto tmp = cache.temp_file();
     if (!tmp) return tmp.error().wrap("oci: fetch");
     const auto start = std::chrono::steady_clock::now();

@@ -177,8 +177,20 @@ Result<std::string> RegistryClient::bearer_token(const std::string& realm,
       return make_error(ErrorCode::permission_denied,
                         "refusing to send credentials for " + m_registry +
                             " over plain http to token realm " + log::redact_url(realm));
-    req.headers.push_back("Authorization: Basic " +
-                          base64_encode(m_credentials->username + ":" + m_credentials->password));
+    if (m_credentials->identity_token) {
+      // An identity token (a credential helper's "<token>" answer) is an OAuth2 refresh token:
+      // traded at the realm by POST, as Docker does; it never goes out as Basic.
+      req.method = "POST";
+      req.url = realm;
+      req.headers.push_back("Content-Type: application/x-www-form-urlencoded");
+      req.body = "grant_type=refresh_token&client_id=flytecd&refresh_token=" +
+                 url_escape_query(m_credentials->password) +
+                 (service.empty() ? "" : "&service=" + url_escape_query(service)) +
+                 "&scope=" + url_escape_query(scope);
+    } else {
+      req.headers.push_back("Authorization: Basic " +
+                            base64_encode(m_credentials->username + ":" + m_credentials->password));
+    }
   }
   auto r = m_http->execute(req);
   {
@@ -215,7 +227,7 @@ Result<http::ClientResponse> RegistryClient::send(const std::string& repo,
       realm = m_realm;
       service = m_service;
     }
-    if (scheme == Scheme::basic && m_credentials) {
+    if (scheme == Scheme::basic && m_credentials && !m_credentials->identity_token) {
       req.headers.push_back("Authorization: Basic " +
                             base64_encode(m_credentials->username + ":" + m_credentials->password));
       sent_basic = true;
@@ -271,6 +283,11 @@ Result<http::ClientResponse> RegistryClient::send(const std::string& repo,
                               registry_env_var(m_registry) +
                               "=user:password, or add it to a docker config.json / "
                               "REGISTRY_AUTH_FILE)");
+      if (m_credentials->identity_token)
+        return make_error(ErrorCode::unauthenticated,
+                          m_registry + " asks for Basic credentials; the identity token from " +
+                              m_credentials->source +
+                              " can only be traded at a Bearer token realm");
       if (sent_basic)
         return make_error(ErrorCode::unauthenticated,
                           m_registry + ": HTTP 401: the registry rejected the " + who);

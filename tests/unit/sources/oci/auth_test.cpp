@@ -1,6 +1,11 @@
 #include "sources/oci/auth.hpp"
 
+#include <stdlib.h>
+
 #include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
 
@@ -50,8 +55,9 @@ TEST_CASE("oci auth: docker config.json with base64 auth, username/password and 
     },
     "credsStore": "desktop"
   })";
-  auto r = oci::parse_docker_config(json, "config.json");
-  REQUIRE(r);
+  auto parsed = oci::parse_docker_config(json, "config.json");
+  REQUIRE(parsed);
+  const auto* r = &parsed->auths;
   CHECK(r->size() == 3);
   CHECK(r->at("127.0.0.1:5001").username == "flyte");
   CHECK(r->at("127.0.0.1:5001").password == "pa:ss");  // split at the first colon only
@@ -59,6 +65,7 @@ TEST_CASE("oci auth: docker config.json with base64 auth, username/password and 
   CHECK(r->at("ghcr.io").password == "tok");
   CHECK(r->at("docker.io").password == "secret");
   CHECK(r->count("quay.io") == 0);
+  CHECK(parsed->creds_store == "desktop");
 }
 
 TEST_CASE("oci auth: malformed docker config is invalid_input without echoing secrets", "[oci]") {
@@ -71,7 +78,7 @@ TEST_CASE("oci auth: malformed docker config is invalid_input without echoing se
   REQUIRE_FALSE(bad_auth);
   CHECK(bad_auth.error().message.find("username:password") != std::string::npos);
   CHECK(bad_auth.error().message.find("no-colon") == std::string::npos);
-  CHECK(oci::parse_docker_config("{}", "c.json")->empty());
+  CHECK(oci::parse_docker_config("{}", "c.json")->auths.empty());
 }
 
 TEST_CASE("oci auth: credential lookup order is env variable, explicit file, then none", "[oci]") {
@@ -86,11 +93,149 @@ TEST_CASE("oci auth: credential lookup order is env variable, explicit file, the
   });
   auto c = store.lookup("ghcr.io");
   REQUIRE(c);
-  CHECK(c->username == "envuser");
-  CHECK(c->password == "envpass");
-  CHECK(c->source == "$FLYTECD_REGISTRY_AUTH_GHCR_IO");
-  CHECK_FALSE(store.lookup("quay.io"));
+  REQUIRE(*c);
+  CHECK((*c)->username == "envuser");
+  CHECK((*c)->password == "envpass");
+  CHECK((*c)->source == "$FLYTECD_REGISTRY_AUTH_GHCR_IO");
+  REQUIRE(store.lookup("quay.io"));
+  CHECK_FALSE(*store.lookup("quay.io"));
   CHECK(store.warnings().empty());
+}
+
+// A temporary docker config directory holding `json` as config.json.
+std::string write_config(const std::string& json) {
+  char dir[] = "/tmp/flytecd-dockercfg-XXXXXX";
+  REQUIRE(::mkdtemp(dir) != nullptr);
+  std::ofstream(std::string(dir) + "/config.json") << json;
+  return dir;
+}
+
+TEST_CASE("oci auth: credHelpers, then credsStore, then auths, as Docker orders them", "[oci]") {
+  const std::string dir = write_config(R"({
+    "auths": {"ghcr.io": {"auth": ")" + oci::base64_encode("file:pw") + R"("},
+              "quay.io": {"auth": ")" + oci::base64_encode("quayfile:pw") + R"("}},
+    "credsStore": "desktop",
+    "credHelpers": {"https://123.dkr.ecr.example/": "ecr-login"}
+  })");
+  std::vector<std::string> calls;
+  auto helpers = [&](const std::string& helper, const std::string& registry,
+                     const std::string& source) -> flytecd::Result<std::optional<oci::Credentials>> {
+    calls.push_back(helper + " " + registry + " " + source);
+    if (helper == "ecr-login") return std::optional<oci::Credentials>(
+        oci::Credentials{"AWS", "ecr-secret", "helper ecr-login", false});
+    if (registry == "quay.io") return std::optional<oci::Credentials>();  // has nothing
+    return std::optional<oci::Credentials>(
+        oci::Credentials{"", "refresh-token", "helper desktop", true});
+  };
+  std::map<std::string, std::string> env = {{"DOCKER_CONFIG", dir}};
+  oci::CredentialStore store(
+      "",
+      [&](const std::string& k) {
+        auto it = env.find(k);
+        return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
+      },
+      helpers);
+  auto ecr = store.lookup("123.dkr.ecr.example");
+  REQUIRE(ecr);
+  REQUIRE(*ecr);
+  CHECK((*ecr)->password == "ecr-secret");
+  CHECK(calls.back() == "ecr-login 123.dkr.ecr.example credHelpers[\"123.dkr.ecr.example\"] in " +
+                            dir + "/config.json");
+  auto ghcr = store.lookup("ghcr.io");  // credsStore wins over the file's auths entry
+  REQUIRE(ghcr);
+  REQUIRE(*ghcr);
+  CHECK((*ghcr)->identity_token);
+  CHECK((*ghcr)->password == "refresh-token");
+  auto quay = store.lookup("quay.io");  // the store has nothing: anonymous, as Docker
+  REQUIRE(quay);
+  CHECK_FALSE(*quay);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("oci auth: a failing credential helper is an error naming it, never its secret",
+          "[oci]") {
+  const std::string dir = write_config(R"({"credHelpers": {"reg.example": "broken"}})");
+  std::map<std::string, std::string> env = {{"DOCKER_CONFIG", dir}};
+  oci::CredentialStore store(
+      "",
+      [&](const std::string& k) {
+        auto it = env.find(k);
+        return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
+      },
+      [](const std::string& helper, const std::string& registry, const std::string& source)
+          -> flytecd::Result<std::optional<oci::Credentials>> {
+        return flytecd::make_error(flytecd::ErrorCode::unauthenticated,
+                                   "credential helper docker-credential-" + helper + " (" +
+                                       source + ") failed for " + registry);
+      });
+  auto r = store.lookup("reg.example");
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message.find("docker-credential-broken") != std::string::npos);
+  CHECK(r.error().message.find("credHelpers[\"reg.example\"]") != std::string::npos);
+  std::filesystem::remove_all(dir);
+
+  // Names that are not helper names are refused when the file is read.
+  auto bad = oci::parse_docker_config(R"({"credHelpers": {"h": "../../bin/sh"}})", "c.json");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.find("credHelpers[\"h\"] is not a helper name") != std::string::npos);
+  CHECK_FALSE(oci::parse_docker_config(R"({"credsStore": 3})", "c.json"));
+}
+
+TEST_CASE("oci auth: a helper's answer: Username and Secret, \"<token>\" an identity token",
+          "[oci]") {
+  auto c = oci::parse_helper_answer(R"({"ServerURL":"h","Username":"u","Secret":"s"})", "helper x");
+  REQUIRE(c);
+  CHECK(c->username == "u");
+  CHECK(c->password == "s");
+  CHECK_FALSE(c->identity_token);
+  auto t = oci::parse_helper_answer(R"({"Username":"<token>","Secret":"refresh"})", "helper x");
+  REQUIRE(t);
+  CHECK(t->identity_token);
+  CHECK(t->username.empty());
+  for (const char* bad : {"not json", R"({"Username":"u"})", R"({"Username":"u","Secret":""})",
+                          R"({"Username":1,"Secret":"s"})"}) {
+    auto r = oci::parse_helper_answer(bad, "helper x");
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message.find("helper x") != std::string::npos);
+  }
+}
+
+TEST_CASE("oci auth: run_credential_helper runs docker-credential-<name> get, host on stdin",
+          "[oci]") {
+  char dir[] = "/tmp/flytecd-helper-XXXXXX";
+  REQUIRE(::mkdtemp(dir) != nullptr);
+  const std::string bin = std::string(dir) + "/docker-credential-test";
+  std::ofstream(bin) << "#!/bin/sh\n"
+                        "[ \"$1\" = get ] || { echo \"unexpected argument $1\" >&2; exit 3; }\n"
+                        "read host\n"
+                        "case \"$host\" in\n"
+                        "  good.example) echo '{\"Username\":\"robot\",\"Secret\":\"s3cret\"}' ;;\n"
+                        "  none.example) echo 'credentials not found in native keychain'; exit 1 ;;\n"
+                        "  *) echo \"no account for $host\" >&2; exit 2 ;;\n"
+                        "esac\n";
+  std::filesystem::permissions(bin, std::filesystem::perms::owner_all);
+  const char* old_path = std::getenv("PATH");
+  const std::string saved = old_path ? old_path : "";
+  ::setenv("PATH", (std::string(dir) + ":" + saved).c_str(), 1);
+  auto good = oci::run_credential_helper("test", "good.example", "credsStore in c.json");
+  auto none = oci::run_credential_helper("test", "none.example", "credsStore in c.json");
+  auto bad = oci::run_credential_helper("test", "bad.example", "credsStore in c.json");
+  auto missing = oci::run_credential_helper("absent", "good.example", "credsStore in c.json");
+  ::setenv("PATH", saved.c_str(), 1);
+  std::filesystem::remove_all(dir);
+  REQUIRE(good);
+  REQUIRE(*good);
+  CHECK((*good)->username == "robot");
+  CHECK((*good)->password == "s3cret");
+  REQUIRE(none);
+  CHECK_FALSE(*none);
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.find("docker-credential-test (credsStore in c.json) failed for "
+                                 "bad.example: exit status 2: no account for bad.example") !=
+        std::string::npos);
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().message.find("docker-credential-absent") != std::string::npos);
+  CHECK(missing.error().message.find("not on PATH") != std::string::npos);
 }
 
 // Found by tests/fuzz/fuzz_oci_auth (tests/fuzz/regressions/oci_auth/): 99999999999 s overflowed
