@@ -43,7 +43,7 @@ build_packages=(
   libgit2-dev libyaml-cpp-dev libyaml-dev libcurl4-openssl-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   libspdlog-dev catch2 nlohmann-json3-dev libcli11-dev libcpp-httplib-dev
-  libsqlite3-dev sqlite3 libarchive-dev libssl-dev zlib1g-dev
+  libsqlite3-dev sqlite3 libarchive-dev libssl-dev zlib1g-dev libre2-dev
   nodejs npm
 )
 test_packages=(

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 
 #include "daemon/common/http/client.hpp"
 #include "daemon/common/log.hpp"
@@ -200,6 +201,117 @@ struct PackageFetcher::State {
     return out;
   }
 
+  // A small blob (a signature payload or bundle) read whole, verified by digest.
+  Result<std::string> small_blob(RegistryClient& reg, const std::string& repo,
+                                 const std::string& digest, uint64_t size, const FetchBounds& b) {
+    constexpr uint64_t k_max_signature_blob = 1u << 20;
+    if (size > k_max_signature_blob)
+      return make_error(ErrorCode::invalid_input,
+                        "signature blob " + digest + " is " + std::to_string(size) +
+                            " bytes; expected at most " + std::to_string(k_max_signature_blob));
+    if (auto cached = cache.read(digest, k_max_signature_blob)) return std::move(*cached);
+    auto tmp = cache.temp_file();
+    if (!tmp) return tmp.error();
+    if (auto st = reg.get_blob(repo, digest, size, tmp->path(), b); !st) return st.error();
+    auto path = cache.commit(*tmp, digest);
+    if (!path) return path.error();
+    auto bytes = cache.read(digest, k_max_signature_blob);
+    if (!bytes) return make_error(ErrorCode::internal, "cannot read back " + digest);
+    return std::move(*bytes);
+  }
+
+  // The layers of one manifest (JSON), with their annotations.
+  static std::vector<nlohmann::json> layers_of(const std::string& manifest) {
+    auto j = nlohmann::json::parse(manifest, nullptr, false);
+    std::vector<nlohmann::json> out;
+    if (j.is_object() && j.contains("layers") && j["layers"].is_array())
+      for (const auto& l : j["layers"])
+        if (l.is_object() && l.contains("digest") && l["digest"].is_string() &&
+            l.contains("size") && l["size"].is_number_unsigned())
+          out.push_back(l);
+    return out;
+  }
+
+  Status cosign_tag(RegistryClient& reg, const PackageRef& ref, const std::string& hex,
+                    const FetchBounds& b, SignatureEvidence& out) {
+    const std::string tag = "sha256-" + hex + ".sig";
+    out.looked_at.push_back("tag " + tag);
+    auto m = reg.get_manifest(ref.repository, tag, options.max_manifest_bytes, b);
+    if (!m) return m.error().code == ErrorCode::not_found ? ok_status() : Status(m.error());
+    size_t i = 0;
+    for (const auto& l : layers_of(m->bytes)) {
+      if (i >= k_max_index_probes) break;
+      if (l.value("mediaType", std::string()) != k_simple_signing_type) continue;
+      auto payload = small_blob(reg, ref.repository, l["digest"].get<std::string>(),
+                                l["size"].get<uint64_t>(), b);
+      if (!payload) return payload.error();
+      SignatureCandidate c;
+      c.where = tag + " layer " + std::to_string(i++);
+      c.media_type = k_simple_signing_type;
+      c.payload = std::move(*payload);
+      if (auto a = l.find("annotations"); a != l.end() && a->is_object())
+        for (const auto& [k, v] : a->items())
+          if (v.is_string()) c.annotations[k] = v.get<std::string>();
+      out.candidates.push_back(std::move(c));
+    }
+    return ok_status();
+  }
+
+  Status bundles(RegistryClient& reg, const PackageRef& ref, const std::string& digest,
+                 const FetchBounds& b, SignatureEvidence& out) {
+    const std::string hex = digest.substr(digest.find(':') + 1);
+    auto api = reg.get_referrers(ref.repository, digest, options.max_manifest_bytes, b);
+    if (!api) return api.error();
+    std::string index;
+    if (*api) {
+      out.looked_at.push_back("referrers of " + digest);
+      index = std::move(**api);
+    } else {
+      out.looked_at.push_back("tag sha256-" + hex + " (referrers)");
+      auto m = reg.get_manifest(ref.repository, "sha256-" + hex, options.max_manifest_bytes, b);
+      if (!m) return m.error().code == ErrorCode::not_found ? ok_status() : Status(m.error());
+      index = std::move(m->bytes);
+    }
+    auto j = nlohmann::json::parse(index, nullptr, false);
+    if (!j.is_object() || !j.contains("manifests") || !j["manifests"].is_array())
+      return ok_status();
+    size_t probes = 0;
+    for (const auto& d : j["manifests"]) {
+      if (!d.is_object() || d.value("artifactType", std::string()) != k_sigstore_bundle_type ||
+          !d.contains("digest") || !d["digest"].is_string())
+        continue;
+      if (++probes > k_max_index_probes) break;
+      const std::string md = d["digest"].get<std::string>();
+      auto m = manifest(reg, ref.repository, md, b);
+      if (!m) return m.error();
+      for (const auto& l : layers_of(m->bytes)) {
+        if (l.value("mediaType", std::string()) != k_sigstore_bundle_type) continue;
+        auto bundle = small_blob(reg, ref.repository, l["digest"].get<std::string>(),
+                                 l["size"].get<uint64_t>(), b);
+        if (!bundle) return bundle.error();
+        out.candidates.push_back(
+            SignatureCandidate{"referrer " + md, k_sigstore_bundle_type, std::move(*bundle), {}});
+      }
+    }
+    return ok_status();
+  }
+
+  Result<SignatureEvidence> signatures(const PackageRef& ref, const std::string& digest,
+                                       const FetchBounds& b) {
+    const std::string where = "oci: signatures of " + ref.registry + "/" + ref.repository + "@" +
+                              digest;
+    if (!valid_sha256_digest(digest))
+      return make_error(ErrorCode::invalid_input, where + ": not a sha256 digest");
+    auto client = registry(ref.registry);
+    if (!client) return client.error();
+    SignatureEvidence out;
+    if (auto st = cosign_tag(**client, ref, digest.substr(7), b, out); !st)
+      return bounded(st.error().wrap(where), b);
+    if (auto st = bundles(**client, ref, digest, b, out); !st)
+      return bounded(st.error().wrap(where), b);
+    return out;
+  }
+
   Result<Fetched> fetch_https(const PackageRef& ref, const FetchBounds& b) {
     const std::string where = "https: fetch " + log::redact_url(ref.url);
     if (ref.pinned())
@@ -265,6 +377,16 @@ Result<Fetched> PackageFetcher::fetch(const PackageRef& ref, const std::atomic<b
                     "oci: '" + ref.to_string() +
                         "' is a repository path; expected oci:// or https:// (paths are read "
                         "from the Git snapshot, not fetched)");
+}
+
+Result<SignatureEvidence> PackageFetcher::signatures(const PackageRef& ref,
+                                                     const std::string& manifest_digest,
+                                                     const std::atomic<bool>* cancel) {
+  if (ref.kind != PackageRef::Kind::oci)
+    return make_error(ErrorCode::invalid_input,
+                      "'" + ref.to_string() +
+                          "' is not an OCI package; only oci:// packages carry cosign signatures");
+  return m_state->signatures(ref, manifest_digest, m_state->bounds(cancel));
 }
 
 uint64_t PackageFetcher::requests_sent() const {

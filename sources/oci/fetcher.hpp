@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "daemon/common/result.hpp"
+#include "sources/oci/signature.hpp"
 #include "sources/package_ref.hpp"
 
 namespace flytecd::sources::oci {
@@ -77,6 +78,14 @@ class PackageFetcher {
   // Errors as resolve(); timeout names the registry and packages.fetchTimeout when the package's
   // deadline passed; unavailable "cancelled" when `cancel` became true.
   Result<Fetched> fetch(const PackageRef& ref, const std::atomic<bool>* cancel = nullptr);
+
+  // The signatures the registry holds for `manifest_digest` in ref's repository: cosign's
+  // "sha256-<hex>.sig" tag (its simple-signing layers, payload and annotations) and sigstore
+  // bundles among the manifest's referrers (the OCI 1.1 referrers API, else its
+  // "sha256-<hex>" tag fallback). A tag or API that is absent is no signature, not an error.
+  // Errors: the registry's (unreachable, unauthenticated, tampered content).
+  Result<SignatureEvidence> signatures(const PackageRef& ref, const std::string& manifest_digest,
+                                       const std::atomic<bool>* cancel = nullptr);
 
   // HTTP requests sent so far (including retries, redirects and token requests).
   uint64_t requests_sent() const;

@@ -340,6 +340,22 @@ Result<RegistryClient::ManifestBytes> RegistryClient::get_manifest(const std::st
   return m;
 }
 
+Result<std::optional<std::string>> RegistryClient::get_referrers(const std::string& repo,
+                                                                 const std::string& digest,
+                                                                 uint64_t max_bytes,
+                                                                 const FetchBounds& bounds) {
+  const std::string what = "referrers of " + m_registry + "/" + repo + "@" + digest;
+  http::ClientRequest req;
+  req.url = base() + "/v2/" + api_repository(repo) + "/referrers/" + digest;
+  req.headers.push_back("Accept: application/vnd.oci.image.index.v1+json");
+  req.max_body = max_bytes;
+  auto r = send(repo, req, bounds);
+  if (!r) return r.error().wrap(what);
+  if (r->status == 404) return std::optional<std::string>();
+  if (r->status != 200) return status_error(r->status, r->body, what);
+  return std::optional<std::string>(std::move(r->body));
+}
+
 Status RegistryClient::get_blob(const std::string& repo, const std::string& digest, uint64_t size,
                                 const std::filesystem::path& dest, const FetchBounds& bounds) {
   const std::string what = "blob " + digest + " from " + m_registry + "/" + repo;

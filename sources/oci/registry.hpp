@@ -73,6 +73,13 @@ class RegistryClient {
   Status get_blob(const std::string& repo, const std::string& digest, uint64_t size,
                   const std::filesystem::path& dest, const FetchBounds& bounds = {});
 
+  // GET /v2/<repo>/referrers/<digest> (OCI distribution 1.1): the image index of the manifests
+  // whose subject is `digest`, or nullopt when the registry has no referrers API (404; the
+  // caller falls back to the "sha256-<hex>" tag). Errors as get_manifest.
+  Result<std::optional<std::string>> get_referrers(const std::string& repo,
+                                                   const std::string& digest, uint64_t max_bytes,
+                                                   const FetchBounds& bounds = {});
+
   // Requests sent (including retries, redirects and token requests), for tests and figures.
   uint64_t requests() const;
   const std::string& name() const { return m_registry; }
