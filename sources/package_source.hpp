@@ -3,11 +3,13 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <memory>
 #include <string>
 
 #include "daemon/common/result.hpp"
 #include "sources/package_ref.hpp"
+#include "sources/verify_policy.hpp"
 
 namespace flytecd::sources {
 
@@ -18,6 +20,7 @@ struct LoadedPackage {
   std::string manifest_digest;  // OCI only
   std::string bytes;
   bool from_cache = false;
+  std::optional<Signer> signer;  // set when a signature policy applied and verified
 };
 
 // The largest package read from a repository (same bound as an OCI blob by default).
@@ -44,6 +47,17 @@ class PackageSource {
   // fetches bounds each load by its own deadline), internal; unavailable "cancelled".
   virtual Result<LoadedPackage> load(const PackageRef& ref, const LoadControl& control) = 0;
   Result<LoadedPackage> load(const PackageRef& ref) { return load(ref, LoadControl{}); }
+
+  // Who signed the manifest `manifest_digest` at `ref`, checked against `policy`. Errors:
+  // permission_denied (unsigned, or no signature matches), invalid_input (the policy's key or
+  // trusted root is unusable, or this source's packages carry no signatures), the registry's.
+  virtual Result<Signer> verify(const PackageRef& ref, const std::string& manifest_digest,
+                                const VerifyPolicy& policy, const LoadControl& control) {
+    (void)manifest_digest, (void)policy, (void)control;
+    return make_error(ErrorCode::invalid_input,
+                      "'" + ref.to_string() +
+                          "' is not an OCI package: only oci:// packages carry cosign signatures");
+  }
 };
 
 }  // namespace flytecd::sources

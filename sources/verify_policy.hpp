@@ -1,5 +1,9 @@
 #pragma once
 
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +27,7 @@ struct VerifySpec {
   std::string key_file;  // a file on the daemon's machine (/etc/flytecd/cosign.pub)
   std::vector<IdentityMatch> identities;  // matchOIDCIdentity: keyless, any one must match
   std::string where;  // "registrations/x.yaml:12" or "config packages.verify[0]", for messages
+  std::string prefix;  // packages.verify entries: the package addresses it covers ("oci://h/r/")
   bool keyless() const { return key.empty() && key_file.empty(); }
   // "key keys/cosign.pub" or "identity <subject> via <issuer>[ or …]".
   std::string describe() const;
@@ -36,5 +41,40 @@ Status check_identity_pattern(const std::string& pattern);
 // every pattern compiles. Errors: invalid_input saying what was wrong and what was expected
 // (the caller adds file:line). Pure.
 Status check_verify_spec(const VerifySpec& spec);
+
+// What is wrong in a `verify:` mapping, and where (1-based line of the offending node).
+struct VerifySpecProblem {
+  int line = 0;
+  std::string field;  // "verify.matchOIDCIdentity[0].subject"
+  std::string what, expected;
+};
+
+// Reads a `verify:` mapping (provider, key, keyFile, matchOIDCIdentity: [{issuer, subject}]; with
+// `with_prefix`, also the required `prefix` of a packages.verify entry) and checks it
+// (check_verify_spec). `field` names the mapping in problems ("verify", "packages.verify[0]").
+// Pure.
+std::optional<VerifySpecProblem> parse_verify_spec(const YAML::Node& node, const std::string& field,
+                                                   bool with_prefix, VerifySpec& out);
+
+// What a verification is given: the spec with its key and trusted root read.
+struct VerifyPolicy {
+  std::string public_key_pem;  // keyed: a PEM public key (ECDSA P-256, Ed25519 or RSA)
+  std::string key_name;        // where the key came from, for messages ("keys/cosign.pub")
+  std::vector<IdentityMatch> identities;  // keyless: any one must match
+  std::string trusted_root_json;          // keyless: a sigstore trusted_root.json
+  std::string trusted_root_name;          // its path, for messages
+  bool keyless() const { return public_key_pem.empty(); }
+  std::string describe() const;  // "key keys/cosign.pub" or "identity S via I"
+};
+
+// Who signed, once verified.
+struct Signer {
+  std::string digest;    // the manifest digest the signature names (== the one registered)
+  std::string method;    // "key" or "keyless"
+  std::string identity;  // key: "key keys/cosign.pub (SHA256:…)"; keyless: the certificate SAN
+  std::string issuer;    // keyless: the OIDC issuer
+  int64_t signed_at = 0;  // unix seconds: the transparency log's integrated time (0: not known)
+  std::string describe() const;  // "signed by X via Y" / "signed with key …"
+};
 
 }  // namespace flytecd::sources

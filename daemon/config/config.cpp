@@ -115,6 +115,33 @@ std::string expected_text(const Row& row) {
   return "a string";
 }
 
+// packages.verify: [{prefix, provider, key | keyFile | matchOIDCIdentity}] (a key here is a
+// file on this machine: keyFile; a repository path only makes sense in a registration).
+Status parse_package_verify(const YAML::Node& v, const std::string& at, Config& cfg) {
+  const std::string file = at.substr(0, at.rfind(':'));  // "config PATH"
+  if (!v.IsSequence())
+    return make_error(ErrorCode::invalid_input,
+                      at + ": packages.verify: expected a list of {prefix, provider, keyFile or "
+                           "matchOIDCIdentity}");
+  for (size_t i = 0; i < v.size(); ++i) {
+    sources::VerifySpec spec;
+    const std::string field = "packages.verify[" + std::to_string(i) + "]";
+    if (auto p = sources::parse_verify_spec(v[i], field, true, spec))
+      return make_error(ErrorCode::invalid_input, file + ":" + std::to_string(p->line) + ": " +
+                                                      p->field + ": " + p->what + "; expected " +
+                                                      p->expected);
+    if (!spec.key.empty())
+      return make_error(ErrorCode::invalid_input,
+                        file + ":" + std::to_string(v[i].Mark().line + 1) + ": " + field +
+                            ".key: a repository path in the configuration; expected keyFile "
+                            "(a file on this machine)");
+    spec.key_file = expand_home(spec.key_file);
+    spec.where = "config " + field;
+    cfg.packages.verify.push_back(std::move(spec));
+  }
+  return ok_status();
+}
+
 Status parse_admin(const YAML::Node& v, const std::string& at, Config& cfg) {
   if (!v.IsMap()) return make_error(ErrorCode::invalid_input, at + ": admin: expected a mapping");
   const std::string file = at.substr(0, at.rfind(':'));  // "config PATH"
@@ -236,6 +263,9 @@ constexpr Row k_rows[] = {
      [](Config& c, const Value& v) { c.packages.ca_file = v.text; }},
     {"packages", "dockerConfig", Kind::path,
      [](Config& c, const Value& v) { c.packages.docker_config = v.text; }},
+    {"packages", "verify", Kind::section, nullptr, nullptr, {}, nullptr, parse_package_verify},
+    {"packages", "trustedRoot", Kind::path,
+     [](Config& c, const Value& v) { c.packages.trusted_root_file = v.text; }},
     {"packages", "plainHttpRegistries", Kind::list,
      [](Config& c, const Value& v) { c.packages.plain_http_registries = v.list; }},
     // Whole seconds, rounded up (the transfer bounds are per second).

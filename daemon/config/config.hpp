@@ -9,6 +9,7 @@
 #include "daemon/k8s/settings.hpp"
 #include "daemon/model/loader.hpp"
 #include "daemon/reconcile/plan.hpp"
+#include "sources/verify_policy.hpp"
 #include "sinks/flyteadmin/config.hpp"
 
 namespace flytecd::config {
@@ -79,6 +80,10 @@ struct PackagesConfig {
   std::vector<std::string> plain_http_registries;
   int fetch_timeout_seconds = 300;  // sources::oci::FetchOptions::package_timeout
   int stall_timeout_seconds = 30;   // sources::oci::FetchOptions::stall_timeout
+  // Signature policies by package address prefix (the longest matching prefix applies to a
+  // registration without its own verify:), and the sigstore trusted root keyless ones check.
+  std::vector<sources::VerifySpec> verify;
+  std::string trusted_root_file;
 };
 
 // log:

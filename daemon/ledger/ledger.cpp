@@ -78,8 +78,8 @@ HistoryEntry entry_of(const sqlite::Statement& row) {
 Status insert_registration(sqlite::Database& db, const RegistrationRecord& r) {
   auto st = db.prepare(
       "INSERT OR REPLACE INTO registrations(key, fingerprint, digest, package, project, "
-      "domain, version, entities, launch_plans, activated, revision, applied_at) "
-      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+      "domain, version, entities, launch_plans, activated, revision, applied_at, signer) "
+      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
       "record registration " + r.key);
   if (!st) return st.error();
   st->bind(r.key)
@@ -93,7 +93,8 @@ Status insert_registration(sqlite::Database& db, const RegistrationRecord& r) {
       .bind(dump_json(nlohmann::json(r.launch_plans)))
       .bind(dump_json(nlohmann::json(r.activated)))
       .bind(r.revision)
-      .bind(now_seconds());
+      .bind(now_seconds())
+      .bind(r.signer);
   return st->run();
 }
 
@@ -126,7 +127,8 @@ Result<std::unique_ptr<Ledger>> Ledger::open(const std::string& path) {
         std::tuple{"reconciles", "committed_at", "INTEGER NOT NULL DEFAULT 0"},
         std::tuple{"reconciles", "trigger", "TEXT NOT NULL DEFAULT ''"},
         std::tuple{"reconciles", "noops", "INTEGER NOT NULL DEFAULT 0"},
-        std::tuple{"reconcile_steps", "changes", "TEXT NOT NULL DEFAULT ''"}}) {
+        std::tuple{"reconcile_steps", "changes", "TEXT NOT NULL DEFAULT ''"},
+        std::tuple{"registrations", "signer", "TEXT NOT NULL DEFAULT ''"}}) {
     auto info = (*db)->prepare(
         std::string("SELECT 1 FROM pragma_table_info('") + table + "') WHERE name = ?",
         "read schema");
@@ -199,11 +201,27 @@ Status Ledger::forget(const std::string& key) {
   return st->bind(key).run();
 }
 
+std::string signer_text(const std::optional<sources::Signer>& signer) {
+  if (!signer) return {};
+  nlohmann::json j = {{"by", signer->describe()},       {"method", signer->method},
+                      {"identity", signer->identity},   {"issuer", signer->issuer},
+                      {"digest", signer->digest},       {"signedAt", signer->signed_at},
+                      {"verifiedAt", now_seconds()}};
+  return dump_json(j);
+}
+
+std::string signer_by(const std::string& text) {
+  if (text.empty()) return {};
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object() || !j.contains("by") || !j["by"].is_string()) return {};
+  return j["by"].get<std::string>();
+}
+
 Result<std::map<std::string, RegistrationRecord>> Ledger::registrations() const {
   std::lock_guard<std::mutex> lock(m_mu);
   auto st = m_db->prepare(
       "SELECT key, fingerprint, digest, package, project, domain, version, entities, "
-      "launch_plans, activated, revision, applied_at FROM registrations",
+      "launch_plans, activated, revision, applied_at, signer FROM registrations",
       "read registrations");
   if (!st) return st.error();
   std::map<std::string, RegistrationRecord> out;
@@ -229,6 +247,7 @@ Result<std::map<std::string, RegistrationRecord>> Ledger::registrations() const 
     r.activated = list(row.text(9));
     r.revision = row.text(10);
     r.applied_at = row.int64(11);
+    r.signer = row.text(12);
     out[r.key] = std::move(r);
   });
   if (!s) return s.error();

@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "daemon/common/result.hpp"
 #include "daemon/common/sqlite.hpp"
 #include "daemon/reconcile/plan.hpp"
+#include "sources/verify_policy.hpp"
 
 namespace flytecd::ledger {
 
@@ -68,7 +70,16 @@ struct RegistrationRecord {
   std::vector<std::string> activated;     // launch-plan names flytecd keeps ACTIVE
   std::string revision;
   int64_t applied_at = 0;  // unix seconds
+  // Who signed the registered manifest, when a signature policy applied (signer_text): the
+  // verified digest, the signer, the log's time and when flytecd verified it; empty if none.
+  std::string signer;
 };
+
+// A verified signer as the ledger keeps it: JSON {"by", "method", "identity", "issuer", "digest",
+// "signedAt", "verifiedAt"}; empty without one.
+std::string signer_text(const std::optional<sources::Signer>& signer);
+// The "signed by …" line of a recorded signer (empty if none or unreadable).
+std::string signer_by(const std::string& signer_text);
 
 // What flytecd manages and what it did, in SQLite (WAL, synchronous=NORMAL): every managed object
 // with the hash it last applied and the revision, plus an audit history of reconciles and their

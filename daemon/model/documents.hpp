@@ -9,6 +9,7 @@
 #include "daemon/model/diagnostic.hpp"
 #include "flyteidl/admin/matchable_resource.pb.h"
 #include "sinks/types.hpp"
+#include "sources/verify_policy.hpp"
 
 namespace flytecd::model {
 
@@ -100,6 +101,9 @@ struct Registration {
   std::string raw_output_prefix;
   std::string destination_dir;
   std::string source_kind;  // "WorkflowRegistration" or "FlyteRegistration"
+  // verify: who must have signed the package (cosign); packages.verify in the configuration
+  // gives a default by address prefix.
+  std::optional<sources::VerifySpec> verify;
   Location where;
 };
 

@@ -434,6 +434,31 @@ void check_package(Fields& f, const std::string& file, const YAML::Node& node,
           ref->kind == PackageRef::Kind::oci ? "oci://host/repo@sha256:…" : "…#sha256=<hex>");
 }
 
+// verify: who must have signed the package. Signatures live next to OCI artifacts only.
+void parse_verify(Fields& f, const std::string& file, const YAML::Node& v, Registration& r) {
+  sources::VerifySpec spec;
+  if (auto p = sources::parse_verify_spec(v, "verify", false, spec)) {
+    f.add(DiagKind::invalid_value, Location{file, p->line}, p->field, p->what, p->expected);
+    return;
+  }
+  std::string error;
+  if (auto ref = parse_package_ref(r.package, error); ref && ref->kind != PackageRef::Kind::oci) {
+    f.add(DiagKind::invalid_value, location_of(file, v), "verify",
+          "a signature policy on a package that is not an OCI artifact",
+          "an oci:// package (cosign signatures are stored next to it in its registry)");
+    return;
+  }
+  if (!spec.key.empty() && (spec.key.front() == '/' || spec.key.find("..") != std::string::npos)) {
+    f.add(DiagKind::invalid_value, location_of(file, v["key"]), "verify.key",
+          "'" + scan::printable(spec.key) + "' leaves the repository",
+          "a repository-relative path such as keys/cosign.pub (keyFile: for a file on the "
+          "daemon's machine)");
+    return;
+  }
+  spec.where = file + ":" + std::to_string(location_of(file, v).line);
+  r.verify = std::move(spec);
+}
+
 void parse_registration(const std::string& file, const YAML::Node& doc, Fields& f,
                         const Policy& policy, Documents& out, Diagnostics& diags) {
   size_t before = diags.size();
@@ -464,10 +489,11 @@ void parse_registration(const std::string& file, const YAML::Node& doc, Fields& 
   r.iam_role = f.str("iamRole", false);
   r.raw_output_prefix = f.str("rawOutputDataPrefix", false);
   r.destination_dir = f.str("destinationDirectory", false);
+  if (YAML::Node v = f.node("verify"); v.IsDefined() && !v.IsNull())
+    parse_verify(f, file, v, r);
   f.reject_unknown(
       "apiVersion, kind, metadata, project, domain, version, package, activate, serviceAccount, "
-      "iamRole, "
-      "rawOutputDataPrefix, destinationDirectory");
+      "iamRole, rawOutputDataPrefix, destinationDirectory, verify");
   if (diags.size() == before) out.registrations.push_back(std::move(r));
 }
 

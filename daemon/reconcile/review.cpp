@@ -149,6 +149,11 @@ std::string registration_line(const model::Registration& r) {
   return r.project + "/" + r.domain + " " + r.version + " from " + r.package;
 }
 
+// Who the registration's own policy says must have signed (empty without verify:).
+std::string signer_policy(const model::Registration& r) {
+  return r.verify ? r.verify->describe() : std::string();
+}
+
 }  // namespace
 
 std::string to_string(const Reach& r) {
@@ -274,6 +279,8 @@ void review_registrations(Review& out, const model::Documents& base, const model
       ++out.registrations_added;
       c.detail = "register " + registration_line(*h->second) + ", activate " +
                  std::string(model::to_string(h->second->activate));
+      if (!signer_policy(*h->second).empty())
+        c.detail += ", signed with " + signer_policy(*h->second);
     } else if (h == rh.end()) {
       c.action = '-';
       ++out.registrations_removed;
@@ -281,10 +288,17 @@ void review_registrations(Review& out, const model::Documents& base, const model
       c.detail = "deactivate the launch plans of " + registration_line(*b->second) +
                  " (nothing is deleted)";
     } else if (registration_line(*b->second) != registration_line(*h->second) ||
-               b->second->activate != h->second->activate) {
+               b->second->activate != h->second->activate ||
+               signer_policy(*b->second) != signer_policy(*h->second)) {
       c.action = '~';
       ++out.registrations_changed;
       c.detail = registration_line(*b->second) + " -> " + registration_line(*h->second);
+      const std::string was = signer_policy(*b->second), now = signer_policy(*h->second);
+      if (was != now)
+        c.detail += "; SIGNER POLICY CHANGES: " + (was.empty() ? "none" : was) + " -> " +
+                    (now.empty() ? "none (the package is no longer verified)" : now);
+      else if (!now.empty())
+        c.detail += ", signed with " + now;
     } else {
       continue;
     }

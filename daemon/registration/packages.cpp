@@ -1,10 +1,34 @@
 #include "daemon/registration/packages.hpp"
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include "sources/local/directory_reader.hpp"
 #include "sources/local/package_source.hpp"
 #include "sources/oci/package_source.hpp"
 
 namespace flytecd::registration {
+namespace {
+
+// A file on this machine (a key, a trusted root), bounded. Errors name the path, never the bytes.
+Result<std::string> read_local_file(const std::string& path, uint64_t max_bytes) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec)
+    return make_error(ErrorCode::not_found, path + ": cannot read (" + ec.message() + ")");
+  if (size > max_bytes)
+    return make_error(ErrorCode::invalid_input, path + ": " + std::to_string(size) +
+                                                    " bytes; expected at most " +
+                                                    std::to_string(max_bytes));
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (!in && !in.eof()) return make_error(ErrorCode::internal, path + ": read error");
+  return ss.str();
+}
+
+}  // namespace
 
 Result<model::PackageRef> package_ref_of(const model::Registration& r,
                                          const std::string& registry) {
@@ -24,8 +48,52 @@ Result<model::PackageRef> package_ref_of(const model::Registration& r,
   return *ref;
 }
 
-DefaultPackageSource::DefaultPackageSource(ByKind by_kind, std::string registry)
-    : m_by_kind(std::move(by_kind)), m_registry(std::move(registry)) {}
+DefaultPackageSource::DefaultPackageSource(ByKind by_kind, std::string registry,
+                                           Verification verification)
+    : m_by_kind(std::move(by_kind)),
+      m_registry(std::move(registry)),
+      m_verification(std::move(verification)) {}
+
+const sources::VerifySpec* verify_spec_for(const model::Registration& r, const std::string& address,
+                                           const std::vector<sources::VerifySpec>& defaults) {
+  if (r.verify) return &*r.verify;
+  const sources::VerifySpec* best = nullptr;
+  for (const auto& d : defaults)
+    if (address.rfind(d.prefix, 0) == 0 && (best == nullptr || d.prefix.size() > best->prefix.size()))
+      best = &d;
+  return best;
+}
+
+Result<sources::VerifyPolicy> DefaultPackageSource::policy_of(const sources::VerifySpec& spec) const {
+  sources::VerifyPolicy p;
+  p.identities = spec.identities;
+  const std::string at = " (verify at " + spec.where + ")";
+  if (!spec.key.empty()) {
+    if (!m_verification.read_repo_file)
+      return make_error(ErrorCode::invalid_input,
+                        "verify.key " + spec.key + at + ": no repository to read it from");
+    auto key = m_verification.read_repo_file(spec.key);
+    if (!key) return key.error().wrap("verify.key " + spec.key + at);
+    p.public_key_pem = std::move(*key);
+    p.key_name = spec.key;
+  } else if (!spec.key_file.empty()) {
+    auto key = read_local_file(spec.key_file, 1u << 20);
+    if (!key) return key.error().wrap("verify.keyFile" + at);
+    p.public_key_pem = std::move(*key);
+    p.key_name = spec.key_file;
+  } else {
+    if (m_verification.trusted_root_file.empty())
+      return make_error(ErrorCode::invalid_input,
+                        "verify.matchOIDCIdentity" + at +
+                            ": keyless verification needs a sigstore trusted root; set "
+                            "packages.trustedRoot to a trusted_root.json file");
+    auto root = read_local_file(m_verification.trusted_root_file, 16u << 20);
+    if (!root) return root.error().wrap("packages.trustedRoot");
+    p.trusted_root_json = std::move(*root);
+    p.trusted_root_name = m_verification.trusted_root_file;
+  }
+  return p;
+}
 
 namespace {
 DefaultPackageSource::ByKind built_in(sources::oci::FetchOptions options, RepoFileReader read) {
@@ -50,9 +118,9 @@ const char* kind_name(model::PackageRef::Kind k) {
 }  // namespace
 
 DefaultPackageSource::DefaultPackageSource(sources::oci::FetchOptions options, std::string registry,
-                                           RepoFileReader read_repo_file)
+                                           RepoFileReader read_repo_file, Verification verification)
     : DefaultPackageSource(built_in(std::move(options), std::move(read_repo_file)),
-                           std::move(registry)) {}
+                           std::move(registry), std::move(verification)) {}
 
 Result<LoadedPackage> DefaultPackageSource::load(const model::Registration& r,
                                                  const LoadControl& control) {
@@ -64,7 +132,21 @@ Result<LoadedPackage> DefaultPackageSource::load(const model::Registration& r,
                                                     "': no package source "
                                                     "serves " +
                                                     kind_name(ref->kind) + " references here");
-  return it->second->load(*ref, control);
+  auto loaded = it->second->load(*ref, control);
+  if (!loaded) return loaded;
+  const sources::VerifySpec* spec =
+      verify_spec_for(r, ref->to_string(), m_verification.defaults);
+  if (spec == nullptr) return loaded;
+  auto policy = policy_of(*spec);
+  if (!policy) return policy.error();
+  auto signer = it->second->verify(*ref, loaded->manifest_digest, *policy, control);
+  if (!signer) {
+    Error e = signer.error();
+    if (!r.verify) e.message += " (policy " + spec->where + ", prefix " + spec->prefix + ")";
+    return e;
+  }
+  loaded->signer = std::move(*signer);
+  return loaded;
 }
 
 RepoFileReader directory_reader(const std::string& root, uint64_t max_bytes) {

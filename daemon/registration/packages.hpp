@@ -33,22 +33,39 @@ class PackageSource {
 
 // OCI and HTTPS packages through the fetcher (content-addressed cache), repository paths through
 // `read_repo_file`. FlyteRegistration's registry-relative package is <registry>/<uri>:<version>.
+// Signature policies: a registration's own verify:, else the packages.verify entry with the
+// longest prefix of the package's address. A package with a policy loads only when a signature
+// verifies; its signer is in LoadedPackage::signer.
+struct Verification {
+  std::vector<sources::VerifySpec> defaults;  // packages.verify
+  std::string trusted_root_file;              // packages.trustedRoot (keyless policies)
+  RepoFileReader read_repo_file;              // verify.key: a file of the revision
+};
+
 class DefaultPackageSource : public PackageSource {
  public:
   using ByKind = std::map<model::PackageRef::Kind, std::shared_ptr<sources::PackageSource>>;
   // Each reference goes to the source of its kind (the daemon's table: wiring::package_backends);
   // a kind without one is an invalid_input error naming it.
-  DefaultPackageSource(ByKind by_kind, std::string registry);
+  DefaultPackageSource(ByKind by_kind, std::string registry, Verification verification = {});
   // The built-in pair: one fetcher for oci:// and https:// (one cache), and `read_repo_file`.
   DefaultPackageSource(sources::oci::FetchOptions options, std::string registry,
-                       RepoFileReader read_repo_file);
+                       RepoFileReader read_repo_file, Verification verification = {});
   using PackageSource::load;
   Result<LoadedPackage> load(const model::Registration& r, const LoadControl& control) override;
 
  private:
+  Result<sources::VerifyPolicy> policy_of(const sources::VerifySpec& spec) const;
+
   ByKind m_by_kind;
   std::string m_registry;
+  Verification m_verification;
 };
+
+// The policy that applies to a registration whose package is at `address`: its own, else the
+// default with the longest matching prefix, else none. Pure.
+const sources::VerifySpec* verify_spec_for(const model::Registration& r, const std::string& address,
+                                           const std::vector<sources::VerifySpec>& defaults);
 
 // The package reference a registration names, expanded (registry-relative -> oci://…).
 Result<model::PackageRef> package_ref_of(const model::Registration& r, const std::string& registry);

@@ -43,6 +43,7 @@ struct PackageFacts {
   size_t tasks = 0, workflows = 0, launch_plans = 0;
   std::vector<LaunchPlanFact> plans;  // package order
   std::string fast_source;            // fast-registration archive name, empty if none
+  std::optional<sources::Signer> signer;  // who signed it, when a signature policy applied
 };
 
 // Launch-plan name -> version of every ACTIVE launch plan of one (project, domain), or why it

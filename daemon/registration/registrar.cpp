@@ -160,6 +160,7 @@ PackageFacts facts_of(const LoadedPackage& loaded) {
   f.reference = loaded.reference;
   f.digest = loaded.digest;
   f.manifest_digest = loaded.manifest_digest;
+  f.signer = loaded.signer;
   return f;
 }
 
@@ -376,6 +377,7 @@ class Executor {
     rec.revision = m_ctx.opt.revision;
     rec.launch_plans = it.launch_plans;
     rec.activated = it.wanted;
+    rec.signer = ledger::signer_text(it.package.signer);
     return rec;
   }
 
@@ -722,6 +724,7 @@ RebuiltRegistrations rebuild_registration_records(const std::vector<model::Regis
     rec.revision = revision;
     rec.launch_plans = item.launch_plans;
     rec.activated = item.wanted;
+    rec.signer = ledger::signer_text(facts.signer);
     std::string missing;
     for (const auto& name : item.launch_plans) {
       ++out.lookups;

@@ -47,6 +47,12 @@ struct RegistrationOutcome {
   std::string package;  // as written in Git (expanded for FlyteRegistration)
   std::string digest;   // package content digest
   std::string manifest_digest;
+  // A signature policy applied: who signed the manifest ("signed by … via …"), and who signed
+  // the version the ledger recorded before when that was someone else (or nobody).
+  std::string signed_by, signer_identity, signer_issuer;
+  int64_t signed_at = 0;
+  std::string previous_signed_by;
+  bool signer_changed = false;
   // What the ledger says was registered before, when this registration changes it (a new
   // version, or new content under the same name): shown as "was v1 (sha256:…)".
   std::string previous_version, previous_digest;

@@ -56,6 +56,10 @@ std::string describe(const RegistrationOutcome& o) {
          std::to_string(o.created) + " created, " + std::to_string(o.existed) + " already existed)";
   else
     s += (o.state == "in-sync" ? "in sync at " : "") + o.version + " from " + pkg + ": " + counts();
+  if (!o.signed_by.empty()) s += "; " + o.signed_by;
+  if (o.signer_changed)
+    s += "; SIGNER CHANGED (the recorded version was " +
+         (o.previous_signed_by.empty() ? std::string("unsigned") : o.previous_signed_by) + ")";
   if (!o.activated.empty())
     s += (o.state == "register" || o.state == "activate" ? "; would activate " : "; activated ") +
          names(o.activated);
@@ -83,6 +87,20 @@ nlohmann::json to_json(const RegistrationOutcome& o) {
       {"package", o.package},
       {"digest", o.digest},
       {"manifestDigest", o.manifest_digest},
+      {"signature",
+       o.signed_by.empty()
+           ? nlohmann::json(nullptr)
+           : nlohmann::json{{"by", o.signed_by},
+                            {"identity", o.signer_identity},
+                            {"issuer", o.signer_issuer.empty() ? nlohmann::json(nullptr)
+                                                               : nlohmann::json(o.signer_issuer)},
+                            {"digest", o.manifest_digest},
+                            {"signedAt", o.signed_at > 0 ? nlohmann::json(o.signed_at)
+                                                         : nlohmann::json(nullptr)},
+                            {"changed", o.signer_changed},
+                            {"previous", o.previous_signed_by.empty()
+                                             ? nlohmann::json(nullptr)
+                                             : nlohmann::json(o.previous_signed_by)}}},
       {"previous", o.previous_version.empty() ? nlohmann::json(nullptr)
                                               : nlohmann::json{{"version", o.previous_version},
                                                                {"digest", o.previous_digest}}},
@@ -133,6 +151,20 @@ RegistrationOutcome outcome_of(const PlanItem& it) {
   if (!it.package.reference.empty()) o.package = it.package.reference;
   o.digest = it.package.digest;
   o.manifest_digest = it.package.manifest_digest;
+  if (const auto& s = it.package.signer) {
+    o.signed_by = s->describe();
+    o.signer_identity = s->identity;
+    o.signer_issuer = s->issuer;
+    o.signed_at = s->signed_at;
+    // Another signer than the recorded version's is called out (a first signature is not).
+    if (it.previous && !it.previous->signer.empty()) {
+      const std::string before = ledger::signer_by(it.previous->signer);
+      if (before != o.signed_by) {
+        o.signer_changed = true;
+        o.previous_signed_by = before;
+      }
+    }
+  }
   if (it.registration && it.previous &&
       (it.previous->version != it.registration->version || it.previous->digest != o.digest)) {
     o.previous_version = it.previous->version;

@@ -179,8 +179,10 @@ std::unique_ptr<registration::PackageSource> make_package_source(
   PackageContext ctx{cfg, std::move(read_repo_file)};
   registration::DefaultPackageSource::ByKind by_kind;
   for (const auto& b : package_backends()) by_kind[b.kind] = b.open(ctx);
-  return std::make_unique<registration::DefaultPackageSource>(std::move(by_kind),
-                                                              cfg.packages.registry);
+  registration::Verification verification{cfg.packages.verify, cfg.packages.trusted_root_file,
+                                          ctx.read_repo_file};
+  return std::make_unique<registration::DefaultPackageSource>(
+      std::move(by_kind), cfg.packages.registry, std::move(verification));
 }
 
 // ---- Sinks ------------------------------------------------------------------------------------

@@ -1,6 +1,9 @@
 #include "sources/oci/package_source.hpp"
 
+#include <ctime>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "sources/oci/digest.hpp"
@@ -34,8 +37,34 @@ class FetchingPackageSource : public PackageSource {
     return out;
   }
 
+  Result<Signer> verify(const PackageRef& ref, const std::string& manifest_digest,
+                        const VerifyPolicy& policy, const LoadControl& control) override {
+    if (ref.kind != PackageRef::Kind::oci || manifest_digest.empty())
+      return PackageSource::verify(ref, manifest_digest, policy, control);
+    // A verified (digest, policy) stays verified: an unchanged registration is not checked
+    // against the registry on every pass. Failures are not kept (a signature may be pushed).
+    const std::string key = ref.registry + "/" + ref.repository + "@" + manifest_digest + "|" +
+                            sha256_digest(policy.public_key_pem + "|" + policy.describe() + "|" +
+                                          policy.trusted_root_json);
+    {
+      std::lock_guard<std::mutex> g(m_mu);
+      if (auto it = m_verified.find(key); it != m_verified.end()) return it->second;
+    }
+    auto evidence = m_fetcher.signatures(ref, manifest_digest, control.cancel);
+    if (!evidence) return evidence.error();
+    auto signer = verify_signatures(*evidence, manifest_digest, ref.registry + "/" + ref.repository,
+                                    policy, static_cast<int64_t>(std::time(nullptr)));
+    if (!signer) return signer.error();
+    std::lock_guard<std::mutex> g(m_mu);
+    if (m_verified.size() > 4096) m_verified.clear();
+    m_verified.emplace(key, *signer);
+    return signer;
+  }
+
  private:
   PackageFetcher m_fetcher;
+  std::mutex m_mu;
+  std::map<std::string, Signer> m_verified;
 };
 
 }  // namespace

@@ -492,19 +492,6 @@ Result<std::string> payload_digest(const std::string& payload, const std::string
 
 }  // namespace
 
-std::string VerifyPolicy::describe() const {
-  if (!keyless()) return "key " + key_name;
-  std::string out;
-  for (const auto& m : identities)
-    out += (out.empty() ? "" : " or ") + m.subject + " via " + m.issuer;
-  return out;
-}
-
-std::string Signer::describe() const {
-  if (method == "key") return "signed with " + identity;
-  return "signed by " + identity + " via " + issuer;
-}
-
 Result<std::string> public_key_fingerprint(const std::string& pem) {
   auto key = read_public_key(pem, "the public key");
   if (!key) return key.error();

@@ -21,27 +21,8 @@ inline constexpr const char* k_cosign_bundle_annotation = "dev.sigstore.cosign/b
 inline constexpr const char* k_sigstore_bundle_type = "application/vnd.dev.sigstore.bundle.v0.3+json";
 
 using sources::IdentityMatch;
-
-// What must have signed a package: a VerifySpec with its key and trusted root read.
-struct VerifyPolicy {
-  std::string public_key_pem;  // keyed: a PEM public key (ECDSA P-256, Ed25519 or RSA)
-  std::string key_name;        // where the key came from, for messages ("keys/cosign.pub")
-  std::vector<IdentityMatch> identities;  // keyless: any one must match
-  std::string trusted_root_json;          // keyless: a sigstore trusted_root.json
-  std::string trusted_root_name;          // its path, for messages
-  bool keyless() const { return public_key_pem.empty(); }
-  std::string describe() const;  // "key keys/cosign.pub" or "identity S via I"
-};
-
-// Who signed, once verified.
-struct Signer {
-  std::string digest;    // the manifest digest the signature names (== the one registered)
-  std::string method;    // "key" or "keyless"
-  std::string identity;  // key: "key keys/cosign.pub (SHA256:…)"; keyless: the certificate SAN
-  std::string issuer;    // keyless: the OIDC issuer
-  int64_t signed_at = 0;  // unix seconds: the transparency log's integrated time (0: not known)
-  std::string describe() const;  // "signed by X via Y" / "signed with key …"
-};
+using sources::Signer;
+using sources::VerifyPolicy;
 
 // One signature found in the registry.
 struct SignatureCandidate {

@@ -1,0 +1,377 @@
+// Signed packages (issue 28): cosign key signatures pushed next to a real `pyflyte package`
+// archive in Debian's docker-registry, verified before anything is registered into the FlyteAdmin
+// emulator over real gRPC; and Docker credential helpers run as real executables.
+#include <grpcpp/grpcpp.h>
+#include <stdlib.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "daemon/ledger/ledger.hpp"
+#include "daemon/registration/registrar.hpp"
+#include "flytecd_service.grpc.pb.h"
+#include "sinks/emulator/emulator.hpp"
+#include "sinks/flyteadmin/admin_sink.hpp"
+#include "sources/oci/auth.hpp"
+#include "sources/oci/fetcher.hpp"
+#include "test_paths.hpp"
+#include "tests/oci/oci_test_support.hpp"
+#include "tests/support/tools.hpp"
+
+namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
+
+using namespace flytecd;
+namespace fs = std::filesystem;
+namespace fa = flyteidl::admin;
+
+fs::path fixtures() {
+  fs::path p = "/work/shared/fixtures/flyte-packages";
+  if (fs::exists(p)) return p;
+  return fs::path(FLYTECD_SOURCE_DIR) / ".." / "shared" / "fixtures" / "flyte-packages";
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The emulator, a ledger, a repository directory (keys live in it) and a registry.
+struct Signed {
+  git_test::TempDir dir;
+  oci_test::Registry registry{{}};
+  oci_test::Pusher pusher{registry};
+  std::unique_ptr<sinks::emulator::Emulator> emu;
+  std::unique_ptr<sinks::flyteadmin::AdminSink> sink;
+  std::unique_ptr<ledger::Ledger> ledger;
+
+  Signed() {
+    fs::create_directories(dir.path() / "repo" / "keys");
+    auto e = sinks::emulator::Emulator::start({});
+    REQUIRE(e.ok());
+    emu = std::move(*e);
+    sinks::flyteadmin::AdminConfig cfg;
+    cfg.endpoint = emu->address();
+    cfg.insecure = true;
+    auto s = sinks::flyteadmin::AdminSink::connect(cfg, "test");
+    REQUIRE(s.ok());
+    sink = std::move(*s);
+    auto l = ledger::Ledger::open((dir.path() / "ledger.db").string());
+    REQUIRE(l.ok());
+    ledger = std::move(*l);
+    auto raw = flyteidl::service::AdminService::NewStub(
+        grpc::CreateChannel(emu->address(), grpc::InsecureChannelCredentials()));
+    grpc::ClientContext ctx;
+    fa::ProjectRegisterRequest req;
+    req.mutable_project()->set_id("flytesnacks");
+    req.mutable_project()->set_name("flytesnacks");
+    fa::ProjectRegisterResponse resp;
+    REQUIRE(raw->RegisterProject(&ctx, req, &resp).ok());
+  }
+
+  // A P-256 key pair made with openssl, as `cosign generate-key-pair` makes one; the public half
+  // at repo/keys/<name>.pub.
+  std::string make_key(const std::string& name) {
+    const std::string priv = (dir.path() / (name + ".key")).string();
+    oci_test::openssl({"ecparam", "-genkey", "-name", "prime256v1", "-noout", "-out", priv},
+                      dir.str());
+    oci_test::openssl({"ec", "-in", priv, "-pubout", "-out",
+                       (dir.path() / "repo" / "keys" / (name + ".pub")).string()},
+                      dir.str());
+    return priv;
+  }
+
+  // cosign's simple-signing payload for `digest` in `reference`, signed with `key` (openssl
+  // dgst: ASN.1 ECDSA over SHA-256, what cosign puts in its signature annotation), pushed under
+  // cosign's tag sha256-<hex>.sig of `repo`.
+  void push_signature(const std::string& repo, const std::string& digest,
+                      const std::string& reference, const std::string& key) {
+    const std::string payload =
+        R"({"critical":{"identity":{"docker-reference":")" + reference +
+        R"("},"image":{"docker-manifest-digest":")" + digest +
+        R"("},"type":"cosign container image signature"},"optional":null})";
+    const fs::path p = dir.path() / "payload.json", sig = dir.path() / "payload.sig";
+    git_test::spit(p, payload);
+    oci_test::openssl({"dgst", "-sha256", "-sign", key, "-out", sig.string(), p.string()},
+                      dir.str());
+    const std::string config = "{}";
+    const std::string config_digest = pusher.push_blob(repo, config);
+    const std::string layer_digest = pusher.push_blob(repo, payload);
+    nlohmann::json m = {
+        {"schemaVersion", 2},
+        {"mediaType", "application/vnd.oci.image.manifest.v1+json"},
+        {"config",
+         {{"mediaType", "application/vnd.oci.image.config.v1+json"},
+          {"digest", config_digest},
+          {"size", config.size()}}},
+        {"layers",
+         {{{"mediaType", "application/vnd.dev.cosign.simplesigning.v1+json"},
+           {"digest", layer_digest},
+           {"size", payload.size()},
+           {"annotations",
+            {{"dev.cosignproject.cosign/signature", sources::oci::base64_encode(slurp(sig))}}}}}}};
+    pusher.push_manifest(repo, "sha256-" + digest.substr(7) + ".sig", m.dump(),
+                         "application/vnd.oci.image.manifest.v1+json");
+  }
+
+  registration::DefaultPackageSource packages(registration::Verification v = {}) {
+    sources::oci::FetchOptions fo;
+    fo.cache_dir = dir.path() / "cache";
+    fo.plain_http_registries = {registry.host()};
+    fo.max_attempts = 1;
+    v.read_repo_file = registration::directory_reader((dir.path() / "repo").string());
+    return registration::DefaultPackageSource(fo, "", v.read_repo_file, std::move(v));
+  }
+
+  model::Registration reg(const std::string& name, const std::string& repo,
+                          std::optional<sources::VerifySpec> verify) {
+    model::Registration r;
+    r.name = name;
+    r.project = "flytesnacks";
+    r.domain = "development";
+    r.version = "v1";
+    r.package = "oci://" + registry.host() + "/" + repo + ":v1";
+    r.source_kind = "WorkflowRegistration";
+    r.where = {"registrations/" + name + ".yaml", 3, 0};
+    r.verify = std::move(verify);
+    return r;
+  }
+
+  registration::RegistrationReport run(const std::vector<model::Registration>& regs,
+                                       registration::PackageSource& packages, bool dry = false) {
+    registration::RegistrarOptions o;
+    o.revision = "test";
+    o.dry_run = dry;
+    return registration::reconcile_registrations(regs, *sink, packages, *ledger, o);
+  }
+};
+
+sources::VerifySpec key_spec(const std::string& key) {
+  sources::VerifySpec s;
+  s.key = key;
+  s.where = "registrations/x.yaml:12";
+  return s;
+}
+
+const registration::RegistrationOutcome& item(const registration::RegistrationReport& rep,
+                                              const std::string& name) {
+  for (const auto& i : rep.items)
+    if (i.name == name) return i;
+  FAIL("no item " << name);
+  return rep.items.front();
+}
+
+TEST_CASE("a package signed with the policy's key registers; the signer is in the outcome, the "
+          "ledger and the plan",
+          "[registration][integration][oci][signature]") {
+  FLYTECD_REQUIRE_TOOL(!oci_test::registry_binary().empty(),
+                       "docker-registry is not installed (packaging/setup-debian.sh --tests)");
+  Signed h;
+  const std::string key = h.make_key("cosign");
+  auto pushed = h.pusher.push_package("flyte/pkg", "v1", slurp(fixtures() / "valid-register.tgz"));
+  h.push_signature("flyte/pkg", pushed.manifest_digest, h.registry.host() + "/flyte/pkg", key);
+  auto packages = h.packages();
+  const auto r = h.reg("pkg", "flyte/pkg", key_spec("keys/cosign.pub"));
+
+  auto plan = h.run({r}, packages, true);
+  INFO(registration::describe(plan.items.at(0)));
+  REQUIRE(plan.ok());
+  CHECK(plan.items[0].state == "register");
+  CHECK(plan.items[0].signed_by.rfind("signed with key keys/cosign.pub (SHA256:", 0) == 0);
+  CHECK(registration::describe(plan.items[0]).find("; signed with key keys/cosign.pub") !=
+        std::string::npos);
+
+  auto rep = h.run({r}, packages);
+  INFO(registration::describe(rep.items.at(0)));
+  REQUIRE(rep.ok());
+  CHECK(rep.items[0].state == "registered");
+  const auto json = registration::to_json(rep.items[0]);
+  CHECK(json["signature"]["digest"] == pushed.manifest_digest);
+  CHECK(json["signature"]["by"].get<std::string>().rfind("signed with key keys/cosign.pub", 0) ==
+        0);
+  const auto rec = h.ledger->registrations()->at("registration/flytesnacks/development/pkg");
+  auto signer = nlohmann::json::parse(rec.signer);
+  CHECK(signer["digest"] == pushed.manifest_digest);
+  CHECK(signer["method"] == "key");
+  CHECK(signer["verifiedAt"].get<int64_t>() > 0);
+
+  // A new version signed with another key is called out against the recorded signer.
+  const std::string other = h.make_key("other");
+  auto v2 = h.pusher.push_package("flyte/pkg", "v2", slurp(fixtures() / "flyte-package.tgz"));
+  h.push_signature("flyte/pkg", v2.manifest_digest, h.registry.host() + "/flyte/pkg", other);
+  auto r2 = h.reg("pkg", "flyte/pkg", key_spec("keys/other.pub"));
+  r2.version = "v2";
+  r2.package = "oci://" + h.registry.host() + "/flyte/pkg:v2";
+  auto changed = h.run({r2}, packages, true);
+  INFO(registration::describe(changed.items.at(0)));
+  REQUIRE(changed.ok());
+  CHECK(changed.items[0].signer_changed);
+  CHECK(registration::describe(changed.items[0]).find("SIGNER CHANGED (the recorded version was "
+                                                      "signed with key keys/cosign.pub") !=
+        std::string::npos);
+}
+
+TEST_CASE("refused signatures fail only their registration: unsigned, wrong key, another digest, "
+          "another repository",
+          "[registration][integration][oci][signature]") {
+  FLYTECD_REQUIRE_TOOL(!oci_test::registry_binary().empty(),
+                       "docker-registry is not installed (packaging/setup-debian.sh --tests)");
+  Signed h;
+  const std::string key = h.make_key("cosign");
+  const std::string wrong = h.make_key("wrong");
+  const std::string pkg = slurp(fixtures() / "valid-register.tgz");
+  const std::string host = h.registry.host();
+  // Unsigned.
+  h.pusher.push_package("flyte/unsigned", "v1", pkg);
+  // Signed with another key than the policy's.
+  auto w = h.pusher.push_package("flyte/wrongkey", "v1", pkg);
+  h.push_signature("flyte/wrongkey", w.manifest_digest, host + "/flyte/wrongkey", wrong);
+  // The right key over another manifest's digest.
+  auto o = h.pusher.push_package("flyte/otherdigest", "v1", pkg);
+  auto decoy = h.pusher.push_package("flyte/otherdigest", "decoy",
+                                     slurp(fixtures() / "flyte-package.tgz"));
+  REQUIRE(decoy.manifest_digest != o.manifest_digest);
+  {
+    // The signature of the decoy, copied under the tag of the package's digest.
+    h.push_signature("flyte/otherdigest", decoy.manifest_digest, host + "/flyte/otherdigest", key);
+    oci_test::Pusher& p = h.pusher;
+    httplib::Client c(h.registry.base_url());
+    auto m = c.Get(("/v2/flyte/otherdigest/manifests/sha256-" + decoy.manifest_digest.substr(7) +
+                    ".sig")
+                       .c_str(),
+                   {{"Accept", "application/vnd.oci.image.manifest.v1+json"}});
+    REQUIRE(m);
+    p.push_manifest("flyte/otherdigest", "sha256-" + o.manifest_digest.substr(7) + ".sig", m->body,
+                    "application/vnd.oci.image.manifest.v1+json");
+  }
+  // A signature made for the same manifest in another repository, copied here.
+  auto x = h.pusher.push_package("flyte/copied", "v1", pkg);
+  h.push_signature("flyte/copied", x.manifest_digest, host + "/evil/elsewhere", key);
+  // And one good registration in the same pass.
+  auto g = h.pusher.push_package("flyte/good", "v1", slurp(fixtures() / "flyte-package.tgz"));
+  h.push_signature("flyte/good", g.manifest_digest, host + "/flyte/good", key);
+
+  auto packages = h.packages();
+  const auto policy = key_spec("keys/cosign.pub");
+  auto rep = h.run({h.reg("unsigned", "flyte/unsigned", policy),
+                    h.reg("wrongkey", "flyte/wrongkey", policy),
+                    h.reg("otherdigest", "flyte/otherdigest", policy),
+                    h.reg("copied", "flyte/copied", policy), h.reg("good", "flyte/good", policy)},
+                   packages);
+  for (const auto& i : rep.items) INFO(registration::describe(i));
+  CHECK(item(rep, "good").state == "registered");
+  for (const char* n : {"unsigned", "wrongkey", "otherdigest", "copied"}) {
+    CAPTURE(n);
+    CHECK(item(rep, n).state == "failed");
+    CHECK(registration::describe(item(rep, n)).find("(registrations/" + std::string(n) +
+                                                    ".yaml:3)") != std::string::npos);
+  }
+  CHECK(item(rep, "unsigned").message.rfind("unsigned: no signature for sha256:", 0) == 0);
+  CHECK(item(rep, "wrongkey").message.find("signature does not match key keys/cosign.pub") !=
+        std::string::npos);
+  CHECK(item(rep, "otherdigest").message.find("is over " + decoy.manifest_digest + ", not " +
+                                              o.manifest_digest) != std::string::npos);
+  CHECK(item(rep, "copied").message.find("is for repository " + host + "/evil/elsewhere") !=
+        std::string::npos);
+  // Nothing of the refused ones reached FlyteAdmin or the ledger.
+  auto recs = h.ledger->registrations();
+  REQUIRE(recs);
+  CHECK(recs->size() == 1);
+  CHECK(recs->count("registration/flytesnacks/development/good") == 1);
+}
+
+TEST_CASE("packages.verify: the longest prefix's keyFile applies to registrations without their "
+          "own policy",
+          "[registration][integration][oci][signature]") {
+  FLYTECD_REQUIRE_TOOL(!oci_test::registry_binary().empty(),
+                       "docker-registry is not installed (packaging/setup-debian.sh --tests)");
+  Signed h;
+  const std::string key = h.make_key("cosign");
+  const std::string host = h.registry.host();
+  auto a = h.pusher.push_package("team/signed", "v1", slurp(fixtures() / "valid-register.tgz"));
+  h.push_signature("team/signed", a.manifest_digest, host + "/team/signed", key);
+  h.pusher.push_package("team/unsigned", "v1", slurp(fixtures() / "flyte-package.tgz"));
+  h.pusher.push_package("free/pkg", "v1", slurp(fixtures() / "flyte-package.tgz"));
+
+  registration::Verification v;
+  sources::VerifySpec broad;  // a broader prefix whose key signs nothing: the longer one wins
+  broad.prefix = "oci://" + host + "/";
+  broad.key_file = (h.dir.path() / "repo" / "keys" / "missing.pub").string();
+  broad.where = "config packages.verify[0]";
+  sources::VerifySpec team;
+  team.prefix = "oci://" + host + "/team/";
+  team.key_file = (h.dir.path() / "repo" / "keys" / "cosign.pub").string();
+  team.where = "config packages.verify[1]";
+  v.defaults = {broad, team};
+  auto packages = h.packages(v);
+  auto rep = h.run({h.reg("signed", "team/signed", std::nullopt),
+                    h.reg("unsigned", "team/unsigned", std::nullopt)},
+                   packages);
+  for (const auto& i : rep.items) INFO(registration::describe(i));
+  CHECK(item(rep, "signed").state == "registered");
+  CHECK(item(rep, "signed").signed_by.find("cosign.pub") != std::string::npos);
+  CHECK(item(rep, "unsigned").state == "failed");
+  CHECK(item(rep, "unsigned").message.find("(policy config packages.verify[1], prefix oci://" +
+                                           host + "/team/)") != std::string::npos);
+  // free/pkg falls under the broad prefix, whose key file does not exist: a clear error.
+  auto free = h.run({h.reg("free", "free/pkg", std::nullopt)}, packages);
+  CHECK(free.items.at(0).state == "failed");
+  CHECK(free.items[0].message.find("verify.keyFile (verify at config packages.verify[0])") !=
+        std::string::npos);
+}
+
+TEST_CASE("a credential helper named by credHelpers gives the registry's Basic credentials",
+          "[oci][integration][credentials]") {
+  FLYTECD_REQUIRE_TOOL(!oci_test::registry_binary().empty(),
+                       "docker-registry is not installed (packaging/setup-debian.sh --tests)");
+  oci_test::RegistryOptions ro;
+  ro.basic = true;
+  oci_test::Registry registry(ro);
+  oci_test::Pusher pusher(registry, true);
+  auto pushed = pusher.push_package("flyte/private", "v1", slurp(fixtures() / "flyte-package.tgz"));
+  git_test::TempDir dir;
+  const fs::path bin = dir.path() / "bin";
+  fs::create_directories(bin);
+  // The helper logs what it was asked (never the secret) and answers for this registry only.
+  git_test::spit(bin / "docker-credential-test",
+                 "#!/bin/sh\n"
+                 "read host\n"
+                 "echo \"$1 $host\" >> \"" + (dir.path() / "asked").string() + "\"\n"
+                 "if [ \"$host\" = \"" + registry.host() + "\" ]; then\n"
+                 "  printf '{\"ServerURL\":\"%s\",\"Username\":\"" + oci_test::k_user +
+                 "\",\"Secret\":\"" + oci_test::k_password + "\"}' \"$host\"\n"
+                 "else echo 'credentials not found in native keychain'; exit 1; fi\n");
+  fs::permissions(bin / "docker-credential-test", fs::perms::owner_all);
+  git_test::spit(dir.path() / "config.json",
+                 R"({"credHelpers": {")" + registry.host() + R"(": "test"}})");
+  const std::string saved = std::getenv("PATH") ? std::getenv("PATH") : "";
+  ::setenv("PATH", (bin.string() + ":" + saved).c_str(), 1);
+  sources::oci::FetchOptions fo;
+  fo.cache_dir = dir.path() / "cache";
+  fo.plain_http_registries = {registry.host()};
+  fo.docker_config = (dir.path() / "config.json").string();
+  sources::oci::PackageFetcher fetcher(fo);
+  std::string error;
+  auto ref = sources::parse_package_ref("oci://" + registry.host() + "/flyte/private:v1", error);
+  REQUIRE(ref);
+  auto got = fetcher.fetch(*ref);
+  ::setenv("PATH", saved.c_str(), 1);
+  INFO((got ? std::string() : got.error().message));
+  REQUIRE(got);
+  CHECK(got->manifest_digest == pushed.manifest_digest);
+  CHECK(slurp(dir.path() / "asked") == "get " + registry.host() + "\n");
+
+  // Without the helper on PATH the error names it and where it was configured.
+  sources::oci::PackageFetcher missing(fo);
+  auto no = missing.fetch(*ref);
+  REQUIRE_FALSE(no);
+  CHECK(no.error().message.find("credential helper docker-credential-test (credHelpers[\"" +
+                                registry.host() + "\"] in " + fo.docker_config +
+                                ") is not on PATH") != std::string::npos);
+  CHECK(no.error().message.find(oci_test::k_password) == std::string::npos);
+}
+
+}  // namespace FLYTECD_UNITY_ID
