@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "daemon/common/json_dump.hpp"
 #include "daemon/common/scan.hpp"
 #include "sources/oci/auth.hpp"
 #include "sources/oci/digest.hpp"
@@ -328,7 +329,7 @@ std::string canonical_set_payload(const std::string& body_b64, int64_t integrate
             {"integratedTime", integrated_time},
             {"logID", log_id_hex},
             {"logIndex", log_index}};
-  return j.dump(-1);
+  return dump_json(j);
 }
 
 // RFC 6962 / RFC 9162 inclusion: the root computed from the leaf and the proof's hashes.

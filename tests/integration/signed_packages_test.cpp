@@ -164,7 +164,7 @@ const registration::RegistrationOutcome& item(const registration::RegistrationRe
   return rep.items.front();
 }
 
-TEST_CASE("a package signed with the policy's key registers; the signer is in the outcome, the "
+TEST_CASE("a package signed with the policy's key registers, and the signer is in the outcome, the "
           "ledger and the plan",
           "[registration][integration][oci][signature]") {
   FLYTECD_REQUIRE_TOOL(!oci_test::registry_binary().empty(),

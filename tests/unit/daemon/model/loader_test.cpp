@@ -304,6 +304,47 @@ TEST_CASE("loader: registrations check version, package and activation", "[loade
   CHECK(find(unpinned, DiagKind::policy_violation));
 }
 
+TEST_CASE("loader: a registration's verify: policy, with file:line of what is wrong",
+          "[loader][signature]") {
+  auto reg = [](const std::string& package, const std::string& verify) {
+    return load_one(
+        "apiVersion: flytecd/v1\nkind: WorkflowRegistration\nmetadata: {name: r}\nproject: p\n"
+        "domain: development\nversion: v1\npackage: " +
+        package + "\nverify:\n" + verify);
+  };
+  const std::string oci = "oci://r.example.com/a/b:v1";
+  auto keyed = reg(oci, "  provider: cosign\n  key: keys/cosign.pub\n");
+  REQUIRE(keyed.ok());
+  REQUIRE(keyed.documents.registrations.at(0).verify);
+  CHECK(keyed.documents.registrations[0].verify->key == "keys/cosign.pub");
+  CHECK(keyed.documents.registrations[0].verify->where == "a.yaml:9");
+  auto keyless = reg(oci,
+                     "  matchOIDCIdentity:\n"
+                     "    - issuer: ^https://token\\.actions\\.githubusercontent\\.com$\n"
+                     "      subject: ^https://github\\.com/acme/flows/.*$\n");
+  REQUIRE(keyless.ok());
+  CHECK(keyless.documents.registrations.at(0).verify->identities.size() == 1);
+  // A regexp that does not compile: the line of the pattern, RE2's reason.
+  auto bad_re = reg(oci,
+                    "  matchOIDCIdentity:\n"
+                    "    - issuer: ^https://issuer$\n"
+                    "      subject: ^(unclosed$\n");
+  const auto* d = find(bad_re, DiagKind::invalid_value);
+  REQUIRE(d);
+  CHECK(d->where.line == 11);
+  CHECK(d->path == "verify.matchOIDCIdentity[0].subject");
+  CHECK(d->message.find("is not an RE2 expression") != std::string::npos);
+  CHECK(find(reg(oci, "  key: k.pub\n  keyFile: /etc/k.pub\n"), DiagKind::invalid_value));
+  CHECK(find(reg(oci, "  provider: notation\n  key: k.pub\n"), DiagKind::invalid_value));
+  CHECK(find(reg(oci, "  keys: k.pub\n"), DiagKind::invalid_value));
+  CHECK(find(reg(oci, "  key: ../outside.pub\n"), DiagKind::invalid_value));
+  // Signatures live next to OCI artifacts only.
+  auto https = reg("https://example.com/p.tgz", "  key: k.pub\n");
+  REQUIRE(find(https, DiagKind::invalid_value));
+  CHECK(find(https, DiagKind::invalid_value)->message.find("not an OCI artifact") !=
+        std::string::npos);
+}
+
 TEST_CASE("loader: kind and apiVersion problems", "[loader]") {
   CHECK(find(load_one("apiVersion: flytecd/v2\nkind: Overrides\n"), DiagKind::unknown_api_version));
   CHECK(find(load_one("apiVersion: flytecd/v1\nkind: Override\n"), DiagKind::unknown_kind));

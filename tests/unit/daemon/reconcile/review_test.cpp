@@ -245,6 +245,31 @@ TEST_CASE(
   CHECK(r.deactivations == 1);
 }
 
+TEST_CASE("review: a registration's signer policy is shown, and a change of it called out",
+          "[review][signature]") {
+  auto base = test::load_one(std::string(k_base) + "verify: {key: keys/cosign.pub}\n");
+  REQUIRE(base.ok());
+  std::string identity = std::string(k_base) +
+                         "verify:\n  matchOIDCIdentity:\n    - {issuer: ^https://issuer$, "
+                         "subject: ^ci@example\\.com$}\n";
+  auto head = test::load_one(identity);
+  REQUIRE(head.ok());
+  auto r = reconcile::review(base.documents, head.documents);
+  REQUIRE(r.registrations_changed == 1);
+  const std::string text = reconcile::render_review_text(r, "a", "b");
+  CHECK(text.find("SIGNER POLICY CHANGES: key keys/cosign.pub -> identity ^ci@example\\.com$ "
+                  "via ^https://issuer$") != std::string::npos);
+  // Dropping the policy is called out too; adding a registration shows its signer.
+  auto none = test::load_one(k_base);
+  CHECK(reconcile::render_review_text(reconcile::review(base.documents, none.documents), "a", "b")
+            .find("none (the package is no longer verified)") != std::string::npos);
+  std::string empty = k_base;
+  empty.erase(empty.find("---\napiVersion: flytecd/v1\nkind: WorkflowRegistration"));
+  auto added = reconcile::review(test::load_one(empty).documents, base.documents);
+  CHECK(reconcile::render_review_markdown(added, "a", "b")
+            .find("signed with key keys/cosign.pub") != std::string::npos);
+}
+
 TEST_CASE("review: markdown is capped at 65,000 characters with a truncation note", "[review]") {
   std::string base_yaml = "apiVersion: flytecd/v1\nkind: Project\nid: p\n";
   std::string head_yaml = base_yaml;
