@@ -1,7 +1,11 @@
 #include "daemon/cli/commands.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <optional>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <set>
 
 #include "daemon/cli/compile_command.hpp"
@@ -15,6 +19,7 @@
 #include "daemon/model/resolve.hpp"
 #include "daemon/wiring/wiring.hpp"
 #include "sources/local/directory_reader.hpp"
+#include "sources/oci/signature.hpp"
 
 namespace flytecd::cli {
 namespace {
@@ -40,6 +45,51 @@ Result<model::LoadResult> load_repo(const std::string& dir, const model::Limits&
   return model::load_documents(*files, limits, policy);
 }
 
+// The files signature policies name exist and hold public keys: verify.key in the repository,
+// verify.keyFile on this machine; a keyless policy needs packages.trustedRoot (with --config).
+void check_verify_files(const std::string& dir, const model::Documents& docs,
+                        const config::Config* cfg, model::Diagnostics& out) {
+  auto problem = [&](const model::Registration& r, const std::string& field, std::string what,
+                     std::string expected) {
+    const std::string& where = r.verify->where;
+    const auto colon = where.rfind(':');
+    const int line = colon == std::string::npos ? r.where.line : std::atoi(where.c_str() + colon + 1);
+    out.push_back(model::Diagnostic{model::Severity::error, model::DiagKind::invalid_value,
+                                    model::Location{r.where.file, line, 0}, field, std::move(what),
+                                    std::move(expected), {}});
+  };
+  for (const auto& r : docs.registrations) {
+    if (!r.verify) continue;
+    const auto& v = *r.verify;
+    if (!v.key.empty() || !v.key_file.empty()) {
+      const bool in_repo = !v.key.empty();
+      Result<std::string> bytes = std::string();
+      if (in_repo) {
+        bytes = sources::local::read_repo_file(dir, v.key, 1u << 20);
+      } else if (std::ifstream in(v.key_file, std::ios::binary); in) {
+        std::stringstream ss;
+        ss << in.rdbuf();
+        bytes = ss.str();
+      } else {
+        bytes = make_error(ErrorCode::not_found, "no such file");
+      }
+      const std::string field = in_repo ? "verify.key" : "verify.keyFile";
+      if (!bytes) {
+        problem(r, field, "cannot read " + (in_repo ? v.key : v.key_file) + ": " +
+                              bytes.error().message,
+                in_repo ? "a PEM public key in the repository (cosign.pub)"
+                        : "a PEM public key on this machine");
+      } else if (auto fp = sources::oci::public_key_fingerprint(*bytes); !fp) {
+        problem(r, field, fp.error().message, "");
+      }
+    } else if (cfg != nullptr && cfg->packages.trusted_root_file.empty()) {
+      problem(r, "verify.matchOIDCIdentity",
+              "a keyless policy, and the configuration sets no packages.trustedRoot",
+              "packages.trustedRoot: a sigstore trusted_root.json file");
+    }
+  }
+}
+
 }  // namespace
 
 int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& err) {
@@ -49,6 +99,13 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
     return 1;
   }
   auto& r = *loaded;
+  std::optional<config::Config> cfg_for_verify;
+  if (!opt.config_file.empty()) {
+    config::Config c = config::defaults();
+    if (config::load_file(opt.config_file, c)) cfg_for_verify = std::move(c);
+  }
+  check_verify_files(opt.dir, r.documents, cfg_for_verify ? &*cfg_for_verify : nullptr,
+                     r.diagnostics);
   // Packages are compiled as FlyteAdmin would compile them: those in the repository, and with
   // --packages those in OCI registries and on HTTPS too (fetched into the package cache).
   if (opt.packages) {

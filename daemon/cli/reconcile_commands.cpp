@@ -305,10 +305,21 @@ int run_get_registrations(const TargetOptions& opt, const std::string& format, s
       if (o.active.empty()) out << "none";
       for (size_t i = 0; i < o.active.size(); ++i) out << (i ? ", " : "") << o.active[i];
       out << "\n  state:       " << state << "\n";
+      if (!o.signed_by.empty())
+        out << "  signature:   " << o.signed_by << " over " << o.manifest_digest
+            << (o.signer_changed ? "; SIGNER CHANGED (the recorded version was " +
+                                       (o.previous_signed_by.empty() ? std::string("unsigned")
+                                                                     : o.previous_signed_by) +
+                                       ")"
+                                 : std::string())
+            << "\n";
       if (ledger_rows)
-        if (auto it = ledger_rows->find(o.key); it != ledger_rows->end())
+        if (auto it = ledger_rows->find(o.key); it != ledger_rows->end()) {
           out << "  registered:  " << it->second.version << " (" << it->second.digest
               << ") from revision " << it->second.revision << "\n";
+          if (auto by = ledger::signer_by(it->second.signer); !by.empty())
+            out << "  registered signature: " << by << "\n";
+        }
       if (!o.message.empty()) out << "  message:     " << o.message << "\n";
       for (const auto& d : o.drift) out << "  drift:       " << d << "\n";
     }

@@ -6,6 +6,11 @@
 #   registry.sh push http://HOST:PORT REPO TAG FILE
 #                                  push FILE as a one-layer Flyte package artifact (the recipe's
 #                                  format); prints the manifest digest
+#   registry.sh sign http://HOST:PORT REPO DIGEST KEY [REFERENCE]
+#                                  cosign's key signature of manifest DIGEST: the simple-signing
+#                                  payload (docker-reference REFERENCE, default HOST:PORT/REPO)
+#                                  signed with the PEM private KEY by openssl (ASN.1 ECDSA over
+#                                  SHA-256), pushed under the tag sha256-<hex>.sig
 set -euo pipefail
 
 free_port() {
@@ -76,10 +81,30 @@ push() {
   rm -rf "$t"
 }
 
+sign() {
+  local base=$1 repo=$2 digest=$3 key=$4 ref=${5:-} t cd ld sig manifest
+  [[ -n "$ref" ]] || ref="${base#http://}/$repo"
+  t=$(mktemp -d)
+  printf '{"critical":{"identity":{"docker-reference":"%s"},"image":{"docker-manifest-digest":"%s"},"type":"cosign container image signature"},"optional":null}' \
+    "$ref" "$digest" > "$t/payload.json"
+  openssl dgst -sha256 -sign "$key" -out "$t/payload.sig" "$t/payload.json"
+  sig=$(base64 -w0 < "$t/payload.sig")
+  printf '{}' > "$t/config.json"
+  cd=$(push_blob "$base" "$repo" "$t/config.json")
+  ld=$(push_blob "$base" "$repo" "$t/payload.json")
+  manifest=$(printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"%s","size":2},"layers":[{"mediaType":"application/vnd.dev.cosign.simplesigning.v1+json","digest":"%s","size":%s,"annotations":{"dev.cosignproject.cosign/signature":"%s"}}]}' \
+    "$cd" "$ld" "$(stat -c%s "$t/payload.json")" "$sig")
+  printf %s "$manifest" > "$t/manifest.json"
+  curl -sS -f -o /dev/null -X PUT -H 'Content-Type: application/vnd.oci.image.manifest.v1+json' \
+    --data-binary "@$t/manifest.json" "$base/v2/$repo/manifests/sha256-${digest#sha256:}.sig"
+  rm -rf "$t"
+}
+
 cmd=${1:-}; shift || true
 case "$cmd" in
   start) start "$@" ;;
   stop) stop "$@" ;;
   push) push "$@" ;;
-  *) echo "usage: $0 start DIR | stop DIR | push http://HOST:PORT REPO TAG FILE" >&2; exit 2 ;;
+  sign) sign "$@" ;;
+  *) echo "usage: $0 start DIR | stop DIR | push http://HOST:PORT REPO TAG FILE | sign http://HOST:PORT REPO DIGEST KEY [REFERENCE]" >&2; exit 2 ;;
 esac
