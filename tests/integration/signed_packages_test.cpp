@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 
@@ -18,6 +19,7 @@
 #include "sources/oci/fetcher.hpp"
 #include "test_paths.hpp"
 #include "tests/oci/oci_test_support.hpp"
+#include "tests/support/sigstore_standin.hpp"
 #include "tests/support/tools.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
@@ -115,6 +117,62 @@ struct Signed {
             {{"dev.cosignproject.cosign/signature", sources::oci::base64_encode(slurp(sig))}}}}}}};
     pusher.push_manifest(repo, "sha256-" + digest.substr(7) + ".sig", m.dump(),
                          "application/vnd.oci.image.manifest.v1+json");
+  }
+
+  // A keyless cosign signature (payload and annotations) pushed under sha256-<hex>.sig.
+  void push_candidate(const std::string& repo, const std::string& digest,
+                      const sources::oci::SignatureCandidate& c) {
+    const std::string config_digest = pusher.push_blob(repo, "{}");
+    const std::string layer_digest = pusher.push_blob(repo, c.payload);
+    nlohmann::json m = {
+        {"schemaVersion", 2},
+        {"mediaType", "application/vnd.oci.image.manifest.v1+json"},
+        {"config",
+         {{"mediaType", "application/vnd.oci.image.config.v1+json"},
+          {"digest", config_digest},
+          {"size", 2}}},
+        {"layers",
+         {{{"mediaType", c.media_type},
+           {"digest", layer_digest},
+           {"size", c.payload.size()},
+           {"annotations", c.annotations}}}}};
+    pusher.push_manifest(repo, "sha256-" + digest.substr(7) + ".sig", m.dump(),
+                         "application/vnd.oci.image.manifest.v1+json");
+  }
+
+  // A sigstore bundle as a referrer of `subject` (the OCI 1.1 layout cosign uses), listed in
+  // the referrers tag fallback sha256-<hex>: docker-registry 2.8 has no referrers API.
+  void push_bundle_referrer(const std::string& repo, const oci_test::Pusher::Pushed& subject,
+                            const std::string& bundle) {
+    const std::string empty_digest = pusher.push_blob(repo, "{}");
+    const std::string layer_digest = pusher.push_blob(repo, bundle);
+    nlohmann::json m = {
+        {"schemaVersion", 2},
+        {"mediaType", "application/vnd.oci.image.manifest.v1+json"},
+        {"artifactType", "application/vnd.dev.sigstore.bundle.v0.3+json"},
+        {"config",
+         {{"mediaType", "application/vnd.oci.empty.v1+json"}, {"digest", empty_digest}, {"size", 2}}},
+        {"layers",
+         {{{"mediaType", "application/vnd.dev.sigstore.bundle.v0.3+json"},
+           {"digest", layer_digest},
+           {"size", bundle.size()}}}},
+        {"subject",
+         {{"mediaType", "application/vnd.oci.image.manifest.v1+json"},
+          {"digest", subject.manifest_digest},
+          {"size", subject.manifest.size()}}}};
+    const std::string text = m.dump();
+    const std::string digest = pusher.push_manifest(repo, "bundle-" + subject.manifest_digest.substr(7, 12),
+                                                    text, "application/vnd.oci.image.manifest.v1+json");
+    nlohmann::json index = {
+        {"schemaVersion", 2},
+        {"mediaType", "application/vnd.oci.image.index.v1+json"},
+        {"manifests",
+         {{{"mediaType", "application/vnd.oci.image.manifest.v1+json"},
+           {"digest", digest},
+           {"size", text.size()},
+           {"artifactType", "application/vnd.dev.sigstore.bundle.v0.3+json"}}}}};
+    pusher.push_manifest(repo, "sha256-" + subject.manifest_digest.substr(7), index.dump(),
+                         "application/vnd.oci.image.index.v1+json");
   }
 
   registration::DefaultPackageSource packages(registration::Verification v = {}) {
@@ -321,6 +379,60 @@ TEST_CASE("packages.verify: the longest prefix's keyFile applies to registration
   CHECK(free.items.at(0).state == "failed");
   CHECK(free.items[0].message.find("verify.keyFile (verify at config packages.verify[0])") !=
         std::string::npos);
+}
+
+TEST_CASE("keyless: a cosign keyless signature and a sigstore bundle referrer, found in the "
+          "registry, verify against packages.trustedRoot and the identity",
+          "[registration][integration][oci][signature][keyless]") {
+  FLYTECD_REQUIRE_TOOL(!oci_test::registry_binary().empty(),
+                       "docker-registry is not installed (packaging/setup-debian.sh --tests)");
+  Signed h;
+  sigstore_test::Sigstore sig;
+  const int64_t now = static_cast<int64_t>(std::time(nullptr)) + 60;
+  const std::string host = h.registry.host();
+  auto tag_scheme = h.pusher.push_package("acme/tag", "v1", slurp(fixtures() / "valid-register.tgz"));
+  h.push_candidate("acme/tag", tag_scheme.manifest_digest,
+                   sigstore_test::cosign_keyless(sig, tag_scheme.manifest_digest, now, "",
+                                                 host + "/acme/tag"));
+  auto referred = h.pusher.push_package("acme/bundle", "v1", slurp(fixtures() / "flyte-package.tgz"));
+  h.push_bundle_referrer("acme/bundle", referred,
+                         sigstore_test::bundle_v03(sig, referred.manifest, now).dump());
+  h.pusher.push_package("acme/unsigned", "v1", slurp(fixtures() / "flyte-package.tgz"));
+  git_test::spit(h.dir.path() / "trusted_root.json", sig.trusted_root);
+
+  registration::Verification v;
+  v.trusted_root_file = (h.dir.path() / "trusted_root.json").string();
+  auto packages = h.packages(v);
+  sources::VerifySpec who;
+  who.identities = {{"^https://token\\.actions\\.githubusercontent\\.com$",
+                     "^https://github\\.com/acme/flows/\\.github/workflows/release\\.yaml@refs/tags/v.*$"}};
+  who.where = "registrations/x.yaml:9";
+  sources::VerifySpec stranger = who;
+  stranger.identities[0].subject = "^https://github\\.com/acme/other/.*$";
+  auto rep = h.run({h.reg("tag", "acme/tag", who), h.reg("bundle", "acme/bundle", who),
+                    h.reg("unsigned", "acme/unsigned", who)},
+                   packages);
+  for (const auto& i : rep.items) INFO(registration::describe(i));
+  CHECK(item(rep, "tag").state == "registered");
+  CHECK(item(rep, "tag").signed_by == "signed by " + sigstore_test::k_subject + " via " +
+                                          sigstore_test::k_issuer);
+  CHECK(item(rep, "tag").signed_at == now);
+  CHECK(item(rep, "bundle").state == "registered");
+  CHECK(item(rep, "bundle").signer_identity == sigstore_test::k_subject);
+  CHECK(item(rep, "unsigned").state == "failed");
+  CHECK(item(rep, "unsigned").message.find("looked at tag sha256-") != std::string::npos);
+  CHECK(item(rep, "unsigned").message.find(" (referrers)") != std::string::npos);
+
+  // The same signatures, another identity required: refused, naming who did sign.
+  auto other = h.run({h.reg("bundle", "acme/bundle", stranger)}, packages, true);
+  CHECK(item(other, "bundle").state == "failed");
+  CHECK(item(other, "bundle").message.find("signed by " + sigstore_test::k_subject) !=
+        std::string::npos);
+
+  // Without a trusted root, a keyless policy is an error that says what to set.
+  auto no_root = h.packages();
+  auto unset = h.run({h.reg("tag", "acme/tag", who)}, no_root, true);
+  CHECK(item(unset, "tag").message.find("set packages.trustedRoot") != std::string::npos);
 }
 
 TEST_CASE("a credential helper named by credHelpers gives the registry's Basic credentials",
