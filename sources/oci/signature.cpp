@@ -385,7 +385,8 @@ Status verify_log_entry(const LogEntry& e, const TrustedRoot& root) {
     return refused("the transparency log entry has neither a signed entry timestamp nor an "
                    "inclusion proof");
   const Json& p = *e.proof;
-  auto index = int64_field(p, "logIndex");
+  // protojson leaves out fields at their default: a missing logIndex is 0.
+  auto index = p.contains("logIndex") ? int64_field(p, "logIndex") : std::optional<int64_t>(0);
   auto size = int64_field(p, "treeSize");
   auto root_hash = b64(p, "rootHash");
   std::vector<std::string> hashes;

@@ -435,6 +435,65 @@ TEST_CASE("keyless: a cosign keyless signature and a sigstore bundle referrer, f
   CHECK(item(unset, "tag").message.find("set packages.trustedRoot") != std::string::npos);
 }
 
+// sigstore's own client (@sigstore/sign) signs the package's manifest against sigstore's own mock
+// Fulcio and Rekor (@sigstore/mock), pinned in tests/support/sigstore/package-lock.json and
+// installed by packaging/setup-debian.sh --tests: what flytecd verifies is what sigstore writes.
+TEST_CASE("keyless interop: a bundle made by @sigstore/sign with @sigstore/mock's Fulcio and Rekor "
+          "verifies from the registry, and refuses another identity",
+          "[registration][integration][oci][signature][keyless]") {
+  const fs::path tool = fs::path(FLYTECD_SOURCE_DIR) / "tests" / "support" / "sigstore";
+  FLYTECD_REQUIRE_TOOL(fs::exists(tool / "node_modules" / "@sigstore" / "sign"),
+                       "the pinned sigstore test packages are not installed (npm ci in "
+                       "tests/support/sigstore; packaging/setup-debian.sh --tests does it)");
+  FLYTECD_REQUIRE_TOOL(!oci_test::registry_binary().empty(),
+                       "docker-registry is not installed (packaging/setup-debian.sh --tests)");
+  Signed h;
+  auto pushed = h.pusher.push_package("acme/interop", "v1", slurp(fixtures() / "flyte-package.tgz"));
+  git_test::spit(h.dir.path() / "manifest.json", pushed.manifest);
+  const fs::path out = h.dir.path() / "sigstore";
+  auto r = git_test::run({"node", (tool / "sign.cjs").string(), (h.dir.path() / "manifest.json").string(),
+                          out.string(), sigstore_test::k_subject, sigstore_test::k_issuer},
+                         h.dir.str());
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  h.push_bundle_referrer("acme/interop", pushed, slurp(out / "bundle.json"));
+
+  registration::Verification v;
+  v.trusted_root_file = (out / "trusted_root.json").string();
+  auto packages = h.packages(v);
+  sources::VerifySpec who;
+  who.identities = {{"^https://token\\.actions\\.githubusercontent\\.com$",
+                     "^https://github\\.com/acme/flows/\\.github/workflows/release\\.yaml@refs/tags/v.*$"}};
+  who.where = "registrations/interop.yaml:9";
+  auto rep = h.run({h.reg("interop", "acme/interop", who)}, packages);
+  INFO(registration::describe(rep.items.at(0)));
+  REQUIRE(rep.items.size() == 1);
+  CHECK(rep.items[0].state == "registered");
+  CHECK(rep.items[0].signer_identity == sigstore_test::k_subject);
+  CHECK(rep.items[0].signer_issuer == sigstore_test::k_issuer);
+  CHECK(rep.items[0].signed_at > 0);
+
+  // Without the signed entry timestamp, sigstore's inclusion proof and signed checkpoint vouch.
+  auto proof_only = nlohmann::json::parse(slurp(out / "bundle.json"));
+  proof_only["verificationMaterial"]["tlogEntries"][0].erase("inclusionPromise");
+  sources::VerifyPolicy policy;
+  policy.identities = who.identities;
+  policy.trusted_root_json = slurp(out / "trusted_root.json");
+  policy.trusted_root_name = "trusted_root.json";
+  auto by_proof = sources::oci::verify_bundle(proof_only.dump(), pushed.manifest_digest, policy,
+                                              static_cast<int64_t>(std::time(nullptr)));
+  INFO((by_proof ? std::string() : by_proof.error().message));
+  CHECK(by_proof);
+
+  sources::VerifySpec prefix = who;  // the identity's prefix, unanchored: not a whole match
+  prefix.identities[0].subject = "https://github.com/acme/flows";
+  auto again = h.packages(v);
+  auto refused = h.run({h.reg("interop", "acme/interop", prefix)}, again, true);
+  CHECK(item(refused, "interop").state == "failed");
+  CHECK(item(refused, "interop").message.find("signature does not match identity") !=
+        std::string::npos);
+}
+
 TEST_CASE("a credential helper named by credHelpers gives the registry's Basic credentials",
           "[oci][integration][credentials]") {
   FLYTECD_REQUIRE_TOOL(!oci_test::registry_binary().empty(),
