@@ -67,11 +67,11 @@ int line_of(const YAML::Node& n) { return n.Mark().line < 0 ? 0 : n.Mark().line 
 
 std::optional<VerifySpecProblem> parse_verify_spec(const YAML::Node& node, const std::string& field,
                                                    bool with_prefix, VerifySpec& out) {
-  const std::string keys = std::string(with_prefix ? "prefix, " : "") +
-                           "provider, key, keyFile, matchOIDCIdentity";
+  const std::string keys =
+      std::string(with_prefix ? "prefix, " : "") + "provider, key, keyFile, matchOIDCIdentity";
   if (!node.IsMap())
-    return VerifySpecProblem{line_of(node), field, "found a " +
-                                                       std::string(node.IsSequence() ? "list" : "scalar"),
+    return VerifySpecProblem{line_of(node), field,
+                             "found a " + std::string(node.IsSequence() ? "list" : "scalar"),
                              "a mapping of " + keys};
   auto scalar = [&](const YAML::Node& v, const std::string& name,
                     std::string& to) -> std::optional<VerifySpecProblem> {
@@ -103,8 +103,8 @@ std::optional<VerifySpecProblem> parse_verify_spec(const YAML::Node& node, const
           return VerifySpecProblem{line_of(m), at, "not an identity",
                                    "a mapping of exactly issuer and subject (RE2 patterns)"};
         IdentityMatch id;
-        for (const auto& [name, to] : {std::pair{"issuer", &id.issuer},
-                                       std::pair{"subject", &id.subject}}) {
+        for (const auto& [name, to] :
+             {std::pair{"issuer", &id.issuer}, std::pair{"subject", &id.subject}}) {
           if (auto p = scalar(m[name], std::string(k) + "[" + std::to_string(i) + "]." + name, *to))
             return p;
           if (auto st = check_identity_pattern(*to); !st)
@@ -123,8 +123,9 @@ std::optional<VerifySpecProblem> parse_verify_spec(const YAML::Node& node, const
     return VerifySpecProblem{line_of(node), field + ".prefix", "no prefix",
                              "the package addresses it covers, e.g. oci://ghcr.io/acme/"};
   if (auto st = check_verify_spec(out); !st)
-    return VerifySpecProblem{line_of(node), field, st.error().message, "provider: cosign with "
-                                                                       "one signer"};
+    return VerifySpecProblem{line_of(node), field, st.error().message,
+                             "provider: cosign with "
+                             "one signer"};
   return std::nullopt;
 }
 

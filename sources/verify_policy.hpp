@@ -26,7 +26,7 @@ struct VerifySpec {
   std::string key;       // a repository path of the revision (keys/cosign.pub)
   std::string key_file;  // a file on the daemon's machine (/etc/flytecd/cosign.pub)
   std::vector<IdentityMatch> identities;  // matchOIDCIdentity: keyless, any one must match
-  std::string where;  // "registrations/x.yaml:12" or "config packages.verify[0]", for messages
+  std::string where;   // "registrations/x.yaml:12" or "config packages.verify[0]", for messages
   std::string prefix;  // packages.verify entries: the package addresses it covers ("oci://h/r/")
   bool keyless() const { return key.empty() && key_file.empty(); }
   // "key keys/cosign.pub" or "identity <subject> via <issuer>[ or …]".
@@ -69,10 +69,10 @@ struct VerifyPolicy {
 
 // Who signed, once verified.
 struct Signer {
-  std::string digest;    // the manifest digest the signature names (== the one registered)
-  std::string method;    // "key" or "keyless"
-  std::string identity;  // key: "key keys/cosign.pub (SHA256:…)"; keyless: the certificate SAN
-  std::string issuer;    // keyless: the OIDC issuer
+  std::string digest;     // the manifest digest the signature names (== the one registered)
+  std::string method;     // "key" or "keyless"
+  std::string identity;   // key: "key keys/cosign.pub (SHA256:…)"; keyless: the certificate SAN
+  std::string issuer;     // keyless: the OIDC issuer
   int64_t signed_at = 0;  // unix seconds: the transparency log's integrated time (0: not known)
   std::string describe() const;  // "signed by X via Y" / "signed with key …"
 };

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <optional>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <optional>
 #include <set>
+#include <sstream>
 
 #include "daemon/cli/compile_command.hpp"
 #include "daemon/cli/suggest.hpp"
@@ -53,10 +53,15 @@ void check_verify_files(const std::string& dir, const model::Documents& docs,
                      std::string expected) {
     const std::string& where = r.verify->where;
     const auto colon = where.rfind(':');
-    const int line = colon == std::string::npos ? r.where.line : std::atoi(where.c_str() + colon + 1);
-    out.push_back(model::Diagnostic{model::Severity::error, model::DiagKind::invalid_value,
-                                    model::Location{r.where.file, line, 0}, field, std::move(what),
-                                    std::move(expected), {}});
+    const int line =
+        colon == std::string::npos ? r.where.line : std::atoi(where.c_str() + colon + 1);
+    out.push_back(model::Diagnostic{model::Severity::error,
+                                    model::DiagKind::invalid_value,
+                                    model::Location{r.where.file, line, 0},
+                                    field,
+                                    std::move(what),
+                                    std::move(expected),
+                                    {}});
   };
   for (const auto& r : docs.registrations) {
     if (!r.verify) continue;
@@ -75,8 +80,8 @@ void check_verify_files(const std::string& dir, const model::Documents& docs,
       }
       const std::string field = in_repo ? "verify.key" : "verify.keyFile";
       if (!bytes) {
-        problem(r, field, "cannot read " + (in_repo ? v.key : v.key_file) + ": " +
-                              bytes.error().message,
+        problem(r, field,
+                "cannot read " + (in_repo ? v.key : v.key_file) + ": " + bytes.error().message,
                 in_repo ? "a PEM public key in the repository (cosign.pub)"
                         : "a PEM public key on this machine");
       } else if (auto fp = sources::oci::public_key_fingerprint(*bytes); !fp) {

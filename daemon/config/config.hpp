@@ -9,8 +9,8 @@
 #include "daemon/k8s/settings.hpp"
 #include "daemon/model/loader.hpp"
 #include "daemon/reconcile/plan.hpp"
-#include "sources/verify_policy.hpp"
 #include "sinks/flyteadmin/config.hpp"
+#include "sources/verify_policy.hpp"
 
 namespace flytecd::config {
 

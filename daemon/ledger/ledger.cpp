@@ -203,9 +203,9 @@ Status Ledger::forget(const std::string& key) {
 
 std::string signer_text(const std::optional<sources::Signer>& signer) {
   if (!signer) return {};
-  nlohmann::json j = {{"by", signer->describe()},       {"method", signer->method},
-                      {"identity", signer->identity},   {"issuer", signer->issuer},
-                      {"digest", signer->digest},       {"signedAt", signer->signed_at},
+  nlohmann::json j = {{"by", signer->describe()},     {"method", signer->method},
+                      {"identity", signer->identity}, {"issuer", signer->issuer},
+                      {"digest", signer->digest},     {"signedAt", signer->signed_at},
                       {"verifiedAt", now_seconds()}};
   return dump_json(j);
 }

@@ -489,8 +489,7 @@ void parse_registration(const std::string& file, const YAML::Node& doc, Fields& 
   r.iam_role = f.str("iamRole", false);
   r.raw_output_prefix = f.str("rawOutputDataPrefix", false);
   r.destination_dir = f.str("destinationDirectory", false);
-  if (YAML::Node v = f.node("verify"); v.IsDefined() && !v.IsNull())
-    parse_verify(f, file, v, r);
+  if (YAML::Node v = f.node("verify"); v.IsDefined() && !v.IsNull()) parse_verify(f, file, v, r);
   f.reject_unknown(
       "apiVersion, kind, metadata, project, domain, version, package, activate, serviceAccount, "
       "iamRole, rawOutputDataPrefix, destinationDirectory, verify");

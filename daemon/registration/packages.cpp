@@ -15,8 +15,7 @@ namespace {
 Result<std::string> read_local_file(const std::string& path, uint64_t max_bytes) {
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
-  if (ec)
-    return make_error(ErrorCode::not_found, path + ": cannot read (" + ec.message() + ")");
+  if (ec) return make_error(ErrorCode::not_found, path + ": cannot read (" + ec.message() + ")");
   if (size > max_bytes)
     return make_error(ErrorCode::invalid_input, path + ": " + std::to_string(size) +
                                                     " bytes; expected at most " +
@@ -59,12 +58,14 @@ const sources::VerifySpec* verify_spec_for(const model::Registration& r, const s
   if (r.verify) return &*r.verify;
   const sources::VerifySpec* best = nullptr;
   for (const auto& d : defaults)
-    if (address.rfind(d.prefix, 0) == 0 && (best == nullptr || d.prefix.size() > best->prefix.size()))
+    if (address.rfind(d.prefix, 0) == 0 &&
+        (best == nullptr || d.prefix.size() > best->prefix.size()))
       best = &d;
   return best;
 }
 
-Result<sources::VerifyPolicy> DefaultPackageSource::policy_of(const sources::VerifySpec& spec) const {
+Result<sources::VerifyPolicy> DefaultPackageSource::policy_of(
+    const sources::VerifySpec& spec) const {
   sources::VerifyPolicy p;
   p.identities = spec.identities;
   const std::string at = " (verify at " + spec.where + ")";
@@ -134,8 +135,7 @@ Result<LoadedPackage> DefaultPackageSource::load(const model::Registration& r,
                                                     kind_name(ref->kind) + " references here");
   auto loaded = it->second->load(*ref, control);
   if (!loaded) return loaded;
-  const sources::VerifySpec* spec =
-      verify_spec_for(r, ref->to_string(), m_verification.defaults);
+  const sources::VerifySpec* spec = verify_spec_for(r, ref->to_string(), m_verification.defaults);
   if (spec == nullptr) return loaded;
   auto policy = policy_of(*spec);
   if (!policy) return policy.error();

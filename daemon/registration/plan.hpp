@@ -41,8 +41,8 @@ struct PackageFacts {
   // differs; otherwise the counts and names below are empty and the ledger's are used.
   bool read = false;
   size_t tasks = 0, workflows = 0, launch_plans = 0;
-  std::vector<LaunchPlanFact> plans;  // package order
-  std::string fast_source;            // fast-registration archive name, empty if none
+  std::vector<LaunchPlanFact> plans;      // package order
+  std::string fast_source;                // fast-registration archive name, empty if none
   std::optional<sources::Signer> signer;  // who signed it, when a signature policy applied
 };
 

@@ -234,8 +234,10 @@ Result<Credentials> parse_helper_answer(std::string_view json, const std::string
   auto j = nlohmann::json::parse(json, nullptr, false);
   const std::string expected = "; expected {\"Username\": …, \"Secret\": …}";
   if (j.is_discarded() || !j.is_object())
-    return make_error(ErrorCode::invalid_input, who + " answered something that is not a JSON "
-                                                      "object" + expected);
+    return make_error(ErrorCode::invalid_input, who +
+                                                    " answered something that is not a JSON "
+                                                    "object" +
+                                                    expected);
   auto field = [&](const char* name) -> std::optional<std::string> {
     auto it = j.find(name);
     if (it == j.end() || !it->is_string()) return std::nullopt;
@@ -244,9 +246,9 @@ Result<Credentials> parse_helper_answer(std::string_view json, const std::string
   auto user = field("Username");
   auto secret = field("Secret");
   if (!user || !secret || secret->empty())
-    return make_error(ErrorCode::invalid_input,
-                      who + " answered without a string Username and a non-empty Secret" +
-                          expected);
+    return make_error(
+        ErrorCode::invalid_input,
+        who + " answered without a string Username and a non-empty Secret" + expected);
   Credentials c;
   c.identity_token = *user == "<token>";
   c.username = c.identity_token ? std::string() : *user;

@@ -39,8 +39,8 @@ struct Credentials {
 
 // What one Docker/Podman auth file says.
 struct DockerConfig {
-  std::map<std::string, Credentials> auths;  // by normalised host[:port]
-  std::string creds_store;                   // "credsStore": the helper for every registry
+  std::map<std::string, Credentials> auths;         // by normalised host[:port]
+  std::string creds_store;                          // "credsStore": the helper for every registry
   std::map<std::string, std::string> cred_helpers;  // "credHelpers": host -> helper name
 };
 

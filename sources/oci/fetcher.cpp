@@ -298,8 +298,8 @@ struct PackageFetcher::State {
 
   Result<SignatureEvidence> signatures(const PackageRef& ref, const std::string& digest,
                                        const FetchBounds& b) {
-    const std::string where = "oci: signatures of " + ref.registry + "/" + ref.repository + "@" +
-                              digest;
+    const std::string where =
+        "oci: signatures of " + ref.registry + "/" + ref.repository + "@" + digest;
     if (!valid_sha256_digest(digest))
       return make_error(ErrorCode::invalid_input, where + ": not a sha256 digest");
     auto client = registry(ref.registry);

@@ -60,8 +60,9 @@ Result<Key> read_public_key(const std::string& pem, const std::string& name) {
   Key key(PEM_read_bio_PUBKEY(bio.get(), nullptr, nullptr, nullptr));
   if (!key)
     return make_error(ErrorCode::invalid_input,
-                      name + " is not a PEM public key; expected -----BEGIN PUBLIC KEY----- "
-                             "(ECDSA P-256, Ed25519 or RSA, as `cosign generate-key-pair` writes)");
+                      name +
+                          " is not a PEM public key; expected -----BEGIN PUBLIC KEY----- "
+                          "(ECDSA P-256, Ed25519 or RSA, as `cosign generate-key-pair` writes)");
   const int id = EVP_PKEY_base_id(key.get());
   if (id != EVP_PKEY_EC && id != EVP_PKEY_ED25519 && id != EVP_PKEY_RSA)
     return make_error(ErrorCode::invalid_input,
@@ -202,8 +203,7 @@ Result<TrustedRoot> parse_trusted_root(const std::string& json, const std::strin
     for (const auto& ca : *cas) {
       const Json* certs = nullptr;
       if (ca.is_object() && ca.contains("certChain") && ca["certChain"].is_object())
-        if (auto c = ca["certChain"].find("certificates"); c != ca["certChain"].end())
-          certs = &*c;
+        if (auto c = ca["certChain"].find("certificates"); c != ca["certChain"].end()) certs = &*c;
       if (certs == nullptr || !certs->is_array()) return bad("a CA without certChain.certificates");
       for (const auto& c : *certs) {
         auto der = c.is_object() ? b64(c, "rawBytes") : std::nullopt;
@@ -216,7 +216,8 @@ Result<TrustedRoot> parse_trusted_root(const std::string& json, const std::strin
     }
   if (auto logs = j.find("tlogs"); logs != j.end() && logs->is_array())
     for (const auto& l : *logs) {
-      if (!l.is_object() || !l.contains("publicKey") || !l.contains("logId")) return bad("a tlog without publicKey and logId");
+      if (!l.is_object() || !l.contains("publicKey") || !l.contains("logId"))
+        return bad("a tlog without publicKey and logId");
       auto der = b64(l["publicKey"], "rawBytes");
       auto id = b64(l["logId"], "keyId");
       if (!der || !id) return bad("a tlog whose publicKey.rawBytes or logId.keyId is not base64");
@@ -246,8 +247,8 @@ int64_t asn1_time_unix(const ASN1_TIME* t) {
 // The OIDC issuer: Fulcio's 1.3.6.1.4.1.57264.1.8 (a DER UTF8String), or the deprecated
 // 1.3.6.1.4.1.57264.1.1 (the raw text).
 std::string issuer_extension(X509* cert) {
-  for (const auto& [oid, der] : {std::pair{"1.3.6.1.4.1.57264.1.8", true},
-                                 std::pair{"1.3.6.1.4.1.57264.1.1", false}}) {
+  for (const auto& [oid, der] :
+       {std::pair{"1.3.6.1.4.1.57264.1.8", true}, std::pair{"1.3.6.1.4.1.57264.1.1", false}}) {
     ASN1_OBJECT* obj = OBJ_txt2obj(oid, 1);
     const int at = X509_get_ext_by_OBJ(cert, obj, -1);
     ASN1_OBJECT_free(obj);
@@ -267,13 +268,14 @@ std::string issuer_extension(X509* cert) {
 }
 
 std::string san_identity(X509* cert) {
-  std::unique_ptr<GENERAL_NAMES, FreeNames> names(static_cast<GENERAL_NAMES*>(
-      X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr)));
+  std::unique_ptr<GENERAL_NAMES, FreeNames> names(
+      static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr)));
   if (!names) return {};
   for (int i = 0; i < sk_GENERAL_NAME_num(names.get()); ++i) {
     const GENERAL_NAME* n = sk_GENERAL_NAME_value(names.get(), i);
     if (n->type == GEN_URI || n->type == GEN_EMAIL) {
-      const ASN1_IA5STRING* s = n->type == GEN_URI ? n->d.uniformResourceIdentifier : n->d.rfc822Name;
+      const ASN1_IA5STRING* s =
+          n->type == GEN_URI ? n->d.uniformResourceIdentifier : n->d.rfc822Name;
       return std::string(reinterpret_cast<const char*>(ASN1_STRING_get0_data(s)),
                          static_cast<size_t>(ASN1_STRING_length(s)));
     }
@@ -374,16 +376,17 @@ Status verify_log_entry(const LogEntry& e, const TrustedRoot& root) {
     return refused("the transparency log entry is from a log the trusted root does not list (" +
                    hex(e.log_id) + ")");
   if (!e.set.empty()) {
-    if (verify_message(log->key.get(),
-                       canonical_set_payload(e.body_b64, e.integrated_time, hex(e.log_id),
-                                             e.log_index),
-                       e.set))
+    if (verify_message(
+            log->key.get(),
+            canonical_set_payload(e.body_b64, e.integrated_time, hex(e.log_id), e.log_index),
+            e.set))
       return ok_status();
     return refused("the transparency log's signed entry timestamp does not verify");
   }
   if (e.proof == nullptr || !e.proof->is_object())
-    return refused("the transparency log entry has neither a signed entry timestamp nor an "
-                   "inclusion proof");
+    return refused(
+        "the transparency log entry has neither a signed entry timestamp nor an "
+        "inclusion proof");
   const Json& p = *e.proof;
   // protojson leaves out fields at their default: a missing logIndex is 0.
   auto index = p.contains("logIndex") ? int64_field(p, "logIndex") : std::optional<int64_t>(0);
@@ -445,14 +448,14 @@ Status check_entry_binds(const LogEntry& e, const std::string& artifact_sha256_h
     return c && cert_der(c->get()) == der;
   };
   if (kind == "hashedrekord") {
-    const std::string value =
-        spec.value("/data/hash/value"_json_pointer, std::string());
+    const std::string value = spec.value("/data/hash/value"_json_pointer, std::string());
     const std::string sig = spec.value("/signature/content"_json_pointer, std::string());
     const std::string key = spec.value("/signature/publicKey/content"_json_pointer, std::string());
     if (value != artifact_sha256_hex)
       return refused("the transparency log entry is for another artifact (sha256:" +
                      scan::printable(value, 80) + ")");
-    if (base64_decode(sig) != signature) return refused("the transparency log entry records another signature");
+    if (base64_decode(sig) != signature)
+      return refused("the transparency log entry records another signature");
     if (!same_cert(key)) return refused("the transparency log entry records another certificate");
     return ok_status();
   }
@@ -479,7 +482,8 @@ Result<std::string> payload_digest(const std::string& payload, const std::string
   if (!j.is_object() || !j.contains("critical") || !j["critical"].is_object())
     return refused("the simple-signing payload is not cosign's JSON ({\"critical\": …})");
   const Json& c = j["critical"];
-  const std::string type = c.contains("type") && c["type"].is_string() ? c["type"].get<std::string>() : "";
+  const std::string type =
+      c.contains("type") && c["type"].is_string() ? c["type"].get<std::string>() : "";
   if (type != "cosign container image signature" && type != "atomic container signature")
     return refused("the simple-signing payload's type is '" + scan::printable(type, 60) +
                    "'; expected 'cosign container image signature'");
@@ -535,7 +539,8 @@ Result<Signer> verify_simple_signing(const SignatureCandidate& candidate,
   }
   // Keyless: a Fulcio certificate, the log's bundle (its SET), the identity.
   const std::string cert_text = annotation(k_cosign_certificate_annotation);
-  if (cert_text.empty()) return refused("the signature carries no certificate (signed with a key?)");
+  if (cert_text.empty())
+    return refused("the signature carries no certificate (signed with a key?)");
   auto root = parse_trusted_root(policy.trusted_root_json, policy.trusted_root_name);
   if (!root) return root.error();
   auto leaf = read_certificate_pem(cert_text, "the signature's certificate");
@@ -555,8 +560,9 @@ Result<Signer> verify_simple_signing(const SignatureCandidate& candidate,
     e.log_id.push_back(static_cast<char>(std::stoi(log_id_hex.substr(i, 2), nullptr, 16)));
   e.set = b64(bundle, "SignedEntryTimestamp").value_or("");
   if (auto st = verify_log_entry(e, *root); !st) return st.error();
-  auto id = verify_certificate(leaf->get(), read_certificates_pem(annotation(k_cosign_chain_annotation)),
-                               *root, e.integrated_time);
+  auto id =
+      verify_certificate(leaf->get(), read_certificates_pem(annotation(k_cosign_chain_annotation)),
+                         *root, e.integrated_time);
   if (!id) return id.error();
   (void)now;
   if (auto st = check_entry_binds(e, hex(raw_sha256(candidate.payload)), *signature, leaf->get());
@@ -622,7 +628,8 @@ Result<Signer> verify_bundle(const std::string& bundle_json, const std::string& 
   } else if (auto env = b.find("dsseEnvelope"); env != b.end() && env->is_object()) {
     const std::string type = str(*env, "payloadType");
     const std::string payload = b64(*env, "payload").value_or("");
-    if (auto sigs = env->find("signatures"); sigs != env->end() && sigs->is_array() && !sigs->empty())
+    if (auto sigs = env->find("signatures");
+        sigs != env->end() && sigs->is_array() && !sigs->empty())
       signature = (*sigs)[0].is_object() ? b64((*sigs)[0], "sig").value_or("") : "";
     const std::string pae = "DSSEv1 " + std::to_string(type.size()) + " " + type + " " +
                             std::to_string(payload.size()) + " " + payload;
@@ -652,7 +659,8 @@ Result<Signer> verify_bundle(const std::string& bundle_json, const std::string& 
     e.body = base64_decode(e.body_b64).value_or("");
     e.integrated_time = int64_field(t, "integratedTime").value_or(0);
     e.log_index = int64_field(t, "logIndex").value_or(0);
-    if (t.contains("logId") && t["logId"].is_object()) e.log_id = b64(t["logId"], "keyId").value_or("");
+    if (t.contains("logId") && t["logId"].is_object())
+      e.log_id = b64(t["logId"], "keyId").value_or("");
     if (t.contains("inclusionPromise") && t["inclusionPromise"].is_object())
       e.set = b64(t["inclusionPromise"], "signedEntryTimestamp").value_or("");
     if (t.contains("inclusionProof")) e.proof = &t["inclusionProof"];
@@ -681,9 +689,8 @@ Result<Signer> verify_bundle(const std::string& bundle_json, const std::string& 
 }
 
 Result<Signer> verify_signatures(const SignatureEvidence& evidence,
-                                 const std::string& manifest_digest,
-                                 const std::string& repository, const VerifyPolicy& policy,
-                                 int64_t now) {
+                                 const std::string& manifest_digest, const std::string& repository,
+                                 const VerifyPolicy& policy, int64_t now) {
   std::string looked;
   for (const auto& l : evidence.looked_at) looked += (looked.empty() ? "" : ", ") + l;
   if (evidence.candidates.empty())

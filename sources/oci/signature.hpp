@@ -13,12 +13,14 @@
 namespace flytecd::sources::oci {
 
 // cosign's signature formats, as found next to a package in its repository.
-inline constexpr const char* k_simple_signing_type = "application/vnd.dev.cosign.simplesigning.v1+json";
+inline constexpr const char* k_simple_signing_type =
+    "application/vnd.dev.cosign.simplesigning.v1+json";
 inline constexpr const char* k_cosign_signature_annotation = "dev.cosignproject.cosign/signature";
 inline constexpr const char* k_cosign_certificate_annotation = "dev.sigstore.cosign/certificate";
 inline constexpr const char* k_cosign_chain_annotation = "dev.sigstore.cosign/chain";
 inline constexpr const char* k_cosign_bundle_annotation = "dev.sigstore.cosign/bundle";
-inline constexpr const char* k_sigstore_bundle_type = "application/vnd.dev.sigstore.bundle.v0.3+json";
+inline constexpr const char* k_sigstore_bundle_type =
+    "application/vnd.dev.sigstore.bundle.v0.3+json";
 
 using sources::IdentityMatch;
 using sources::Signer;
@@ -43,9 +45,8 @@ struct SignatureEvidence {
 // first candidate that verifies wins; otherwise the error lists why each one failed ("unsigned"
 // when there is none). Pure (OpenSSL and RE2 only).
 Result<Signer> verify_signatures(const SignatureEvidence& evidence,
-                                 const std::string& manifest_digest,
-                                 const std::string& repository, const VerifyPolicy& policy,
-                                 int64_t now);
+                                 const std::string& manifest_digest, const std::string& repository,
+                                 const VerifyPolicy& policy, int64_t now);
 
 // One simple-signing payload and its annotations (the cosign tag scheme). Pure.
 Result<Signer> verify_simple_signing(const SignatureCandidate& candidate,

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 
 #include <catch2/catch.hpp>
-#include <filesystem>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -91,10 +91,9 @@ struct Signed {
   // cosign's tag sha256-<hex>.sig of `repo`.
   void push_signature(const std::string& repo, const std::string& digest,
                       const std::string& reference, const std::string& key) {
-    const std::string payload =
-        R"({"critical":{"identity":{"docker-reference":")" + reference +
-        R"("},"image":{"docker-manifest-digest":")" + digest +
-        R"("},"type":"cosign container image signature"},"optional":null})";
+    const std::string payload = R"({"critical":{"identity":{"docker-reference":")" + reference +
+                                R"("},"image":{"docker-manifest-digest":")" + digest +
+                                R"("},"type":"cosign container image signature"},"optional":null})";
     const fs::path p = dir.path() / "payload.json", sig = dir.path() / "payload.sig";
     git_test::spit(p, payload);
     oci_test::openssl({"dgst", "-sha256", "-sign", key, "-out", sig.string(), p.string()},
@@ -124,18 +123,17 @@ struct Signed {
                       const sources::oci::SignatureCandidate& c) {
     const std::string config_digest = pusher.push_blob(repo, "{}");
     const std::string layer_digest = pusher.push_blob(repo, c.payload);
-    nlohmann::json m = {
-        {"schemaVersion", 2},
-        {"mediaType", "application/vnd.oci.image.manifest.v1+json"},
-        {"config",
-         {{"mediaType", "application/vnd.oci.image.config.v1+json"},
-          {"digest", config_digest},
-          {"size", 2}}},
-        {"layers",
-         {{{"mediaType", c.media_type},
-           {"digest", layer_digest},
-           {"size", c.payload.size()},
-           {"annotations", c.annotations}}}}};
+    nlohmann::json m = {{"schemaVersion", 2},
+                        {"mediaType", "application/vnd.oci.image.manifest.v1+json"},
+                        {"config",
+                         {{"mediaType", "application/vnd.oci.image.config.v1+json"},
+                          {"digest", config_digest},
+                          {"size", 2}}},
+                        {"layers",
+                         {{{"mediaType", c.media_type},
+                           {"digest", layer_digest},
+                           {"size", c.payload.size()},
+                           {"annotations", c.annotations}}}}};
     pusher.push_manifest(repo, "sha256-" + digest.substr(7) + ".sig", m.dump(),
                          "application/vnd.oci.image.manifest.v1+json");
   }
@@ -146,23 +144,25 @@ struct Signed {
                             const std::string& bundle) {
     const std::string empty_digest = pusher.push_blob(repo, "{}");
     const std::string layer_digest = pusher.push_blob(repo, bundle);
-    nlohmann::json m = {
-        {"schemaVersion", 2},
-        {"mediaType", "application/vnd.oci.image.manifest.v1+json"},
-        {"artifactType", "application/vnd.dev.sigstore.bundle.v0.3+json"},
-        {"config",
-         {{"mediaType", "application/vnd.oci.empty.v1+json"}, {"digest", empty_digest}, {"size", 2}}},
-        {"layers",
-         {{{"mediaType", "application/vnd.dev.sigstore.bundle.v0.3+json"},
-           {"digest", layer_digest},
-           {"size", bundle.size()}}}},
-        {"subject",
-         {{"mediaType", "application/vnd.oci.image.manifest.v1+json"},
-          {"digest", subject.manifest_digest},
-          {"size", subject.manifest.size()}}}};
+    nlohmann::json m = {{"schemaVersion", 2},
+                        {"mediaType", "application/vnd.oci.image.manifest.v1+json"},
+                        {"artifactType", "application/vnd.dev.sigstore.bundle.v0.3+json"},
+                        {"config",
+                         {{"mediaType", "application/vnd.oci.empty.v1+json"},
+                          {"digest", empty_digest},
+                          {"size", 2}}},
+                        {"layers",
+                         {{{"mediaType", "application/vnd.dev.sigstore.bundle.v0.3+json"},
+                           {"digest", layer_digest},
+                           {"size", bundle.size()}}}},
+                        {"subject",
+                         {{"mediaType", "application/vnd.oci.image.manifest.v1+json"},
+                          {"digest", subject.manifest_digest},
+                          {"size", subject.manifest.size()}}}};
     const std::string text = m.dump();
-    const std::string digest = pusher.push_manifest(repo, "bundle-" + subject.manifest_digest.substr(7, 12),
-                                                    text, "application/vnd.oci.image.manifest.v1+json");
+    const std::string digest =
+        pusher.push_manifest(repo, "bundle-" + subject.manifest_digest.substr(7, 12), text,
+                             "application/vnd.oci.image.manifest.v1+json");
     nlohmann::json index = {
         {"schemaVersion", 2},
         {"mediaType", "application/vnd.oci.image.index.v1+json"},
@@ -222,9 +222,10 @@ const registration::RegistrationOutcome& item(const registration::RegistrationRe
   return rep.items.front();
 }
 
-TEST_CASE("a package signed with the policy's key registers, and the signer is in the outcome, the "
-          "ledger and the plan",
-          "[registration][integration][oci][signature]") {
+TEST_CASE(
+    "a package signed with the policy's key registers, and the signer is in the outcome, the "
+    "ledger and the plan",
+    "[registration][integration][oci][signature]") {
   FLYTECD_REQUIRE_TOOL(!oci_test::registry_binary().empty(),
                        "docker-registry is not installed (packaging/setup-debian.sh --tests)");
   Signed h;
@@ -267,14 +268,15 @@ TEST_CASE("a package signed with the policy's key registers, and the signer is i
   INFO(registration::describe(changed.items.at(0)));
   REQUIRE(changed.ok());
   CHECK(changed.items[0].signer_changed);
-  CHECK(registration::describe(changed.items[0]).find("SIGNER CHANGED (the recorded version was "
-                                                      "signed with key keys/cosign.pub") !=
-        std::string::npos);
+  CHECK(registration::describe(changed.items[0])
+            .find("SIGNER CHANGED (the recorded version was "
+                  "signed with key keys/cosign.pub") != std::string::npos);
 }
 
-TEST_CASE("refused signatures fail only their registration: unsigned, wrong key, another digest, "
-          "another repository",
-          "[registration][integration][oci][signature]") {
+TEST_CASE(
+    "refused signatures fail only their registration: unsigned, wrong key, another digest, "
+    "another repository",
+    "[registration][integration][oci][signature]") {
   FLYTECD_REQUIRE_TOOL(!oci_test::registry_binary().empty(),
                        "docker-registry is not installed (packaging/setup-debian.sh --tests)");
   Signed h;
@@ -289,18 +291,18 @@ TEST_CASE("refused signatures fail only their registration: unsigned, wrong key,
   h.push_signature("flyte/wrongkey", w.manifest_digest, host + "/flyte/wrongkey", wrong);
   // The right key over another manifest's digest.
   auto o = h.pusher.push_package("flyte/otherdigest", "v1", pkg);
-  auto decoy = h.pusher.push_package("flyte/otherdigest", "decoy",
-                                     slurp(fixtures() / "flyte-package.tgz"));
+  auto decoy =
+      h.pusher.push_package("flyte/otherdigest", "decoy", slurp(fixtures() / "flyte-package.tgz"));
   REQUIRE(decoy.manifest_digest != o.manifest_digest);
   {
     // The signature of the decoy, copied under the tag of the package's digest.
     h.push_signature("flyte/otherdigest", decoy.manifest_digest, host + "/flyte/otherdigest", key);
     oci_test::Pusher& p = h.pusher;
     httplib::Client c(h.registry.base_url());
-    auto m = c.Get(("/v2/flyte/otherdigest/manifests/sha256-" + decoy.manifest_digest.substr(7) +
-                    ".sig")
-                       .c_str(),
-                   {{"Accept", "application/vnd.oci.image.manifest.v1+json"}});
+    auto m =
+        c.Get(("/v2/flyte/otherdigest/manifests/sha256-" + decoy.manifest_digest.substr(7) + ".sig")
+                  .c_str(),
+              {{"Accept", "application/vnd.oci.image.manifest.v1+json"}});
     REQUIRE(m);
     p.push_manifest("flyte/otherdigest", "sha256-" + o.manifest_digest.substr(7) + ".sig", m->body,
                     "application/vnd.oci.image.manifest.v1+json");
@@ -314,24 +316,25 @@ TEST_CASE("refused signatures fail only their registration: unsigned, wrong key,
 
   auto packages = h.packages();
   const auto policy = key_spec("keys/cosign.pub");
-  auto rep = h.run({h.reg("unsigned", "flyte/unsigned", policy),
-                    h.reg("wrongkey", "flyte/wrongkey", policy),
-                    h.reg("otherdigest", "flyte/otherdigest", policy),
-                    h.reg("copied", "flyte/copied", policy), h.reg("good", "flyte/good", policy)},
-                   packages);
+  auto rep = h.run(
+      {h.reg("unsigned", "flyte/unsigned", policy), h.reg("wrongkey", "flyte/wrongkey", policy),
+       h.reg("otherdigest", "flyte/otherdigest", policy), h.reg("copied", "flyte/copied", policy),
+       h.reg("good", "flyte/good", policy)},
+      packages);
   for (const auto& i : rep.items) INFO(registration::describe(i));
   CHECK(item(rep, "good").state == "registered");
   for (const char* n : {"unsigned", "wrongkey", "otherdigest", "copied"}) {
     CAPTURE(n);
     CHECK(item(rep, n).state == "failed");
-    CHECK(registration::describe(item(rep, n)).find("(registrations/" + std::string(n) +
-                                                    ".yaml:3)") != std::string::npos);
+    CHECK(registration::describe(item(rep, n))
+              .find("(registrations/" + std::string(n) + ".yaml:3)") != std::string::npos);
   }
   CHECK(item(rep, "unsigned").message.rfind("unsigned: no signature for sha256:", 0) == 0);
   CHECK(item(rep, "wrongkey").message.find("signature does not match key keys/cosign.pub") !=
         std::string::npos);
-  CHECK(item(rep, "otherdigest").message.find("is over " + decoy.manifest_digest + ", not " +
-                                              o.manifest_digest) != std::string::npos);
+  CHECK(item(rep, "otherdigest")
+            .message.find("is over " + decoy.manifest_digest + ", not " + o.manifest_digest) !=
+        std::string::npos);
   CHECK(item(rep, "copied").message.find("is for repository " + host + "/evil/elsewhere") !=
         std::string::npos);
   // Nothing of the refused ones reached FlyteAdmin or the ledger.
@@ -341,9 +344,10 @@ TEST_CASE("refused signatures fail only their registration: unsigned, wrong key,
   CHECK(recs->count("registration/flytesnacks/development/good") == 1);
 }
 
-TEST_CASE("packages.verify: the longest prefix's keyFile applies to registrations without their "
-          "own policy",
-          "[registration][integration][oci][signature]") {
+TEST_CASE(
+    "packages.verify: the longest prefix's keyFile applies to registrations without their "
+    "own policy",
+    "[registration][integration][oci][signature]") {
   FLYTECD_REQUIRE_TOOL(!oci_test::registry_binary().empty(),
                        "docker-registry is not installed (packaging/setup-debian.sh --tests)");
   Signed h;
@@ -372,8 +376,9 @@ TEST_CASE("packages.verify: the longest prefix's keyFile applies to registration
   CHECK(item(rep, "signed").state == "registered");
   CHECK(item(rep, "signed").signed_by.find("cosign.pub") != std::string::npos);
   CHECK(item(rep, "unsigned").state == "failed");
-  CHECK(item(rep, "unsigned").message.find("(policy config packages.verify[1], prefix oci://" +
-                                           host + "/team/)") != std::string::npos);
+  CHECK(item(rep, "unsigned")
+            .message.find("(policy config packages.verify[1], prefix oci://" + host + "/team/)") !=
+        std::string::npos);
   // free/pkg falls under the broad prefix, whose key file does not exist: a clear error.
   auto free = h.run({h.reg("free", "free/pkg", std::nullopt)}, packages);
   CHECK(free.items.at(0).state == "failed");
@@ -381,20 +386,23 @@ TEST_CASE("packages.verify: the longest prefix's keyFile applies to registration
         std::string::npos);
 }
 
-TEST_CASE("keyless: a cosign keyless signature and a sigstore bundle referrer, found in the "
-          "registry, verify against packages.trustedRoot and the identity",
-          "[registration][integration][oci][signature][keyless]") {
+TEST_CASE(
+    "keyless: a cosign keyless signature and a sigstore bundle referrer, found in the "
+    "registry, verify against packages.trustedRoot and the identity",
+    "[registration][integration][oci][signature][keyless]") {
   FLYTECD_REQUIRE_TOOL(!oci_test::registry_binary().empty(),
                        "docker-registry is not installed (packaging/setup-debian.sh --tests)");
   Signed h;
   sigstore_test::Sigstore sig;
   const int64_t now = static_cast<int64_t>(std::time(nullptr)) + 60;
   const std::string host = h.registry.host();
-  auto tag_scheme = h.pusher.push_package("acme/tag", "v1", slurp(fixtures() / "valid-register.tgz"));
-  h.push_candidate("acme/tag", tag_scheme.manifest_digest,
-                   sigstore_test::cosign_keyless(sig, tag_scheme.manifest_digest, now, "",
-                                                 host + "/acme/tag"));
-  auto referred = h.pusher.push_package("acme/bundle", "v1", slurp(fixtures() / "flyte-package.tgz"));
+  auto tag_scheme =
+      h.pusher.push_package("acme/tag", "v1", slurp(fixtures() / "valid-register.tgz"));
+  h.push_candidate(
+      "acme/tag", tag_scheme.manifest_digest,
+      sigstore_test::cosign_keyless(sig, tag_scheme.manifest_digest, now, "", host + "/acme/tag"));
+  auto referred =
+      h.pusher.push_package("acme/bundle", "v1", slurp(fixtures() / "flyte-package.tgz"));
   h.push_bundle_referrer("acme/bundle", referred,
                          sigstore_test::bundle_v03(sig, referred.manifest, now).dump());
   h.pusher.push_package("acme/unsigned", "v1", slurp(fixtures() / "flyte-package.tgz"));
@@ -404,8 +412,9 @@ TEST_CASE("keyless: a cosign keyless signature and a sigstore bundle referrer, f
   v.trusted_root_file = (h.dir.path() / "trusted_root.json").string();
   auto packages = h.packages(v);
   sources::VerifySpec who;
-  who.identities = {{"^https://token\\.actions\\.githubusercontent\\.com$",
-                     "^https://github\\.com/acme/flows/\\.github/workflows/release\\.yaml@refs/tags/v.*$"}};
+  who.identities = {
+      {"^https://token\\.actions\\.githubusercontent\\.com$",
+       "^https://github\\.com/acme/flows/\\.github/workflows/release\\.yaml@refs/tags/v.*$"}};
   who.where = "registrations/x.yaml:9";
   sources::VerifySpec stranger = who;
   stranger.identities[0].subject = "^https://github\\.com/acme/other/.*$";
@@ -414,8 +423,8 @@ TEST_CASE("keyless: a cosign keyless signature and a sigstore bundle referrer, f
                    packages);
   for (const auto& i : rep.items) INFO(registration::describe(i));
   CHECK(item(rep, "tag").state == "registered");
-  CHECK(item(rep, "tag").signed_by == "signed by " + sigstore_test::k_subject + " via " +
-                                          sigstore_test::k_issuer);
+  CHECK(item(rep, "tag").signed_by ==
+        "signed by " + sigstore_test::k_subject + " via " + sigstore_test::k_issuer);
   CHECK(item(rep, "tag").signed_at == now);
   CHECK(item(rep, "bundle").state == "registered");
   CHECK(item(rep, "bundle").signer_identity == sigstore_test::k_subject);
@@ -438,9 +447,10 @@ TEST_CASE("keyless: a cosign keyless signature and a sigstore bundle referrer, f
 // sigstore's own client (@sigstore/sign) signs the package's manifest against sigstore's own mock
 // Fulcio and Rekor (@sigstore/mock), pinned in tests/support/sigstore/package-lock.json and
 // installed by packaging/setup-debian.sh --tests: what flytecd verifies is what sigstore writes.
-TEST_CASE("keyless interop: a bundle made by @sigstore/sign with @sigstore/mock's Fulcio and Rekor "
-          "verifies from the registry, and refuses another identity",
-          "[registration][integration][oci][signature][keyless]") {
+TEST_CASE(
+    "keyless interop: a bundle made by @sigstore/sign with @sigstore/mock's Fulcio and Rekor "
+    "verifies from the registry, and refuses another identity",
+    "[registration][integration][oci][signature][keyless]") {
   const fs::path tool = fs::path(FLYTECD_SOURCE_DIR) / "tests" / "support" / "sigstore";
   FLYTECD_REQUIRE_TOOL(fs::exists(tool / "node_modules" / "@sigstore" / "sign"),
                        "the pinned sigstore test packages are not installed (npm ci in "
@@ -448,12 +458,14 @@ TEST_CASE("keyless interop: a bundle made by @sigstore/sign with @sigstore/mock'
   FLYTECD_REQUIRE_TOOL(!oci_test::registry_binary().empty(),
                        "docker-registry is not installed (packaging/setup-debian.sh --tests)");
   Signed h;
-  auto pushed = h.pusher.push_package("acme/interop", "v1", slurp(fixtures() / "flyte-package.tgz"));
+  auto pushed =
+      h.pusher.push_package("acme/interop", "v1", slurp(fixtures() / "flyte-package.tgz"));
   git_test::spit(h.dir.path() / "manifest.json", pushed.manifest);
   const fs::path out = h.dir.path() / "sigstore";
-  auto r = git_test::run({"node", (tool / "sign.cjs").string(), (h.dir.path() / "manifest.json").string(),
-                          out.string(), sigstore_test::k_subject, sigstore_test::k_issuer},
-                         h.dir.str());
+  auto r = git_test::run(
+      {"node", (tool / "sign.cjs").string(), (h.dir.path() / "manifest.json").string(),
+       out.string(), sigstore_test::k_subject, sigstore_test::k_issuer},
+      h.dir.str());
   INFO(r.out << r.err);
   REQUIRE(r.code == 0);
   h.push_bundle_referrer("acme/interop", pushed, slurp(out / "bundle.json"));
@@ -462,8 +474,9 @@ TEST_CASE("keyless interop: a bundle made by @sigstore/sign with @sigstore/mock'
   v.trusted_root_file = (out / "trusted_root.json").string();
   auto packages = h.packages(v);
   sources::VerifySpec who;
-  who.identities = {{"^https://token\\.actions\\.githubusercontent\\.com$",
-                     "^https://github\\.com/acme/flows/\\.github/workflows/release\\.yaml@refs/tags/v.*$"}};
+  who.identities = {
+      {"^https://token\\.actions\\.githubusercontent\\.com$",
+       "^https://github\\.com/acme/flows/\\.github/workflows/release\\.yaml@refs/tags/v.*$"}};
   who.where = "registrations/interop.yaml:9";
   auto rep = h.run({h.reg("interop", "acme/interop", who)}, packages);
   INFO(registration::describe(rep.items.at(0)));
@@ -510,11 +523,16 @@ TEST_CASE("a credential helper named by credHelpers gives the registry's Basic c
   git_test::spit(bin / "docker-credential-test",
                  "#!/bin/sh\n"
                  "read host\n"
-                 "echo \"$1 $host\" >> \"" + (dir.path() / "asked").string() + "\"\n"
-                 "if [ \"$host\" = \"" + registry.host() + "\" ]; then\n"
-                 "  printf '{\"ServerURL\":\"%s\",\"Username\":\"" + oci_test::k_user +
-                 "\",\"Secret\":\"" + oci_test::k_password + "\"}' \"$host\"\n"
-                 "else echo 'credentials not found in native keychain'; exit 1; fi\n");
+                 "echo \"$1 $host\" >> \"" +
+                     (dir.path() / "asked").string() +
+                     "\"\n"
+                     "if [ \"$host\" = \"" +
+                     registry.host() +
+                     "\" ]; then\n"
+                     "  printf '{\"ServerURL\":\"%s\",\"Username\":\"" +
+                     oci_test::k_user + "\",\"Secret\":\"" + oci_test::k_password +
+                     "\"}' \"$host\"\n"
+                     "else echo 'credentials not found in native keychain'; exit 1; fi\n");
   fs::permissions(bin / "docker-credential-test", fs::perms::owner_all);
   git_test::spit(dir.path() / "config.json",
                  R"({"credHelpers": {")" + registry.host() + R"(": "test"}})");

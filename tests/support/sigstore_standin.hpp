@@ -31,7 +31,8 @@ namespace oci = flytecd::sources::oci;
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-inline const std::string k_subject = "https://github.com/acme/flows/.github/workflows/release.yaml@refs/tags/v1";
+inline const std::string k_subject =
+    "https://github.com/acme/flows/.github/workflows/release.yaml@refs/tags/v1";
 inline const std::string k_issuer = "https://token.actions.githubusercontent.com";
 inline const std::string k_repo = "127.0.0.1:5000/acme/flows";
 
@@ -109,7 +110,8 @@ struct Sigstore {
     fs::create_directories(dir);
     const std::string d = dir.string();
     sh("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout " + d +
-       "/ca.key -out " + d + "/ca.pem -subj /CN=fulcio-test -days 3650 -addext "
+       "/ca.key -out " + d +
+       "/ca.pem -subj /CN=fulcio-test -days 3650 -addext "
        "basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign");
     sh("openssl ecparam -genkey -name prime256v1 -noout -out " + d + "/leaf.key");
     sh("openssl req -new -key " + d + "/leaf.key -subj /CN=sigstore -out " + d + "/leaf.csr");
@@ -128,11 +130,14 @@ struct Sigstore {
         {"certificateAuthorities",
          {{{"subject", {{"commonName", "fulcio-test"}}},
            {"certChain",
-            {{"certificates", {{{"rawBytes", oci::base64_encode(pem_to_der(slurp(dir / "ca.pem")))}}}}}}}}},
+            {{"certificates",
+              {{{"rawBytes", oci::base64_encode(pem_to_der(slurp(dir / "ca.pem")))}}}}}}}}},
         {"tlogs",
          {{{"baseUrl", "http://rekor.test"},
            {"hashAlgorithm", "SHA2_256"},
-           {"publicKey", {{"rawBytes", oci::base64_encode(rekor_der)}, {"keyDetails", "PKIX_ECDSA_P256_SHA_256"}}},
+           {"publicKey",
+            {{"rawBytes", oci::base64_encode(rekor_der)},
+             {"keyDetails", "PKIX_ECDSA_P256_SHA_256"}}},
            {"logId", {{"keyId", oci::base64_encode(log_id)}}}}}}};
     trusted_root = root.dump();
   }
@@ -164,7 +169,8 @@ struct Sigstore {
               {"logIndex", index}};
     return sign_with(dir / "rekor.key", p.dump());
   }
-  oci::VerifyPolicy policy(const std::string& subject = "^https://github\\.com/acme/flows/.*$") const {
+  oci::VerifyPolicy policy(
+      const std::string& subject = "^https://github\\.com/acme/flows/.*$") const {
     oci::VerifyPolicy p;
     p.identities = {{"^https://token\\.actions\\.githubusercontent\\.com$", subject}};
     p.trusted_root_json = trusted_root;
@@ -205,10 +211,13 @@ inline oci::SignatureCandidate cosign_keyless(const Sigstore& s, const std::stri
 
 // A sigstore bundle v0.3: a message signature over the manifest's bytes (their SHA-256 is the
 // manifest digest), the leaf certificate, one tlog entry with its promise.
-inline Json bundle_v03(const Sigstore& s, const std::string& manifest, int64_t time) {
+// `logged_artifact` (hex): the log entry records another artifact than the one signed.
+inline Json bundle_v03(const Sigstore& s, const std::string& manifest, int64_t time,
+                       const std::string& logged_artifact = "") {
   const std::string digest = raw_sha256(manifest);
   const std::string sig = sign_with(s.dir / "leaf.key", manifest);
-  const std::string body = s.hashedrekord(hex(digest), sig);
+  const std::string body =
+      s.hashedrekord(logged_artifact.empty() ? hex(digest) : logged_artifact, sig);
   return Json{
       {"mediaType", oci::k_sigstore_bundle_type},
       {"verificationMaterial",
@@ -218,7 +227,8 @@ inline Json bundle_v03(const Sigstore& s, const std::string& manifest, int64_t t
            {"logId", {{"keyId", oci::base64_encode(s.log_id)}}},
            {"kindVersion", {{"kind", "hashedrekord"}, {"version", "0.0.1"}}},
            {"integratedTime", std::to_string(time)},
-           {"inclusionPromise", {{"signedEntryTimestamp", oci::base64_encode(s.set(body, time, 7))}}},
+           {"inclusionPromise",
+            {{"signedEntryTimestamp", oci::base64_encode(s.set(body, time, 7))}}},
            {"canonicalizedBody", oci::base64_encode(body)}}}}}},
       {"messageSignature",
        {{"messageDigest", {{"algorithm", "SHA2_256"}, {"digest", oci::base64_encode(digest)}}},

@@ -266,8 +266,9 @@ TEST_CASE("review: a registration's signer policy is shown, and a change of it c
   std::string empty = k_base;
   empty.erase(empty.find("---\napiVersion: flytecd/v1\nkind: WorkflowRegistration"));
   auto added = reconcile::review(test::load_one(empty).documents, base.documents);
-  CHECK(reconcile::render_review_markdown(added, "a", "b")
-            .find("signed with key keys/cosign.pub") != std::string::npos);
+  CHECK(
+      reconcile::render_review_markdown(added, "a", "b").find("signed with key keys/cosign.pub") !=
+      std::string::npos);
 }
 
 TEST_CASE("review: markdown is capped at 65,000 characters with a truncation note", "[review]") {

@@ -112,17 +112,21 @@ std::string write_config(const std::string& json) {
 
 TEST_CASE("oci auth: credHelpers, then credsStore, then auths, as Docker orders them", "[oci]") {
   const std::string dir = write_config(R"({
-    "auths": {"ghcr.io": {"auth": ")" + oci::base64_encode("file:pw") + R"("},
-              "quay.io": {"auth": ")" + oci::base64_encode("quayfile:pw") + R"("}},
+    "auths": {"ghcr.io": {"auth": ")" + oci::base64_encode("file:pw") +
+                                       R"("},
+              "quay.io": {"auth": ")" + oci::base64_encode("quayfile:pw") +
+                                       R"("}},
     "credsStore": "desktop",
     "credHelpers": {"https://123.dkr.ecr.example/": "ecr-login"}
   })");
   std::vector<std::string> calls;
-  auto helpers = [&](const std::string& helper, const std::string& registry,
-                     const std::string& source) -> flytecd::Result<std::optional<oci::Credentials>> {
+  auto helpers =
+      [&](const std::string& helper, const std::string& registry,
+          const std::string& source) -> flytecd::Result<std::optional<oci::Credentials>> {
     calls.push_back(helper + " " + registry + " " + source);
-    if (helper == "ecr-login") return std::optional<oci::Credentials>(
-        oci::Credentials{"AWS", "ecr-secret", "helper ecr-login", false});
+    if (helper == "ecr-login")
+      return std::optional<oci::Credentials>(
+          oci::Credentials{"AWS", "ecr-secret", "helper ecr-login", false});
     if (registry == "quay.io") return std::optional<oci::Credentials>();  // has nothing
     return std::optional<oci::Credentials>(
         oci::Credentials{"", "refresh-token", "helper desktop", true});
@@ -162,11 +166,11 @@ TEST_CASE("oci auth: a failing credential helper is an error naming it, never it
         auto it = env.find(k);
         return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
       },
-      [](const std::string& helper, const std::string& registry, const std::string& source)
-          -> flytecd::Result<std::optional<oci::Credentials>> {
+      [](const std::string& helper, const std::string& registry,
+         const std::string& source) -> flytecd::Result<std::optional<oci::Credentials>> {
         return flytecd::make_error(flytecd::ErrorCode::unauthenticated,
-                                   "credential helper docker-credential-" + helper + " (" +
-                                       source + ") failed for " + registry);
+                                   "credential helper docker-credential-" + helper + " (" + source +
+                                       ") failed for " + registry);
       });
   auto r = store.lookup("reg.example");
   REQUIRE_FALSE(r);
@@ -205,14 +209,15 @@ TEST_CASE("oci auth: run_credential_helper runs docker-credential-<name> get, ho
   char dir[] = "/tmp/flytecd-helper-XXXXXX";
   REQUIRE(::mkdtemp(dir) != nullptr);
   const std::string bin = std::string(dir) + "/docker-credential-test";
-  std::ofstream(bin) << "#!/bin/sh\n"
-                        "[ \"$1\" = get ] || { echo \"unexpected argument $1\" >&2; exit 3; }\n"
-                        "read host\n"
-                        "case \"$host\" in\n"
-                        "  good.example) echo '{\"Username\":\"robot\",\"Secret\":\"s3cret\"}' ;;\n"
-                        "  none.example) echo 'credentials not found in native keychain'; exit 1 ;;\n"
-                        "  *) echo \"no account for $host\" >&2; exit 2 ;;\n"
-                        "esac\n";
+  std::ofstream(bin)
+      << "#!/bin/sh\n"
+         "[ \"$1\" = get ] || { echo \"unexpected argument $1\" >&2; exit 3; }\n"
+         "read host\n"
+         "case \"$host\" in\n"
+         "  good.example) echo '{\"Username\":\"robot\",\"Secret\":\"s3cret\"}' ;;\n"
+         "  none.example) echo 'credentials not found in native keychain'; exit 1 ;;\n"
+         "  *) echo \"no account for $host\" >&2; exit 2 ;;\n"
+         "esac\n";
   std::filesystem::permissions(bin, std::filesystem::perms::owner_all);
   const char* old_path = std::getenv("PATH");
   const std::string saved = old_path ? old_path : "";

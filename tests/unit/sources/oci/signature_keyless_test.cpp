@@ -13,9 +13,10 @@ using namespace sigstore_test;
 const int64_t k_now = static_cast<int64_t>(std::time(nullptr)) + 60;
 const std::string k_digest = "sha256:" + std::string(64, 'c');
 
-TEST_CASE("keyless: cosign's tag-scheme signature with a Fulcio certificate and a Rekor SET "
-          "verifies, naming the identity and issuer",
-          "[signature][keyless]") {
+TEST_CASE(
+    "keyless: cosign's tag-scheme signature with a Fulcio certificate and a Rekor SET "
+    "verifies, naming the identity and issuer",
+    "[signature][keyless]") {
   Sigstore s;
   oci::SignatureEvidence e{{cosign_keyless(s, k_digest, k_now)}, {"tag"}};
   auto r = oci::verify_signatures(e, k_digest, k_repo, s.policy(), k_now);
@@ -28,9 +29,10 @@ TEST_CASE("keyless: cosign's tag-scheme signature with a Fulcio certificate and 
   CHECK(r->describe() == "signed by " + k_subject + " via " + k_issuer);
 }
 
-TEST_CASE("keyless refusals: unanchored prefix, expired certificate, another artifact in the log, "
-          "another CA, a forged timestamp, another issuer",
-          "[signature][keyless]") {
+TEST_CASE(
+    "keyless refusals: unanchored prefix, expired certificate, another artifact in the log, "
+    "another CA, a forged timestamp, another issuer",
+    "[signature][keyless]") {
   Sigstore s;
   auto refuse = [&](const oci::SignatureCandidate& c, const oci::VerifyPolicy& p) {
     oci::SignatureEvidence e{{c}, {"tag"}};
@@ -59,8 +61,9 @@ TEST_CASE("keyless refusals: unanchored prefix, expired certificate, another art
   SECTION("a certificate from a CA the trusted root does not hold") {
     Sigstore other;
     auto p = s.policy();
-    CHECK(refuse(cosign_keyless(other, k_digest, k_now), p).find("log the trusted root does not "
-                                                                 "list") != std::string::npos);
+    CHECK(refuse(cosign_keyless(other, k_digest, k_now), p)
+              .find("log the trusted root does not "
+                    "list") != std::string::npos);
     // Same log key, other CA: the chain is what refuses it.
     Json root = Json::parse(p.trusted_root_json);
     root["tlogs"] = Json::parse(other.trusted_root)["tlogs"];
@@ -83,9 +86,10 @@ TEST_CASE("keyless refusals: unanchored prefix, expired certificate, another art
   }
 }
 
-TEST_CASE("keyless: a sigstore bundle v0.3 signing the manifest's bytes verifies; one for "
-          "another manifest does not",
-          "[signature][keyless]") {
+TEST_CASE(
+    "keyless: a sigstore bundle v0.3 signing the manifest's bytes verifies, one for "
+    "another manifest does not",
+    "[signature][keyless]") {
   Sigstore s;
   const std::string manifest = R"({"schemaVersion":2,"layers":[]})";
   const std::string digest = oci::sha256_digest(manifest);
@@ -98,6 +102,13 @@ TEST_CASE("keyless: a sigstore bundle v0.3 signing the manifest's bytes verifies
                                   s.policy(), k_now);
   REQUIRE_FALSE(other);
   CHECK(other.error().message.find("not " + digest) != std::string::npos);
+  // The bundle signs the manifest, but its Rekor entry is for another artifact.
+  auto logged =
+      oci::verify_bundle(flytecd::dump_json(bundle_v03(s, manifest, k_now, std::string(64, 'd'))),
+                         digest, s.policy(), k_now);
+  REQUIRE_FALSE(logged);
+  CHECK(logged.error().message.find("the transparency log entry is for another artifact") !=
+        std::string::npos);
 }
 
 TEST_CASE("keyless: an inclusion proof with a signed checkpoint stands in for the timestamp",
@@ -114,8 +125,8 @@ TEST_CASE("keyless: an inclusion proof with a signed checkpoint stands in for th
   const std::string root = raw_sha256(std::string(1, '\x01') + h0 + h1);
   const std::string note = "rekor.test - 1\n2\n" + oci::base64_encode(root) + "\n";
   const std::string note_sig = sign_with(s.dir / "rekor.key", note);
-  const std::string line = "\xe2\x80\x94 rekor.test " +
-                           oci::base64_encode(s.log_id.substr(0, 4) + note_sig) + "\n";
+  const std::string line =
+      "\xe2\x80\x94 rekor.test " + oci::base64_encode(s.log_id.substr(0, 4) + note_sig) + "\n";
   entry["inclusionProof"] = {{"logIndex", "1"},
                              {"treeSize", "2"},
                              {"rootHash", oci::base64_encode(root)},

@@ -76,9 +76,10 @@ oci::VerifyPolicy key_policy(const KeyPair& k) {
   return p;
 }
 
-TEST_CASE("signature: a cosign key signature over the registered digest verifies (P-256, "
-          "Ed25519, RSA)",
-          "[signature]") {
+TEST_CASE(
+    "signature: a cosign key signature over the registered digest verifies (P-256, "
+    "Ed25519, RSA)",
+    "[signature]") {
   for (const char* type : {"EC", "ED25519", "RSA"}) {
     CAPTURE(type);
     KeyPair k(type);
@@ -107,8 +108,7 @@ TEST_CASE("signature: refusals: wrong key, another digest, another repository, u
     oci::SignatureEvidence e{{candidate(signer, payload(another))}, {"tag sha256-aaaa.sig"}};
     auto s = oci::verify_signatures(e, k_digest, k_repo, key_policy(signer), 0);
     REQUIRE_FALSE(s);
-    CHECK(s.error().message.find("is over " + another + ", not " + k_digest) !=
-          std::string::npos);
+    CHECK(s.error().message.find("is over " + another + ", not " + k_digest) != std::string::npos);
   }
   SECTION("a signature for a manifest of another repository") {
     oci::SignatureEvidence e{{candidate(signer, payload(k_digest, "127.0.0.1:5000/evil/pkg"))},
@@ -134,8 +134,9 @@ TEST_CASE("signature: refusals: wrong key, another digest, another repository, u
                                   0) == 0);
   }
   SECTION("one good signature among bad ones is enough") {
-    oci::SignatureEvidence e{{candidate(other, payload(k_digest)), candidate(signer, payload(k_digest))},
-                             {"tag sha256-aaaa.sig"}};
+    oci::SignatureEvidence e{
+        {candidate(other, payload(k_digest)), candidate(signer, payload(k_digest))},
+        {"tag sha256-aaaa.sig"}};
     CHECK(oci::verify_signatures(e, k_digest, k_repo, key_policy(signer), 0));
   }
   SECTION("a key file that is not a key is the policy's error, not a refusal") {
