@@ -368,25 +368,33 @@ struct LogEntry {
   const Json* proof = nullptr;
 };
 
-// The log vouches for the entry: a valid signed entry timestamp, or an inclusion proof whose
-// checkpoint the log's key signed.
+// The log's inclusion proof: the entry's leaf leads to the root hash of a checkpoint the log's key
+// signed.
+Status verify_inclusion_proof(const LogEntry& e, const TrustedRoot::Log& log);
+
+// The log vouches for the entry and for its time: a valid signed entry timestamp is required —
+// the integrated time the certificate is checked at is signed by nothing else (an inclusion proof
+// covers the entry's body only; RFC 3161 timestamps are not supported). An inclusion proof, when
+// present, must hold too.
 Status verify_log_entry(const LogEntry& e, const TrustedRoot& root) {
   const TrustedRoot::Log* log = root.log(e.log_id);
   if (log == nullptr)
     return refused("the transparency log entry is from a log the trusted root does not list (" +
                    hex(e.log_id) + ")");
-  if (!e.set.empty()) {
-    if (verify_message(
-            log->key.get(),
-            canonical_set_payload(e.body_b64, e.integrated_time, hex(e.log_id), e.log_index),
-            e.set))
-      return ok_status();
-    return refused("the transparency log's signed entry timestamp does not verify");
-  }
-  if (e.proof == nullptr || !e.proof->is_object())
+  if (e.set.empty())
     return refused(
-        "the transparency log entry has neither a signed entry timestamp nor an "
-        "inclusion proof");
+        "the transparency log entry has no signed entry timestamp: nothing vouches for the time "
+        "the certificate must be valid at (RFC 3161 timestamps are not supported)");
+  if (!verify_message(
+          log->key.get(),
+          canonical_set_payload(e.body_b64, e.integrated_time, hex(e.log_id), e.log_index), e.set))
+    return refused("the transparency log's signed entry timestamp does not verify");
+  if (e.proof == nullptr) return ok_status();
+  return verify_inclusion_proof(e, *log);
+}
+
+Status verify_inclusion_proof(const LogEntry& e, const TrustedRoot::Log& log) {
+  if (!e.proof->is_object()) return refused("the inclusion proof is not an object");
   const Json& p = *e.proof;
   // protojson leaves out fields at their default: a missing logIndex is 0.
   auto index = p.contains("logIndex") ? int64_field(p, "logIndex") : std::optional<int64_t>(0);
@@ -426,7 +434,7 @@ Status verify_log_entry(const LogEntry& e, const TrustedRoot& root) {
     const auto sp = line.rfind(' ');
     if (line.rfind("\xe2\x80\x94 ", 0) != 0 || sp == std::string::npos) continue;
     auto sig = base64_decode(line.substr(sp + 1));
-    if (sig && sig->size() > 4 && verify_message(log->key.get(), text, sig->substr(4)))
+    if (sig && sig->size() > 4 && verify_message(log.key.get(), text, sig->substr(4)))
       return ok_status();
   }
   return refused("the checkpoint's signature does not verify with the log's key");

@@ -486,7 +486,7 @@ TEST_CASE(
   CHECK(rep.items[0].signer_issuer == sigstore_test::k_issuer);
   CHECK(rep.items[0].signed_at > 0);
 
-  // Without the signed entry timestamp, sigstore's inclusion proof and signed checkpoint vouch.
+  // Without the signed entry timestamp nothing vouches for the integrated time: refused.
   auto proof_only = nlohmann::json::parse(slurp(out / "bundle.json"));
   proof_only["verificationMaterial"]["tlogEntries"][0].erase("inclusionPromise");
   sources::VerifyPolicy policy;
@@ -495,8 +495,8 @@ TEST_CASE(
   policy.trusted_root_name = "trusted_root.json";
   auto by_proof = sources::oci::verify_bundle(proof_only.dump(), pushed.manifest_digest, policy,
                                               static_cast<int64_t>(std::time(nullptr)));
-  INFO((by_proof ? std::string() : by_proof.error().message));
-  CHECK(by_proof);
+  REQUIRE_FALSE(by_proof);
+  CHECK(by_proof.error().message.find("no signed entry timestamp") != std::string::npos);
 
   sources::VerifySpec prefix = who;  // the identity's prefix, unanchored: not a whole match
   prefix.identities[0].subject = "https://github.com/acme/flows";
@@ -505,6 +505,56 @@ TEST_CASE(
   CHECK(item(refused, "interop").state == "failed");
   CHECK(item(refused, "interop").message.find("signature does not match identity") !=
         std::string::npos);
+}
+
+// cosign's new bundle format as sign.mjs makes it with sigstore's own client and mock services: a
+// DSSE envelope over an in-toto statement naming the manifest digest, a Rekor dsse entry. The
+// refusals are sigstore's own refusals too (tests/support/sigstore/verify.mjs, @sigstore/verify).
+TEST_CASE(
+    "keyless interop: cosign's DSSE bundle from @sigstore/sign verifies, and is refused when "
+    "expired, logged for another artifact, or backdated without a signed timestamp",
+    "[integration][signature][keyless]") {
+  const fs::path tool = fs::path(FLYTECD_SOURCE_DIR) / "tests" / "support" / "sigstore";
+  FLYTECD_REQUIRE_TOOL(fs::exists(tool / "node_modules" / "@sigstore" / "sign"),
+                       "the pinned sigstore test packages are not installed (npm ci in "
+                       "tests/support/sigstore; packaging/setup-debian.sh --tests does it)");
+  git_test::TempDir dir;
+  const std::string digest = "sha256:" + std::string(64, '7');
+  auto make = [&](const std::string& name, std::vector<std::string> extra) {
+    const fs::path out = dir.path() / name;
+    std::vector<std::string> argv = {"node",       (tool / "sign.mjs").string(),
+                                     "--digest",   digest,
+                                     "--identity", sigstore_test::k_subject,
+                                     "--issuer",   sigstore_test::k_issuer,
+                                     "--out",      out.string()};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    auto r = git_test::run(argv, dir.str());
+    INFO(r.out << r.err);
+    REQUIRE(r.code == 0);
+    return out;
+  };
+  auto verify = [&](const fs::path& out) {
+    sources::VerifyPolicy p;
+    p.identities = {{"^https://token\\.actions\\.githubusercontent\\.com$",
+                     "^https://github\\.com/acme/flows/.*$"}};
+    p.trusted_root_json = slurp(out / "trusted_root.json");
+    p.trusted_root_name = "trusted_root.json";
+    return sources::oci::verify_bundle(slurp(out / "bundle.json"), digest, p,
+                                       static_cast<int64_t>(std::time(nullptr)));
+  };
+  auto good = verify(make("good", {}));
+  INFO((good ? std::string() : good.error().message));
+  REQUIRE(good);
+  CHECK(good->identity == sigstore_test::k_subject);
+  auto expired = verify(make("expired", {"--expired"}));
+  REQUIRE_FALSE(expired);
+  CHECK(expired.error().message.find("expired") != std::string::npos);
+  auto other = verify(make("other", {"--other-artifact", "sha256:" + std::string(64, '8')}));
+  REQUIRE_FALSE(other);
+  CHECK(other.error().message.find("another payload") != std::string::npos);
+  auto backdated = verify(make("backdated", {"--expired", "--no-set", "--backdate"}));
+  REQUIRE_FALSE(backdated);
+  CHECK(backdated.error().message.find("no signed entry timestamp") != std::string::npos);
 }
 
 TEST_CASE("a credential helper named by credHelpers gives the registry's Basic credentials",

@@ -111,13 +111,14 @@ TEST_CASE(
         std::string::npos);
 }
 
-TEST_CASE("keyless: an inclusion proof with a signed checkpoint stands in for the timestamp",
-          "[signature][keyless]") {
+TEST_CASE(
+    "keyless: an inclusion proof with a signed checkpoint is checked, and never stands in "
+    "for the signed entry timestamp",
+    "[signature][keyless]") {
   Sigstore s;
   const std::string manifest = R"({"schemaVersion":2,"layers":[{"size":1}]})";
   Json b = bundle_v03(s, manifest, k_now);
   Json& entry = b["verificationMaterial"]["tlogEntries"][0];
-  entry.erase("inclusionPromise");
   // A tree of two leaves; the entry is leaf 1, leaf 0 is someone else's.
   const std::string body = *oci::base64_decode(entry["canonicalizedBody"].get<std::string>());
   const std::string h0 = raw_sha256(std::string(1, '\0') + "another entry");
@@ -136,12 +137,20 @@ TEST_CASE("keyless: an inclusion proof with a signed checkpoint stands in for th
   auto ok = oci::verify_bundle(b.dump(), digest, s.policy(), k_now);
   INFO((ok ? std::string() : ok.error().message));
   CHECK(ok);
-  // A proof that leads elsewhere is refused.
-  entry["inclusionProof"]["hashes"] = {oci::base64_encode(raw_sha256("x"))};
-  auto bad = oci::verify_bundle(b.dump(), digest, s.policy(), k_now);
-  REQUIRE_FALSE(bad);
-  CHECK(bad.error().message.find("inclusion proof does not lead to its root hash") !=
+  // A proof that leads elsewhere is refused although the timestamp is good.
+  Json bad = b;
+  bad["verificationMaterial"]["tlogEntries"][0]["inclusionProof"]["hashes"] = {
+      oci::base64_encode(raw_sha256("x"))};
+  auto elsewhere = oci::verify_bundle(bad.dump(), digest, s.policy(), k_now);
+  REQUIRE_FALSE(elsewhere);
+  CHECK(elsewhere.error().message.find("inclusion proof does not lead to its root hash") !=
         std::string::npos);
+  // Without the signed entry timestamp the integrated time is signed by nothing (the proof
+  // covers the body only): refused, whatever the proof says.
+  entry.erase("inclusionPromise");
+  auto unsigned_time = oci::verify_bundle(b.dump(), digest, s.policy(), k_now);
+  REQUIRE_FALSE(unsigned_time);
+  CHECK(unsigned_time.error().message.find("no signed entry timestamp") != std::string::npos);
 }
 
 }  // namespace FLYTECD_UNITY_ID
