@@ -1,7 +1,7 @@
 // Signs an OCI manifest with sigstore's own client (@sigstore/sign) against sigstore's own mock
 // Fulcio and Rekor (@sigstore/mock, intercepted in-process; nothing leaves the machine), and
 // writes what a verifier needs:
-//   OUT/bundle.json        a sigstore bundle v0.3: message signature over the manifest's bytes
+//   OUT/bundle.json        a sigstore bundle (v0.2 from this client): message signature over the manifest's bytes
 //                          (their SHA-256 is the manifest digest), Fulcio certificate, Rekor entry
 //                          with its signed entry timestamp and inclusion proof
 //   OUT/trusted_root.json  the mock Fulcio root and the mock Rekor key, as trusted_root.json
