@@ -586,15 +586,77 @@ Result<Signer> verify_simple_signing(const SignatureCandidate& candidate,
   return s;
 }
 
+namespace {
+
+struct SignedContent {
+  std::string signature;     // the raw signature bytes
+  std::string artifact_hex;  // what the log entry must record: sha256 of what was signed
+};
+
+// What a bundle signs, checked against `key`: a message signature over the manifest's bytes
+// (their SHA-256 is the manifest digest) or a DSSE envelope whose in-toto statement names it.
+Result<SignedContent> signed_content(const Json& b, EVP_PKEY* key,
+                                     const std::string& manifest_digest, const std::string& whose) {
+  SignedContent out;
+  const std::string want_hex = manifest_digest.substr(manifest_digest.find(':') + 1);
+  if (auto ms = b.find("messageSignature"); ms != b.end() && ms->is_object()) {
+    auto digest = ms->contains("messageDigest") ? b64((*ms)["messageDigest"], "digest")
+                                                : std::optional<std::string>();
+    out.signature = b64(*ms, "signature").value_or("");
+    if (!digest || hex(*digest) != want_hex)
+      return refused("the bundle signs " +
+                     (digest ? "sha256:" + hex(*digest) : std::string("no digest")) + ", not " +
+                     manifest_digest);
+    if (!verify_prehashed(key, *digest, out.signature))
+      return refused("the bundle's signature does not verify with " + whose);
+    out.artifact_hex = want_hex;
+    return out;
+  }
+  if (auto env = b.find("dsseEnvelope"); env != b.end() && env->is_object()) {
+    const std::string type = str(*env, "payloadType");
+    const std::string payload = b64(*env, "payload").value_or("");
+    if (auto sigs = env->find("signatures");
+        sigs != env->end() && sigs->is_array() && !sigs->empty())
+      out.signature = (*sigs)[0].is_object() ? b64((*sigs)[0], "sig").value_or("") : "";
+    const std::string pae = "DSSEv1 " + std::to_string(type.size()) + " " + type + " " +
+                            std::to_string(payload.size()) + " " + payload;
+    if (!verify_message(key, pae, out.signature))
+      return refused("the bundle's DSSE signature does not verify with " + whose);
+    auto statement = Json::parse(payload, nullptr, false);
+    bool names = false;
+    if (statement.is_object() && statement.contains("subject") && statement["subject"].is_array())
+      for (const auto& s : statement["subject"])
+        if (s.is_object() && s.value("/digest/sha256"_json_pointer, std::string()) == want_hex)
+          names = true;
+    if (!names) return refused("the bundle's statement does not name " + manifest_digest);
+    out.artifact_hex = hex(raw_sha256(payload));
+    return out;
+  }
+  return refused("the bundle has neither messageSignature nor dsseEnvelope");
+}
+
+}  // namespace
+
 Result<Signer> verify_bundle(const std::string& bundle_json, const std::string& manifest_digest,
                              const VerifyPolicy& policy, int64_t now) {
   auto b = Json::parse(bundle_json, nullptr, false);
   if (!b.is_object() || !b.contains("verificationMaterial") ||
       !b["verificationMaterial"].is_object())
     return refused("not a sigstore bundle (no verificationMaterial)");
-  if (!policy.keyless())
-    return refused("a sigstore bundle; the policy names key " + policy.key_name +
-                   " (keyed bundles are not verified yet)");
+  if (!policy.keyless()) {
+    // A bundle made with a key (cosign sign --key --new-bundle-format): the policy's key must
+    // verify what it signs; its log entry, if any, is not needed to trust a key.
+    auto key = read_public_key(policy.public_key_pem, policy.key_name);
+    if (!key) return key.error();
+    auto content = signed_content(b, key->get(), manifest_digest, "key " + policy.key_name);
+    if (!content) return content.error();
+    Signer s;
+    s.digest = manifest_digest;
+    s.method = "key";
+    auto fp = public_key_fingerprint(policy.public_key_pem);
+    s.identity = "key " + policy.key_name + (fp ? " (" + *fp + ")" : "");
+    return s;
+  }
   auto root = parse_trusted_root(policy.trusted_root_json, policy.trusted_root_name);
   if (!root) return root.error();
   const Json& vm = b["verificationMaterial"];
@@ -617,43 +679,11 @@ Result<Signer> verify_bundle(const std::string& bundle_json, const std::string& 
   if (!leaf_der) return refused("the bundle carries no signing certificate");
   auto leaf = read_certificate_der(*leaf_der, "the bundle's certificate");
   if (!leaf) return leaf.error();
-
-  // What was signed, and the digest it binds.
-  std::string signature, artifact_hex;
-  const std::string want_hex = manifest_digest.substr(manifest_digest.find(':') + 1);
-  if (auto ms = b.find("messageSignature"); ms != b.end() && ms->is_object()) {
-    // A signature over the manifest's bytes: their SHA-256 is the manifest digest.
-    auto digest = ms->contains("messageDigest") ? b64((*ms)["messageDigest"], "digest")
-                                                : std::optional<std::string>();
-    signature = b64(*ms, "signature").value_or("");
-    if (!digest || hex(*digest) != want_hex)
-      return refused("the bundle signs " +
-                     (digest ? "sha256:" + hex(*digest) : std::string("no digest")) + ", not " +
-                     manifest_digest);
-    if (!verify_prehashed(X509_get0_pubkey(leaf->get()), *digest, signature))
-      return refused("the bundle's signature does not verify with its certificate's key");
-    artifact_hex = want_hex;
-  } else if (auto env = b.find("dsseEnvelope"); env != b.end() && env->is_object()) {
-    const std::string type = str(*env, "payloadType");
-    const std::string payload = b64(*env, "payload").value_or("");
-    if (auto sigs = env->find("signatures");
-        sigs != env->end() && sigs->is_array() && !sigs->empty())
-      signature = (*sigs)[0].is_object() ? b64((*sigs)[0], "sig").value_or("") : "";
-    const std::string pae = "DSSEv1 " + std::to_string(type.size()) + " " + type + " " +
-                            std::to_string(payload.size()) + " " + payload;
-    if (!verify_message(X509_get0_pubkey(leaf->get()), pae, signature))
-      return refused("the bundle's DSSE signature does not verify with its certificate's key");
-    auto statement = Json::parse(payload, nullptr, false);
-    bool names = false;
-    if (statement.is_object() && statement.contains("subject") && statement["subject"].is_array())
-      for (const auto& s : statement["subject"])
-        if (s.is_object() && s.value("/digest/sha256"_json_pointer, std::string()) == want_hex)
-          names = true;
-    if (!names) return refused("the bundle's statement does not name " + manifest_digest);
-    artifact_hex = hex(raw_sha256(payload));
-  } else {
-    return refused("the bundle has neither messageSignature nor dsseEnvelope");
-  }
+  auto content =
+      signed_content(b, X509_get0_pubkey(leaf->get()), manifest_digest, "its certificate's key");
+  if (!content) return content.error();
+  const std::string& signature = content->signature;
+  const std::string& artifact_hex = content->artifact_hex;
 
   // The log: an entry that binds this signature, vouched for by the trusted log key.
   const Json* entries = vm.contains("tlogEntries") ? &vm["tlogEntries"] : nullptr;

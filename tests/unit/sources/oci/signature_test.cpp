@@ -150,6 +150,35 @@ TEST_CASE("signature: refusals: wrong key, another digest, another repository, u
   }
 }
 
+TEST_CASE("signature: a sigstore bundle made with a key verifies with the policy's key only",
+          "[signature]") {
+  KeyPair signer("EC"), other("EC");
+  const std::string manifest = R"({"schemaVersion":2,"layers":[]})";
+  const std::string digest = oci::sha256_digest(manifest);
+  std::string raw(32, '\0');
+  for (size_t i = 0; i < 32; ++i)
+    raw[i] = static_cast<char>(std::stoi(digest.substr(7 + 2 * i, 2), nullptr, 16));
+  const std::string bundle =
+      R"({"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json",)"
+      R"("verificationMaterial":{"publicKey":{"hint":"cosign"}},)"
+      R"("messageSignature":{"messageDigest":{"algorithm":"SHA2_256","digest":")" +
+      oci::base64_encode(raw) + R"("},"signature":")" + oci::base64_encode(signer.sign(manifest)) +
+      R"("}})";
+  auto ok = oci::verify_bundle(bundle, digest, key_policy(signer), 0);
+  INFO((ok ? std::string() : ok.error().message));
+  REQUIRE(ok);
+  CHECK(ok->method == "key");
+  CHECK(ok->describe().rfind("signed with key keys/cosign.pub (SHA256:", 0) == 0);
+  auto wrong = oci::verify_bundle(bundle, digest, key_policy(other), 0);
+  REQUIRE_FALSE(wrong);
+  CHECK(wrong.error().message.find("does not verify with key keys/cosign.pub") !=
+        std::string::npos);
+  auto elsewhere =
+      oci::verify_bundle(bundle, "sha256:" + std::string(64, 'f'), key_policy(signer), 0);
+  REQUIRE_FALSE(elsewhere);
+  CHECK(elsewhere.error().message.find("the bundle signs " + digest) != std::string::npos);
+}
+
 TEST_CASE("signature: policy syntax: one signer, RE2 patterns that compile", "[signature]") {
   using flytecd::sources::VerifySpec;
   VerifySpec key;
