@@ -27,6 +27,7 @@ struct VerifySpec {
   std::string key_file;  // a file on the daemon's machine (/etc/flytecd/cosign.pub)
   std::vector<IdentityMatch> identities;  // matchOIDCIdentity: keyless, any one must match
   std::string where;   // "registrations/x.yaml:12" or "config packages.verify[0]", for messages
+  int line = 0;        // the line of `verify:` in its document (0: from the configuration)
   std::string prefix;  // packages.verify entries: the package addresses it covers ("oci://h/r/")
   bool keyless() const { return key.empty() && key_file.empty(); }
   // "key keys/cosign.pub" or "identity <subject> via <issuer>[ or …]".

@@ -1,7 +1,6 @@
 #include "daemon/cli/commands.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -14,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "daemon/common/atomic_file.hpp"
 #include "daemon/common/json_dump.hpp"
 #include "daemon/model/proto_yaml.hpp"
 #include "daemon/model/resolve.hpp"
@@ -46,51 +46,59 @@ Result<model::LoadResult> load_repo(const std::string& dir, const model::Limits&
 }
 
 // The files signature policies name exist and hold public keys: verify.key in the repository,
-// verify.keyFile on this machine; a keyless policy needs packages.trustedRoot (with --config).
+// verify.keyFile on this machine; a keyless policy needs a readable packages.trustedRoot (checked
+// when a configuration is given).
 void check_verify_files(const std::string& dir, const model::Documents& docs,
                         const config::Config* cfg, model::Diagnostics& out) {
   auto problem = [&](const model::Registration& r, const std::string& field, std::string what,
                      std::string expected) {
-    const std::string& where = r.verify->where;
-    const auto colon = where.rfind(':');
-    const int line =
-        colon == std::string::npos ? r.where.line : std::atoi(where.c_str() + colon + 1);
     out.push_back(model::Diagnostic{model::Severity::error,
                                     model::DiagKind::invalid_value,
-                                    model::Location{r.where.file, line, 0},
+                                    model::Location{r.where.file, r.verify->line, 0},
                                     field,
                                     std::move(what),
                                     std::move(expected),
                                     {}});
   };
+  constexpr size_t k_max_key_bytes = 1u << 20;
   for (const auto& r : docs.registrations) {
     if (!r.verify) continue;
     const auto& v = *r.verify;
     if (!v.key.empty() || !v.key_file.empty()) {
       const bool in_repo = !v.key.empty();
+      const std::string& name = in_repo ? v.key : v.key_file;
       Result<std::string> bytes = std::string();
       if (in_repo) {
-        bytes = sources::local::read_repo_file(dir, v.key, 1u << 20);
-      } else if (std::ifstream in(v.key_file, std::ios::binary); in) {
-        std::stringstream ss;
-        ss << in.rdbuf();
-        bytes = ss.str();
-      } else {
+        bytes = sources::local::read_repo_file(dir, v.key, k_max_key_bytes);
+      } else if (auto file = read_small_file(v.key_file, k_max_key_bytes, "verify.keyFile");
+                 !file) {
+        bytes = file.error();
+      } else if (!*file) {
         bytes = make_error(ErrorCode::not_found, "no such file");
+      } else {
+        bytes = std::move(**file);
       }
       const std::string field = in_repo ? "verify.key" : "verify.keyFile";
       if (!bytes) {
-        problem(r, field,
-                "cannot read " + (in_repo ? v.key : v.key_file) + ": " + bytes.error().message,
+        problem(r, field, "cannot read " + name + ": " + bytes.error().message,
                 in_repo ? "a PEM public key in the repository (cosign.pub)"
                         : "a PEM public key on this machine");
       } else if (auto fp = sources::oci::public_key_fingerprint(*bytes); !fp) {
         problem(r, field, fp.error().message, "");
       }
-    } else if (cfg != nullptr && cfg->packages.trusted_root_file.empty()) {
-      problem(r, "verify.matchOIDCIdentity",
-              "a keyless policy, and the configuration sets no packages.trustedRoot",
-              "packages.trustedRoot: a sigstore trusted_root.json file");
+    } else if (cfg != nullptr) {
+      const std::string& root = cfg->packages.trusted_root_file;
+      if (root.empty()) {
+        problem(r, "verify.matchOIDCIdentity",
+                "a keyless policy, and the configuration sets no packages.trustedRoot",
+                "packages.trustedRoot: a sigstore trusted_root.json file");
+      } else if (auto file = read_small_file(root, 16u << 20, "packages.trustedRoot");
+                 !file || !*file) {
+        problem(r, "verify.matchOIDCIdentity",
+                "packages.trustedRoot " + root + " cannot be read" +
+                    (file ? std::string(": no such file") : ": " + file.error().message),
+                "a sigstore trusted_root.json file");
+      }
     }
   }
 }
@@ -104,26 +112,26 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
     return 1;
   }
   auto& r = *loaded;
-  std::optional<config::Config> cfg_for_verify;
-  if (!opt.config_file.empty()) {
+  // The configuration, read when given (signature policies' trusted root) or needed (--packages).
+  std::optional<config::Config> config_given;
+  if (!opt.config_file.empty() || opt.packages) {
     config::Config c = config::defaults();
-    if (config::load_file(opt.config_file, c)) cfg_for_verify = std::move(c);
-  }
-  check_verify_files(opt.dir, r.documents, cfg_for_verify ? &*cfg_for_verify : nullptr,
-                     r.diagnostics);
-  // Packages are compiled as FlyteAdmin would compile them: those in the repository, and with
-  // --packages those in OCI registries and on HTTPS too (fetched into the package cache).
-  if (opt.packages) {
-    config::Config cfg = config::defaults();
     if (!opt.config_file.empty())
-      if (auto s = config::load_file(opt.config_file, cfg); !s) {
+      if (auto s = config::load_file(opt.config_file, c); !s) {
         err << "flytecd validate: " << s.error().message << "\n";
         return 1;
       }
-    if (auto s = config::apply_env(cfg); !s) {
+    if (auto s = config::apply_env(c); !s) {
       err << "flytecd validate: " << s.error().message << "\n";
       return 1;
     }
+    config_given = std::move(c);
+  }
+  check_verify_files(opt.dir, r.documents, config_given ? &*config_given : nullptr, r.diagnostics);
+  // Packages are compiled as FlyteAdmin would compile them: those in the repository, and with
+  // --packages those in OCI registries and on HTTPS too (fetched into the package cache).
+  if (opt.packages) {
+    config::Config& cfg = *config_given;
     if (cfg.packages.cache_dir.empty() && cfg.state_dir.empty())
       cfg.packages.cache_dir =
           (std::filesystem::temp_directory_path() / "flytecd-validate-packages").string();

@@ -26,7 +26,8 @@ Runner add_validate_command(CLI::App& app, CommandContext&) {
                 "Also fetch OCI and HTTPS packages (the packages: settings of --config) and "
                 "compile them; without it only packages kept in the repository are");
   cmd->add_option("--config", opt->config_file,
-                  "flytecd configuration whose packages: settings --packages uses");
+                  "flytecd configuration: its packages: settings (--packages, and the trusted "
+                  "root keyless signature policies need)");
   cmd->add_option("--domains", opt->policy.domains, "FlyteAdmin's configured domains")
       ->delimiter(',');
   cmd->footer(

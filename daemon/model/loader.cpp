@@ -455,7 +455,8 @@ void parse_verify(Fields& f, const std::string& file, const YAML::Node& v, Regis
           "daemon's machine)");
     return;
   }
-  spec.where = file + ":" + std::to_string(location_of(file, v).line);
+  spec.line = location_of(file, v).line;
+  spec.where = file + ":" + std::to_string(spec.line);
   r.verify = std::move(spec);
 }
 

@@ -1,9 +1,6 @@
 #include "daemon/registration/packages.hpp"
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
+#include "daemon/common/atomic_file.hpp"
 #include "sources/local/directory_reader.hpp"
 #include "sources/local/package_source.hpp"
 #include "sources/oci/package_source.hpp"
@@ -13,18 +10,10 @@ namespace {
 
 // A file on this machine (a key, a trusted root), bounded. Errors name the path, never the bytes.
 Result<std::string> read_local_file(const std::string& path, uint64_t max_bytes) {
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) return make_error(ErrorCode::not_found, path + ": cannot read (" + ec.message() + ")");
-  if (size > max_bytes)
-    return make_error(ErrorCode::invalid_input, path + ": " + std::to_string(size) +
-                                                    " bytes; expected at most " +
-                                                    std::to_string(max_bytes));
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (!in && !in.eof()) return make_error(ErrorCode::internal, path + ": read error");
-  return ss.str();
+  auto file = read_small_file(path, max_bytes, "file");
+  if (!file) return file.error();
+  if (!*file) return make_error(ErrorCode::not_found, path + ": no such file");
+  return std::move(**file);
 }
 
 }  // namespace

@@ -52,8 +52,8 @@ class FetchingPackageSource : public PackageSource {
     }
     auto evidence = m_fetcher.signatures(ref, manifest_digest, control.cancel);
     if (!evidence) return evidence.error();
-    auto signer = verify_signatures(*evidence, manifest_digest, ref.registry + "/" + ref.repository,
-                                    policy, static_cast<int64_t>(std::time(nullptr)));
+    auto signer =
+        verify_signatures(*evidence, manifest_digest, ref.registry + "/" + ref.repository, policy);
     if (!signer) return signer.error();
     std::lock_guard<std::mutex> g(m_mu);
     if (m_verified.size() > 4096) m_verified.clear();

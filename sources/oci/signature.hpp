@@ -41,24 +41,24 @@ struct SignatureEvidence {
 };
 
 // Verifies that one candidate signs `manifest_digest` of `repository` ("host/repo") as `policy`
-// asks. `now` (unix seconds) bounds certificate validity when no timestamp is available. The
-// first candidate that verifies wins; otherwise the error lists why each one failed ("unsigned"
+// asks; a keyless certificate must be valid at the transparency log's signed time. The first
+// candidate that verifies wins; otherwise the error lists why each one failed ("unsigned"
 // when there is none). Pure (OpenSSL and RE2 only).
 Result<Signer> verify_signatures(const SignatureEvidence& evidence,
                                  const std::string& manifest_digest, const std::string& repository,
-                                 const VerifyPolicy& policy, int64_t now);
+                                 const VerifyPolicy& policy);
 
 // One simple-signing payload and its annotations (the cosign tag scheme). Pure.
 Result<Signer> verify_simple_signing(const SignatureCandidate& candidate,
                                      const std::string& manifest_digest,
-                                     const std::string& repository, const VerifyPolicy& policy,
-                                     int64_t now);
+                                     const std::string& repository, const VerifyPolicy& policy);
 
 // A sigstore bundle (v0.1–v0.3 JSON). Pure.
 Result<Signer> verify_bundle(const std::string& bundle_json, const std::string& manifest_digest,
-                             const VerifyPolicy& policy, int64_t now);
+                             const VerifyPolicy& policy);
 
-// SHA256:<base64 of the DER public key's hash, unpadded> as `ssh-keygen -l` prints fingerprints.
+// "SHA256:" and the first 16 hex digits of the SHA-256 of the DER public key, to tell keys apart
+// in messages.
 Result<std::string> public_key_fingerprint(const std::string& pem);
 
 }  // namespace flytecd::sources::oci

@@ -31,19 +31,17 @@ mkdir -p "$repo/keys"
 openssl ecparam -genkey -name prime256v1 -noout -out "$tmp/cosign.key" 2> /dev/null
 openssl ec -in "$tmp/cosign.key" -pubout -out "$repo/keys/cosign.pub" 2> /dev/null
 "$reg_sh" sign "http://$host" flyte/signed "$signed" "$tmp/cosign.key"
+# registration NAME REPO_PATH FILE: a WorkflowRegistration of oci://$host/REPO_PATH:v1 whose
+# verify: block is read from stdin (indented by the caller).
+registration() {
+  { printf 'apiVersion: flytecd/v1\nkind: WorkflowRegistration\nmetadata: {name: %s}\n' "$1"
+    printf 'project: flytesnacks\ndomain: development\nversion: v1\n'
+    printf 'package: oci://%s/%s:v1\nverify:\n' "$host" "$2"
+    cat; } > "$3"
+}
 for name in signed unsigned; do
-  cat > "$repo/registrations/$name.yaml" <<YAML
-apiVersion: flytecd/v1
-kind: WorkflowRegistration
-metadata: {name: $name}
-project: flytesnacks
-domain: development
-version: v1
-package: oci://$host/flyte/$name:v1
-verify:
-  provider: cosign
-  key: keys/cosign.pub
-YAML
+  printf '  provider: cosign\n  key: keys/cosign.pub\n' |
+    registration "$name" "flyte/$name" "$repo/registrations/$name.yaml"
 done
 
 # 1. validate: the policy's syntax and files.
@@ -51,15 +49,7 @@ out="$("$bin" validate "$repo" 2>&1)"; rc=$?
 [[ $rc -eq 0 ]] && ok "validate accepts the policies" || bad "validate: exit $rc: $out"
 bad_repo="$tmp/bad"
 cp -r "$repo" "$bad_repo"
-cat > "$bad_repo/registrations/regexp.yaml" <<YAML
-apiVersion: flytecd/v1
-kind: WorkflowRegistration
-metadata: {name: regexp}
-project: flytesnacks
-domain: development
-version: v1
-package: oci://$host/flyte/signed:v1
-verify:
+registration regexp flyte/signed "$bad_repo/registrations/regexp.yaml" <<'YAML'
   matchOIDCIdentity:
     - issuer: ^https://token\.actions\.githubusercontent\.com$
       subject: ^https://github\.com/acme/(flows$
@@ -71,6 +61,19 @@ grep -q 'registrations/regexp.yaml:11:.*verify.matchOIDCIdentity\[0\].subject.*i
   ok "a regexp that does not compile: file:line and RE2's reason" || bad "regexp: $out"
 grep -q 'registrations/unsigned.yaml:9:.*verify.key.*cannot read keys/missing.pub' <<<"$out" &&
   ok "a key that is not in the repository: file:line" || bad "missing key: $out"
+
+# A keyless policy needs the configuration's trusted root: validate --config says so at the policy.
+keyless_repo="$tmp/keyless"
+cp -r "$repo" "$keyless_repo"
+registration regexp flyte/signed "$keyless_repo/registrations/regexp.yaml" <<'YAML'
+  matchOIDCIdentity:
+    - issuer: ^https://token\.actions\.githubusercontent\.com$
+      subject: ^https://github\.com/acme/flows/.*$
+YAML
+printf 'packages: {plainHttpRegistries: ["%s"]}\n' "$host" > "$tmp/no-root.yaml"
+out="$("$bin" validate --config "$tmp/no-root.yaml" "$keyless_repo" 2>&1)"
+grep -q 'registrations/regexp.yaml:9:.*verify.matchOIDCIdentity: a keyless policy, and the configuration sets no packages.trustedRoot' <<<"$out" &&
+  ok "validate --config: a keyless policy without packages.trustedRoot, at the policy" || bad "no trusted root: $out"
 
 # 2. apply on the embedded emulator.
 cat > "$tmp/config.yaml" <<YAML

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "daemon/common/json_dump.hpp"
 #include "daemon/ledger/ledger.hpp"
 #include "daemon/registration/registrar.hpp"
 #include "flytecd_service.grpc.pb.h"
@@ -19,6 +20,7 @@
 #include "sources/oci/fetcher.hpp"
 #include "test_paths.hpp"
 #include "tests/oci/oci_test_support.hpp"
+#include "tests/support/fixtures.hpp"
 #include "tests/support/sigstore_standin.hpp"
 #include "tests/support/tools.hpp"
 
@@ -28,18 +30,8 @@ using namespace flytecd;
 namespace fs = std::filesystem;
 namespace fa = flyteidl::admin;
 
-fs::path fixtures() {
-  fs::path p = "/work/shared/fixtures/flyte-packages";
-  if (fs::exists(p)) return p;
-  return fs::path(FLYTECD_SOURCE_DIR) / ".." / "shared" / "fixtures" / "flyte-packages";
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using flytecd::testing::package_fixtures;
+using flytecd::testing::read_bytes;
 
 // The emulator, a ledger, a repository directory (keys live in it) and a registry.
 struct Signed {
@@ -101,20 +93,20 @@ struct Signed {
     const std::string config = "{}";
     const std::string config_digest = pusher.push_blob(repo, config);
     const std::string layer_digest = pusher.push_blob(repo, payload);
-    nlohmann::json m = {
-        {"schemaVersion", 2},
-        {"mediaType", "application/vnd.oci.image.manifest.v1+json"},
-        {"config",
-         {{"mediaType", "application/vnd.oci.image.config.v1+json"},
-          {"digest", config_digest},
-          {"size", config.size()}}},
-        {"layers",
-         {{{"mediaType", "application/vnd.dev.cosign.simplesigning.v1+json"},
-           {"digest", layer_digest},
-           {"size", payload.size()},
-           {"annotations",
-            {{"dev.cosignproject.cosign/signature", sources::oci::base64_encode(slurp(sig))}}}}}}};
-    pusher.push_manifest(repo, "sha256-" + digest.substr(7) + ".sig", m.dump(),
+    nlohmann::json m = {{"schemaVersion", 2},
+                        {"mediaType", "application/vnd.oci.image.manifest.v1+json"},
+                        {"config",
+                         {{"mediaType", "application/vnd.oci.image.config.v1+json"},
+                          {"digest", config_digest},
+                          {"size", config.size()}}},
+                        {"layers",
+                         {{{"mediaType", "application/vnd.dev.cosign.simplesigning.v1+json"},
+                           {"digest", layer_digest},
+                           {"size", payload.size()},
+                           {"annotations",
+                            {{"dev.cosignproject.cosign/signature",
+                              sources::oci::base64_encode(read_bytes(sig))}}}}}}};
+    pusher.push_manifest(repo, "sha256-" + digest.substr(7) + ".sig", dump_json(m),
                          "application/vnd.oci.image.manifest.v1+json");
   }
 
@@ -134,7 +126,7 @@ struct Signed {
                            {"digest", layer_digest},
                            {"size", c.payload.size()},
                            {"annotations", c.annotations}}}}};
-    pusher.push_manifest(repo, "sha256-" + digest.substr(7) + ".sig", m.dump(),
+    pusher.push_manifest(repo, "sha256-" + digest.substr(7) + ".sig", dump_json(m),
                          "application/vnd.oci.image.manifest.v1+json");
   }
 
@@ -159,7 +151,7 @@ struct Signed {
                          {{"mediaType", "application/vnd.oci.image.manifest.v1+json"},
                           {"digest", subject.manifest_digest},
                           {"size", subject.manifest.size()}}}};
-    const std::string text = m.dump();
+    const std::string text = dump_json(m);
     const std::string digest =
         pusher.push_manifest(repo, "bundle-" + subject.manifest_digest.substr(7, 12), text,
                              "application/vnd.oci.image.manifest.v1+json");
@@ -171,7 +163,7 @@ struct Signed {
            {"digest", digest},
            {"size", text.size()},
            {"artifactType", "application/vnd.dev.sigstore.bundle.v0.3+json"}}}}};
-    pusher.push_manifest(repo, "sha256-" + subject.manifest_digest.substr(7), index.dump(),
+    pusher.push_manifest(repo, "sha256-" + subject.manifest_digest.substr(7), dump_json(index),
                          "application/vnd.oci.image.index.v1+json");
   }
 
@@ -230,7 +222,8 @@ TEST_CASE(
                        "docker-registry is not installed (packaging/setup-debian.sh --tests)");
   Signed h;
   const std::string key = h.make_key("cosign");
-  auto pushed = h.pusher.push_package("flyte/pkg", "v1", slurp(fixtures() / "valid-register.tgz"));
+  auto pushed = h.pusher.push_package("flyte/pkg", "v1",
+                                      read_bytes(package_fixtures() / "valid-register.tgz"));
   h.push_signature("flyte/pkg", pushed.manifest_digest, h.registry.host() + "/flyte/pkg", key);
   auto packages = h.packages();
   const auto r = h.reg("pkg", "flyte/pkg", key_spec("keys/cosign.pub"));
@@ -259,7 +252,8 @@ TEST_CASE(
 
   // A new version signed with another key is called out against the recorded signer.
   const std::string other = h.make_key("other");
-  auto v2 = h.pusher.push_package("flyte/pkg", "v2", slurp(fixtures() / "flyte-package.tgz"));
+  auto v2 = h.pusher.push_package("flyte/pkg", "v2",
+                                  read_bytes(package_fixtures() / "flyte-package.tgz"));
   h.push_signature("flyte/pkg", v2.manifest_digest, h.registry.host() + "/flyte/pkg", other);
   auto r2 = h.reg("pkg", "flyte/pkg", key_spec("keys/other.pub"));
   r2.version = "v2";
@@ -282,7 +276,7 @@ TEST_CASE(
   Signed h;
   const std::string key = h.make_key("cosign");
   const std::string wrong = h.make_key("wrong");
-  const std::string pkg = slurp(fixtures() / "valid-register.tgz");
+  const std::string pkg = read_bytes(package_fixtures() / "valid-register.tgz");
   const std::string host = h.registry.host();
   // Unsigned.
   h.pusher.push_package("flyte/unsigned", "v1", pkg);
@@ -291,8 +285,8 @@ TEST_CASE(
   h.push_signature("flyte/wrongkey", w.manifest_digest, host + "/flyte/wrongkey", wrong);
   // The right key over another manifest's digest.
   auto o = h.pusher.push_package("flyte/otherdigest", "v1", pkg);
-  auto decoy =
-      h.pusher.push_package("flyte/otherdigest", "decoy", slurp(fixtures() / "flyte-package.tgz"));
+  auto decoy = h.pusher.push_package("flyte/otherdigest", "decoy",
+                                     read_bytes(package_fixtures() / "flyte-package.tgz"));
   REQUIRE(decoy.manifest_digest != o.manifest_digest);
   {
     // The signature of the decoy, copied under the tag of the package's digest.
@@ -311,7 +305,8 @@ TEST_CASE(
   auto x = h.pusher.push_package("flyte/copied", "v1", pkg);
   h.push_signature("flyte/copied", x.manifest_digest, host + "/evil/elsewhere", key);
   // And one good registration in the same pass.
-  auto g = h.pusher.push_package("flyte/good", "v1", slurp(fixtures() / "flyte-package.tgz"));
+  auto g = h.pusher.push_package("flyte/good", "v1",
+                                 read_bytes(package_fixtures() / "flyte-package.tgz"));
   h.push_signature("flyte/good", g.manifest_digest, host + "/flyte/good", key);
 
   auto packages = h.packages();
@@ -353,10 +348,12 @@ TEST_CASE(
   Signed h;
   const std::string key = h.make_key("cosign");
   const std::string host = h.registry.host();
-  auto a = h.pusher.push_package("team/signed", "v1", slurp(fixtures() / "valid-register.tgz"));
+  auto a = h.pusher.push_package("team/signed", "v1",
+                                 read_bytes(package_fixtures() / "valid-register.tgz"));
   h.push_signature("team/signed", a.manifest_digest, host + "/team/signed", key);
-  h.pusher.push_package("team/unsigned", "v1", slurp(fixtures() / "flyte-package.tgz"));
-  h.pusher.push_package("free/pkg", "v1", slurp(fixtures() / "flyte-package.tgz"));
+  h.pusher.push_package("team/unsigned", "v1",
+                        read_bytes(package_fixtures() / "flyte-package.tgz"));
+  h.pusher.push_package("free/pkg", "v1", read_bytes(package_fixtures() / "flyte-package.tgz"));
 
   registration::Verification v;
   sources::VerifySpec broad;  // a broader prefix whose key signs nothing: the longer one wins
@@ -396,16 +393,17 @@ TEST_CASE(
   sigstore_test::Sigstore sig;
   const int64_t now = static_cast<int64_t>(std::time(nullptr)) + 60;
   const std::string host = h.registry.host();
-  auto tag_scheme =
-      h.pusher.push_package("acme/tag", "v1", slurp(fixtures() / "valid-register.tgz"));
+  auto tag_scheme = h.pusher.push_package("acme/tag", "v1",
+                                          read_bytes(package_fixtures() / "valid-register.tgz"));
   h.push_candidate(
       "acme/tag", tag_scheme.manifest_digest,
       sigstore_test::cosign_keyless(sig, tag_scheme.manifest_digest, now, "", host + "/acme/tag"));
-  auto referred =
-      h.pusher.push_package("acme/bundle", "v1", slurp(fixtures() / "flyte-package.tgz"));
+  auto referred = h.pusher.push_package("acme/bundle", "v1",
+                                        read_bytes(package_fixtures() / "flyte-package.tgz"));
   h.push_bundle_referrer("acme/bundle", referred,
-                         sigstore_test::bundle_v03(sig, referred.manifest, now).dump());
-  h.pusher.push_package("acme/unsigned", "v1", slurp(fixtures() / "flyte-package.tgz"));
+                         dump_json(sigstore_test::bundle_v03(sig, referred.manifest, now)));
+  h.pusher.push_package("acme/unsigned", "v1",
+                        read_bytes(package_fixtures() / "flyte-package.tgz"));
   git_test::spit(h.dir.path() / "trusted_root.json", sig.trusted_root);
 
   registration::Verification v;
@@ -458,8 +456,8 @@ TEST_CASE(
   FLYTECD_REQUIRE_TOOL(!oci_test::registry_binary().empty(),
                        "docker-registry is not installed (packaging/setup-debian.sh --tests)");
   Signed h;
-  auto pushed =
-      h.pusher.push_package("acme/interop", "v1", slurp(fixtures() / "flyte-package.tgz"));
+  auto pushed = h.pusher.push_package("acme/interop", "v1",
+                                      read_bytes(package_fixtures() / "flyte-package.tgz"));
   git_test::spit(h.dir.path() / "manifest.json", pushed.manifest);
   const fs::path out = h.dir.path() / "sigstore";
   auto r = git_test::run(
@@ -468,7 +466,7 @@ TEST_CASE(
       h.dir.str());
   INFO(r.out << r.err);
   REQUIRE(r.code == 0);
-  h.push_bundle_referrer("acme/interop", pushed, slurp(out / "bundle.json"));
+  h.push_bundle_referrer("acme/interop", pushed, read_bytes(out / "bundle.json"));
 
   registration::Verification v;
   v.trusted_root_file = (out / "trusted_root.json").string();
@@ -487,14 +485,14 @@ TEST_CASE(
   CHECK(rep.items[0].signed_at > 0);
 
   // Without the signed entry timestamp nothing vouches for the integrated time: refused.
-  auto proof_only = nlohmann::json::parse(slurp(out / "bundle.json"));
+  auto proof_only = nlohmann::json::parse(read_bytes(out / "bundle.json"));
   proof_only["verificationMaterial"]["tlogEntries"][0].erase("inclusionPromise");
   sources::VerifyPolicy policy;
   policy.identities = who.identities;
-  policy.trusted_root_json = slurp(out / "trusted_root.json");
+  policy.trusted_root_json = read_bytes(out / "trusted_root.json");
   policy.trusted_root_name = "trusted_root.json";
-  auto by_proof = sources::oci::verify_bundle(proof_only.dump(), pushed.manifest_digest, policy,
-                                              static_cast<int64_t>(std::time(nullptr)));
+  auto by_proof =
+      sources::oci::verify_bundle(dump_json(proof_only), pushed.manifest_digest, policy);
   REQUIRE_FALSE(by_proof);
   CHECK(by_proof.error().message.find("no signed entry timestamp") != std::string::npos);
 
@@ -537,10 +535,9 @@ TEST_CASE(
     sources::VerifyPolicy p;
     p.identities = {{"^https://token\\.actions\\.githubusercontent\\.com$",
                      "^https://github\\.com/acme/flows/.*$"}};
-    p.trusted_root_json = slurp(out / "trusted_root.json");
+    p.trusted_root_json = read_bytes(out / "trusted_root.json");
     p.trusted_root_name = "trusted_root.json";
-    return sources::oci::verify_bundle(slurp(out / "bundle.json"), digest, p,
-                                       static_cast<int64_t>(std::time(nullptr)));
+    return sources::oci::verify_bundle(read_bytes(out / "bundle.json"), digest, p);
   };
   auto good = verify(make("good", {}));
   INFO((good ? std::string() : good.error().message));
@@ -565,7 +562,8 @@ TEST_CASE("a credential helper named by credHelpers gives the registry's Basic c
   ro.basic = true;
   oci_test::Registry registry(ro);
   oci_test::Pusher pusher(registry, true);
-  auto pushed = pusher.push_package("flyte/private", "v1", slurp(fixtures() / "flyte-package.tgz"));
+  auto pushed = pusher.push_package("flyte/private", "v1",
+                                    read_bytes(package_fixtures() / "flyte-package.tgz"));
   git_test::TempDir dir;
   const fs::path bin = dir.path() / "bin";
   fs::create_directories(bin);
@@ -601,7 +599,7 @@ TEST_CASE("a credential helper named by credHelpers gives the registry's Basic c
   INFO((got ? std::string() : got.error().message));
   REQUIRE(got);
   CHECK(got->manifest_digest == pushed.manifest_digest);
-  CHECK(slurp(dir.path() / "asked") == "get " + registry.host() + "\n");
+  CHECK(read_bytes(dir.path() / "asked") == "get " + registry.host() + "\n");
 
   // Without the helper on PATH the error names it and where it was configured.
   sources::oci::PackageFetcher missing(fo);

@@ -56,6 +56,47 @@ TEST_CASE("config: a value of the wrong type names its key, line and what was ex
   CHECK_THAT(b.error().message, Catch::Contains("true or false"));
 }
 
+TEST_CASE("config: packages.verify entries and packages.trustedRoot, errors with file:line",
+          "[config][signature]") {
+  auto cfg = flytecd::config::defaults();
+  REQUIRE(
+      load("packages:\n"
+           "  trustedRoot: /etc/flytecd/trusted_root.json\n"
+           "  verify:\n"
+           "    - prefix: oci://ghcr.io/acme/\n"
+           "      keyFile: /etc/flytecd/cosign.pub\n"
+           "    - prefix: oci://ghcr.io/\n"
+           "      matchOIDCIdentity:\n"
+           "        - {issuer: ^https://issuer$, subject: ^https://github\\.com/acme/.*$}\n",
+           cfg));
+  CHECK(cfg.packages.trusted_root_file == "/etc/flytecd/trusted_root.json");
+  REQUIRE(cfg.packages.verify.size() == 2);
+  CHECK(cfg.packages.verify[0].prefix == "oci://ghcr.io/acme/");
+  CHECK(cfg.packages.verify[0].key_file == "/etc/flytecd/cosign.pub");
+  CHECK(cfg.packages.verify[0].where == "config packages.verify[0]");
+  CHECK(cfg.packages.verify[1].identities.size() == 1);
+  // What is wrong, where, and what was expected.
+  auto no_prefix = load("packages:\n  verify:\n    - keyFile: /k.pub\n", cfg);
+  REQUIRE_FALSE(no_prefix);
+  CHECK_THAT(no_prefix.error().message,
+             Catch::Contains(":3: packages.verify[0].prefix: no prefix"));
+  auto bad_re = load(
+      "packages:\n  verify:\n    - prefix: oci://h/\n      matchOIDCIdentity:\n"
+      "        - issuer: ^x$\n          subject: ^(a$\n",
+      cfg);
+  REQUIRE_FALSE(bad_re);
+  CHECK_THAT(bad_re.error().message,
+             Catch::Contains(":6: packages.verify[0].matchOIDCIdentity[0].subject"));
+  CHECK_THAT(bad_re.error().message, Catch::Contains("is not an RE2 expression"));
+  auto repo_key =
+      load("packages:\n  verify:\n    - {prefix: oci://h/, key: keys/cosign.pub}\n", cfg);
+  REQUIRE_FALSE(repo_key);
+  CHECK_THAT(repo_key.error().message, Catch::Contains("expected keyFile"));
+  auto not_list = load("packages:\n  verify: {prefix: oci://h/}\n", cfg);
+  REQUIRE_FALSE(not_list);
+  CHECK_THAT(not_list.error().message, Catch::Contains("expected a list"));
+}
+
 TEST_CASE("config: lockWait is a duration", "[config][lock]") {
   auto cfg = flytecd::config::defaults();
   CHECK(load("lockWait: 30s\n", cfg));

@@ -14,24 +14,9 @@
 #include <vector>
 
 #include "flyteidl/admin/workflow.pb.h"
-#include "test_paths.hpp"
+#include "tests/support/fixtures.hpp"
 
 namespace flytecd::testing {
-
-inline std::filesystem::path package_fixtures() {
-  std::filesystem::path p = "/work/shared/fixtures/flyte-packages";
-  if (std::filesystem::exists(p)) return p;
-  return std::filesystem::path(FLYTECD_SOURCE_DIR) / ".." / "shared" / "fixtures" /
-         "flyte-packages";
-}
-
-inline std::string read_bytes(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  REQUIRE(in.good());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 inline la_ssize_t append_archive_bytes(archive*, void* client, const void* buf, size_t n) {
   static_cast<std::string*>(client)->append(static_cast<const char*>(buf), n);

@@ -102,6 +102,14 @@ TEST_CASE("oci auth: credential lookup order is env variable, explicit file, the
   CHECK(store.warnings().empty());
 }
 
+// An environment lookup over `env`.
+oci::EnvLookup env_of(const std::map<std::string, std::string>& env) {
+  return [env](const std::string& k) {
+    auto it = env.find(k);
+    return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
+  };
+}
+
 // A temporary docker config directory holding `json` as config.json.
 std::string write_config(const std::string& json) {
   char dir[] = "/tmp/flytecd-dockercfg-XXXXXX";
@@ -132,13 +140,7 @@ TEST_CASE("oci auth: credHelpers, then credsStore, then auths, as Docker orders 
         oci::Credentials{"", "refresh-token", "helper desktop", true});
   };
   std::map<std::string, std::string> env = {{"DOCKER_CONFIG", dir}};
-  oci::CredentialStore store(
-      "",
-      [&](const std::string& k) {
-        auto it = env.find(k);
-        return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
-      },
-      helpers);
+  oci::CredentialStore store("", env_of(env), helpers);
   auto ecr = store.lookup("123.dkr.ecr.example");
   REQUIRE(ecr);
   REQUIRE(*ecr);
@@ -161,11 +163,7 @@ TEST_CASE("oci auth: a failing credential helper is an error naming it, never it
   const std::string dir = write_config(R"({"credHelpers": {"reg.example": "broken"}})");
   std::map<std::string, std::string> env = {{"DOCKER_CONFIG", dir}};
   oci::CredentialStore store(
-      "",
-      [&](const std::string& k) {
-        auto it = env.find(k);
-        return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
-      },
+      "", env_of(env),
       [](const std::string& helper, const std::string& registry,
          const std::string& source) -> flytecd::Result<std::optional<oci::Credentials>> {
         return flytecd::make_error(flytecd::ErrorCode::unauthenticated,

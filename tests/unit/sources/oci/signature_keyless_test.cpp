@@ -19,7 +19,7 @@ TEST_CASE(
     "[signature][keyless]") {
   Sigstore s;
   oci::SignatureEvidence e{{cosign_keyless(s, k_digest, k_now)}, {"tag"}};
-  auto r = oci::verify_signatures(e, k_digest, k_repo, s.policy(), k_now);
+  auto r = oci::verify_signatures(e, k_digest, k_repo, s.policy());
   INFO((r ? std::string() : r.error().message));
   REQUIRE(r);
   CHECK(r->method == "keyless");
@@ -36,7 +36,7 @@ TEST_CASE(
   Sigstore s;
   auto refuse = [&](const oci::SignatureCandidate& c, const oci::VerifyPolicy& p) {
     oci::SignatureEvidence e{{c}, {"tag"}};
-    auto r = oci::verify_signatures(e, k_digest, k_repo, p, k_now);
+    auto r = oci::verify_signatures(e, k_digest, k_repo, p);
     REQUIRE_FALSE(r);
     return r.error().message;
   };
@@ -93,19 +93,18 @@ TEST_CASE(
   Sigstore s;
   const std::string manifest = R"({"schemaVersion":2,"layers":[]})";
   const std::string digest = oci::sha256_digest(manifest);
-  auto ok = oci::verify_bundle(flytecd::dump_json(bundle_v03(s, manifest, k_now)), digest,
-                               s.policy(), k_now);
+  auto ok =
+      oci::verify_bundle(flytecd::dump_json(bundle_v03(s, manifest, k_now)), digest, s.policy());
   INFO((ok ? std::string() : ok.error().message));
   REQUIRE(ok);
   CHECK(ok->identity == k_subject);
   auto other = oci::verify_bundle(flytecd::dump_json(bundle_v03(s, manifest + " ", k_now)), digest,
-                                  s.policy(), k_now);
+                                  s.policy());
   REQUIRE_FALSE(other);
   CHECK(other.error().message.find("not " + digest) != std::string::npos);
   // The bundle signs the manifest, but its Rekor entry is for another artifact.
-  auto logged =
-      oci::verify_bundle(flytecd::dump_json(bundle_v03(s, manifest, k_now, std::string(64, 'd'))),
-                         digest, s.policy(), k_now);
+  auto logged = oci::verify_bundle(
+      flytecd::dump_json(bundle_v03(s, manifest, k_now, std::string(64, 'd'))), digest, s.policy());
   REQUIRE_FALSE(logged);
   CHECK(logged.error().message.find("the transparency log entry is for another artifact") !=
         std::string::npos);
@@ -134,21 +133,21 @@ TEST_CASE(
                              {"hashes", {oci::base64_encode(h0)}},
                              {"checkpoint", {{"envelope", note + "\n" + line}}}};
   const std::string digest = oci::sha256_digest(manifest);
-  auto ok = oci::verify_bundle(b.dump(), digest, s.policy(), k_now);
+  auto ok = oci::verify_bundle(b.dump(), digest, s.policy());
   INFO((ok ? std::string() : ok.error().message));
   CHECK(ok);
   // A proof that leads elsewhere is refused although the timestamp is good.
   Json bad = b;
   bad["verificationMaterial"]["tlogEntries"][0]["inclusionProof"]["hashes"] = {
       oci::base64_encode(raw_sha256("x"))};
-  auto elsewhere = oci::verify_bundle(bad.dump(), digest, s.policy(), k_now);
+  auto elsewhere = oci::verify_bundle(bad.dump(), digest, s.policy());
   REQUIRE_FALSE(elsewhere);
   CHECK(elsewhere.error().message.find("inclusion proof does not lead to its root hash") !=
         std::string::npos);
   // Without the signed entry timestamp the integrated time is signed by nothing (the proof
   // covers the body only): refused, whatever the proof says.
   entry.erase("inclusionPromise");
-  auto unsigned_time = oci::verify_bundle(b.dump(), digest, s.policy(), k_now);
+  auto unsigned_time = oci::verify_bundle(b.dump(), digest, s.policy());
   REQUIRE_FALSE(unsigned_time);
   CHECK(unsigned_time.error().message.find("no signed entry timestamp") != std::string::npos);
 }

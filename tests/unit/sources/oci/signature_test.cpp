@@ -84,7 +84,7 @@ TEST_CASE(
     CAPTURE(type);
     KeyPair k(type);
     oci::SignatureEvidence e{{candidate(k, payload(k_digest))}, {"tag sha256-aaaa.sig"}};
-    auto s = oci::verify_signatures(e, k_digest, k_repo, key_policy(k), 0);
+    auto s = oci::verify_signatures(e, k_digest, k_repo, key_policy(k));
     REQUIRE(s);
     CHECK(s->method == "key");
     CHECK(s->digest == k_digest);
@@ -97,7 +97,7 @@ TEST_CASE("signature: refusals: wrong key, another digest, another repository, u
   KeyPair signer("EC"), other("EC");
   SECTION("wrong key") {
     oci::SignatureEvidence e{{candidate(other, payload(k_digest))}, {"tag sha256-aaaa.sig"}};
-    auto s = oci::verify_signatures(e, k_digest, k_repo, key_policy(signer), 0);
+    auto s = oci::verify_signatures(e, k_digest, k_repo, key_policy(signer));
     REQUIRE_FALSE(s);
     CHECK(s.error().code == ErrorCode::permission_denied);
     CHECK(s.error().message.find("signature does not match key keys/cosign.pub") !=
@@ -106,14 +106,14 @@ TEST_CASE("signature: refusals: wrong key, another digest, another repository, u
   SECTION("the right key over another digest") {
     const std::string another = "sha256:" + std::string(64, 'b');
     oci::SignatureEvidence e{{candidate(signer, payload(another))}, {"tag sha256-aaaa.sig"}};
-    auto s = oci::verify_signatures(e, k_digest, k_repo, key_policy(signer), 0);
+    auto s = oci::verify_signatures(e, k_digest, k_repo, key_policy(signer));
     REQUIRE_FALSE(s);
     CHECK(s.error().message.find("is over " + another + ", not " + k_digest) != std::string::npos);
   }
   SECTION("a signature for a manifest of another repository") {
     oci::SignatureEvidence e{{candidate(signer, payload(k_digest, "127.0.0.1:5000/evil/pkg"))},
                              {"tag sha256-aaaa.sig"}};
-    auto s = oci::verify_signatures(e, k_digest, k_repo, key_policy(signer), 0);
+    auto s = oci::verify_signatures(e, k_digest, k_repo, key_policy(signer));
     REQUIRE_FALSE(s);
     CHECK(s.error().message.find("is for repository 127.0.0.1:5000/evil/pkg, not " + k_repo) !=
           std::string::npos);
@@ -122,11 +122,11 @@ TEST_CASE("signature: refusals: wrong key, another digest, another repository, u
     auto c = candidate(signer, payload(k_digest));
     c.payload = payload(k_digest, k_repo + ":v2");  // same digest, other bytes
     oci::SignatureEvidence e{{c}, {"tag sha256-aaaa.sig"}};
-    CHECK_FALSE(oci::verify_signatures(e, k_digest, k_repo, key_policy(signer), 0));
+    CHECK_FALSE(oci::verify_signatures(e, k_digest, k_repo, key_policy(signer)));
   }
   SECTION("unsigned") {
     oci::SignatureEvidence e{{}, {"tag sha256-aaaa.sig", "tag sha256-aaaa (referrers)"}};
-    auto s = oci::verify_signatures(e, k_digest, k_repo, key_policy(signer), 0);
+    auto s = oci::verify_signatures(e, k_digest, k_repo, key_policy(signer));
     REQUIRE_FALSE(s);
     CHECK(s.error().message.rfind("unsigned: no signature for " + k_digest +
                                       " (looked at tag sha256-aaaa.sig, tag sha256-aaaa "
@@ -137,13 +137,13 @@ TEST_CASE("signature: refusals: wrong key, another digest, another repository, u
     oci::SignatureEvidence e{
         {candidate(other, payload(k_digest)), candidate(signer, payload(k_digest))},
         {"tag sha256-aaaa.sig"}};
-    CHECK(oci::verify_signatures(e, k_digest, k_repo, key_policy(signer), 0));
+    CHECK(oci::verify_signatures(e, k_digest, k_repo, key_policy(signer)));
   }
   SECTION("a key file that is not a key is the policy's error, not a refusal") {
     auto policy = key_policy(signer);
     policy.public_key_pem = "not a key";
     oci::SignatureEvidence e{{candidate(signer, payload(k_digest))}, {"tag sha256-aaaa.sig"}};
-    auto s = oci::verify_signatures(e, k_digest, k_repo, policy, 0);
+    auto s = oci::verify_signatures(e, k_digest, k_repo, policy);
     REQUIRE_FALSE(s);
     CHECK(s.error().code == ErrorCode::invalid_input);
     CHECK(s.error().message.find("keys/cosign.pub is not a PEM public key") != std::string::npos);
@@ -164,17 +164,16 @@ TEST_CASE("signature: a sigstore bundle made with a key verifies with the policy
       R"("messageSignature":{"messageDigest":{"algorithm":"SHA2_256","digest":")" +
       oci::base64_encode(raw) + R"("},"signature":")" + oci::base64_encode(signer.sign(manifest)) +
       R"("}})";
-  auto ok = oci::verify_bundle(bundle, digest, key_policy(signer), 0);
+  auto ok = oci::verify_bundle(bundle, digest, key_policy(signer));
   INFO((ok ? std::string() : ok.error().message));
   REQUIRE(ok);
   CHECK(ok->method == "key");
   CHECK(ok->describe().rfind("signed with key keys/cosign.pub (SHA256:", 0) == 0);
-  auto wrong = oci::verify_bundle(bundle, digest, key_policy(other), 0);
+  auto wrong = oci::verify_bundle(bundle, digest, key_policy(other));
   REQUIRE_FALSE(wrong);
   CHECK(wrong.error().message.find("does not verify with key keys/cosign.pub") !=
         std::string::npos);
-  auto elsewhere =
-      oci::verify_bundle(bundle, "sha256:" + std::string(64, 'f'), key_policy(signer), 0);
+  auto elsewhere = oci::verify_bundle(bundle, "sha256:" + std::string(64, 'f'), key_policy(signer));
   REQUIRE_FALSE(elsewhere);
   CHECK(elsewhere.error().message.find("the bundle signs " + digest) != std::string::npos);
 }
