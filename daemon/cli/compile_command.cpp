@@ -184,7 +184,7 @@ model::Diagnostics compile_repository_packages(
       });
 }
 
-model::Diagnostics compile_packages(registration::PackageSource& packages,
+model::Diagnostics compile_packages(registration::PackageResolver& packages,
                                     const std::vector<model::Registration>& regs) {
   return compile_each(regs,
                       [&](const model::Registration& r)

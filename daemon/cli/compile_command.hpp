@@ -41,7 +41,7 @@ model::Diagnostics compile_repository_packages(
 // `validate --packages`: the package of every registration, through `packages` (OCI and HTTPS
 // fetched into its cache, repository paths read), compiled the same way; a package that cannot
 // be fetched is an error naming it.
-model::Diagnostics compile_packages(registration::PackageSource& packages,
+model::Diagnostics compile_packages(registration::PackageResolver& packages,
                                     const std::vector<model::Registration>& regs);
 // The same for a repository kept as a directory.
 model::Diagnostics compile_repository_packages(const std::string& dir,

@@ -191,8 +191,8 @@ struct OwnershipStep {
 // source's packages) and, over them, what the pass in flight registered completely.
 registration::RebuiltRegistrations rebuilt_registrations(
     Wiring& w, const Options& opt, const AppliedRecord& rec, const model::Documents& conv_docs,
-    registration::PackageSource* conv_packages, const model::Documents* flight_docs,
-    registration::PackageSource* flight_packages) {
+    registration::PackageResolver* conv_packages, const model::Documents* flight_docs,
+    registration::PackageResolver* flight_packages) {
   registration::RegistrarOptions ro;
   ro.self_heal = opt.policy.self_heal;
   ro.prune = opt.policy.prune;

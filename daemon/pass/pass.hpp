@@ -48,16 +48,16 @@ struct Revision {
 // packages come from (repository paths are read at that revision; null: the pass's packages).
 struct EarlierRevision {
   model::Documents docs;
-  std::unique_ptr<registration::PackageSource> packages;
+  std::unique_ptr<registration::PackageResolver> packages;
 };
 
 // What the pass reads and writes. Owned by the caller; the pass keeps no reference after run().
 struct Wiring {
-  sinks::Sink* sink = nullptr;                      // projects and overrides
-  sinks::EntitySink* entities = nullptr;            // workflow registrations (null: none declared)
-  registration::PackageSource* packages = nullptr;  // where registrations' packages come from
-  ledger::Ledger* ledger = nullptr;                 // what flytecd owns and last applied
-  std::string target;                               // description of the sink, for output
+  sinks::Sink* sink = nullptr;            // projects and overrides
+  sinks::EntitySink* entities = nullptr;  // workflow registrations (null: none declared)
+  registration::PackageResolver* packages = nullptr;  // where registrations' packages come from
+  ledger::Ledger* ledger = nullptr;                   // what flytecd owns and last applied
+  std::string target;                                 // description of the sink, for output
   // The applied-revision record (null: none is kept; ownership is the ledger's alone).
   RecordStore* record = nullptr;
   // Reads an earlier revision of the source (null, or an error: it has no history).

@@ -36,8 +36,8 @@ Result<model::PackageRef> package_ref_of(const model::Registration& r,
   return *ref;
 }
 
-DefaultPackageSource::DefaultPackageSource(ByKind by_kind, std::string registry,
-                                           Verification verification)
+DefaultPackageResolver::DefaultPackageResolver(ByKind by_kind, std::string registry,
+                                               Verification verification)
     : m_by_kind(std::move(by_kind)),
       m_registry(std::move(registry)),
       m_verification(std::move(verification)) {}
@@ -53,7 +53,7 @@ const sources::VerifySpec* verify_spec_for(const model::Registration& r, const s
   return best;
 }
 
-Result<sources::VerifyPolicy> DefaultPackageSource::policy_of(
+Result<sources::VerifyPolicy> DefaultPackageResolver::policy_of(
     const sources::VerifySpec& spec) const {
   sources::VerifyPolicy p;
   p.identities = spec.identities;
@@ -86,7 +86,7 @@ Result<sources::VerifyPolicy> DefaultPackageSource::policy_of(
 }
 
 namespace {
-DefaultPackageSource::ByKind built_in(sources::oci::FetchOptions options, RepoFileReader read) {
+DefaultPackageResolver::ByKind built_in(sources::oci::FetchOptions options, RepoFileReader read) {
   std::shared_ptr<sources::PackageSource> fetcher =
       sources::oci::make_package_source(std::move(options));
   return {{model::PackageRef::Kind::oci, fetcher},
@@ -107,13 +107,14 @@ const char* kind_name(model::PackageRef::Kind k) {
 }
 }  // namespace
 
-DefaultPackageSource::DefaultPackageSource(sources::oci::FetchOptions options, std::string registry,
-                                           RepoFileReader read_repo_file, Verification verification)
-    : DefaultPackageSource(built_in(std::move(options), std::move(read_repo_file)),
-                           std::move(registry), std::move(verification)) {}
+DefaultPackageResolver::DefaultPackageResolver(sources::oci::FetchOptions options,
+                                               std::string registry, RepoFileReader read_repo_file,
+                                               Verification verification)
+    : DefaultPackageResolver(built_in(std::move(options), std::move(read_repo_file)),
+                             std::move(registry), std::move(verification)) {}
 
-Result<LoadedPackage> DefaultPackageSource::load(const model::Registration& r,
-                                                 const LoadControl& control) {
+Result<LoadedPackage> DefaultPackageResolver::load(const model::Registration& r,
+                                                   const LoadControl& control) {
   auto ref = package_ref_of(r, m_registry);
   if (!ref) return ref.error();
   auto it = m_by_kind.find(ref->kind);

@@ -20,11 +20,13 @@ using sources::LoadControl;
 using sources::LoadedPackage;
 using sources::RepoFileReader;
 
-// Gets the package of a registration: expands the reference the document names (package_ref_of)
-// and loads it from the sources::PackageSource for its kind. Thread-safe.
-class PackageSource {
+// Gets the package of a registration (there is one package-source interface,
+// sources::PackageSource; this resolves a document to a reference for it): expands the reference
+// the document names (package_ref_of) and loads it from the sources::PackageSource for its kind.
+// Thread-safe.
+class PackageResolver {
  public:
-  virtual ~PackageSource() = default;
+  virtual ~PackageResolver() = default;
   // Errors: invalid_input (the reference does not parse or needs an unconfigured registry), then
   // whatever sources::PackageSource::load reports. `control.cancel` aborts a transfer in flight.
   virtual Result<LoadedPackage> load(const model::Registration& r, const LoadControl& control) = 0;
@@ -42,16 +44,16 @@ struct Verification {
   RepoFileReader read_repo_file;              // verify.key: a file of the revision
 };
 
-class DefaultPackageSource : public PackageSource {
+class DefaultPackageResolver : public PackageResolver {
  public:
   using ByKind = std::map<model::PackageRef::Kind, std::shared_ptr<sources::PackageSource>>;
   // Each reference goes to the source of its kind (the daemon's table: wiring::package_backends);
   // a kind without one is an invalid_input error naming it.
-  DefaultPackageSource(ByKind by_kind, std::string registry, Verification verification = {});
+  DefaultPackageResolver(ByKind by_kind, std::string registry, Verification verification = {});
   // The built-in pair: one fetcher for oci:// and https:// (one cache), and `read_repo_file`.
-  DefaultPackageSource(sources::oci::FetchOptions options, std::string registry,
-                       RepoFileReader read_repo_file, Verification verification = {});
-  using PackageSource::load;
+  DefaultPackageResolver(sources::oci::FetchOptions options, std::string registry,
+                         RepoFileReader read_repo_file, Verification verification = {});
+  using PackageResolver::load;
   Result<LoadedPackage> load(const model::Registration& r, const LoadControl& control) override;
 
  private:

@@ -106,7 +106,7 @@ class GuardedSink final : public sinks::EntitySink {
 
 // What one call of the public functions shares: the guarded sink, options, memory, RPC count.
 struct Context {
-  Context(sinks::EntitySink& sink, PackageSource& packages_, ledger::Ledger& ledger_,
+  Context(sinks::EntitySink& sink, PackageResolver& packages_, ledger::Ledger& ledger_,
           const RegistrarOptions& options, MemoryBudget& memory_, CircuitBreaker& breaker_)
       : admin(sink, breaker_),
         breaker(breaker_),
@@ -136,7 +136,7 @@ struct Context {
 
   GuardedSink admin;
   CircuitBreaker& breaker;
-  PackageSource& packages;
+  PackageResolver& packages;
   ledger::Ledger& ledger;
   const RegistrarOptions& opt;
   MemoryBudget& memory;
@@ -638,7 +638,7 @@ RegistrationReport ledger_failure(const Error& e) {
 }  // namespace
 
 Result<RegistrationPlan> plan_registrations(const std::vector<model::Registration>& desired,
-                                            sinks::EntitySink& sink, PackageSource& packages,
+                                            sinks::EntitySink& sink, PackageResolver& packages,
                                             ledger::Ledger& ledger,
                                             const RegistrarOptions& options) {
   Shared shared(options);
@@ -647,7 +647,7 @@ Result<RegistrationPlan> plan_registrations(const std::vector<model::Registratio
 }
 
 RegistrationReport execute_registrations(
-    const RegistrationPlan& plan, sinks::EntitySink& sink, PackageSource& packages,
+    const RegistrationPlan& plan, sinks::EntitySink& sink, PackageResolver& packages,
     ledger::Ledger& ledger, const RegistrarOptions& options,
     const std::function<void(const RegistrationOutcome&)>& on_item) {
   Shared shared(options);
@@ -657,7 +657,7 @@ RegistrationReport execute_registrations(
 
 RegistrationReport reconcile_registrations(
     const std::vector<model::Registration>& desired, sinks::EntitySink& sink,
-    PackageSource& packages, ledger::Ledger& ledger, const RegistrarOptions& options,
+    PackageResolver& packages, ledger::Ledger& ledger, const RegistrarOptions& options,
     const std::function<void(const RegistrationOutcome&)>& on_item) {
   Shared shared(options);  // one breaker and budget for both phases
   Context ctx(sink, packages, ledger, options, shared.memory, shared.breaker);
@@ -672,8 +672,8 @@ RegistrationReport reconcile_registrations(
 
 RebuiltRegistrations rebuild_registration_records(const std::vector<model::Registration>& declared,
                                                   const std::string& revision,
-                                                  sinks::EntitySink& sink, PackageSource& packages,
-                                                  ledger::Ledger& ledger,
+                                                  sinks::EntitySink& sink,
+                                                  PackageResolver& packages, ledger::Ledger& ledger,
                                                   const RegistrarOptions& options) {
   Shared shared(options);
   Context ctx(sink, packages, ledger, options, shared.memory, shared.breaker);

@@ -111,7 +111,7 @@ nlohmann::json to_json(const RegistrationOutcome& o);
 // reports every package error. Errors: the ledger could not be read. Observation failures are
 // failed items. Pass the same options.breaker to execute_registrations to share what it learnt.
 Result<RegistrationPlan> plan_registrations(const std::vector<model::Registration>& desired,
-                                            sinks::EntitySink& sink, PackageSource& packages,
+                                            sinks::EntitySink& sink, PackageResolver& packages,
                                             ledger::Ledger& ledger,
                                             const RegistrarOptions& options);
 
@@ -122,7 +122,7 @@ Result<RegistrationPlan> plan_registrations(const std::vector<model::Registratio
 // checks the ledger's records against the launch plans at their version). `on_item` is called
 // (serialized) as each registration finishes.
 RegistrationReport execute_registrations(
-    const RegistrationPlan& plan, sinks::EntitySink& sink, PackageSource& packages,
+    const RegistrationPlan& plan, sinks::EntitySink& sink, PackageResolver& packages,
     ledger::Ledger& ledger, const RegistrarOptions& options,
     const std::function<void(const RegistrationOutcome&)>& on_item = {});
 
@@ -138,7 +138,7 @@ RegistrationReport report_of(const RegistrationPlan& plan);
 // "registration/*".
 RegistrationReport reconcile_registrations(
     const std::vector<model::Registration>& desired, sinks::EntitySink& sink,
-    PackageSource& packages, ledger::Ledger& ledger, const RegistrarOptions& options,
+    PackageResolver& packages, ledger::Ledger& ledger, const RegistrarOptions& options,
     const std::function<void(const RegistrationOutcome&)>& on_item = {});
 
 // Ownership rebuilt from Git (daemon/pass/ownership.hpp): the ledger records of `declared` (the
@@ -156,8 +156,8 @@ struct RebuiltRegistrations {
 };
 RebuiltRegistrations rebuild_registration_records(const std::vector<model::Registration>& declared,
                                                   const std::string& revision,
-                                                  sinks::EntitySink& sink, PackageSource& packages,
-                                                  ledger::Ledger& ledger,
+                                                  sinks::EntitySink& sink,
+                                                  PackageResolver& packages, ledger::Ledger& ledger,
                                                   const RegistrarOptions& options);
 
 }  // namespace flytecd::registration

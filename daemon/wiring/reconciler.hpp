@@ -91,7 +91,7 @@ class Reconciler {
   std::unique_ptr<pass::RecordStore> m_record;
   // The package source is kept across passes (its token and blob caches persist); it reads
   // repository packages at the revision of the pass in progress.
-  std::unique_ptr<registration::PackageSource> m_packages;
+  std::unique_ptr<registration::PackageResolver> m_packages;
   std::string m_pass_revision;
   registration::MemoryBudget m_memory;
 };

@@ -15,35 +15,6 @@
 namespace flytecd::wiring {
 namespace {
 
-// sources::Source over the libgit2 mirror.
-class GitAdapter : public sources::Source {
- public:
-  explicit GitAdapter(std::unique_ptr<sources::git::GitSource> git) : m_git(std::move(git)) {}
-  Result<std::string> head() override { return m_git->remote_head(); }
-  Result<sources::Snapshot> sync() override {
-    auto s = m_git->sync();
-    if (!s) return s.error();
-    return sources::Snapshot{s->revision,         s->subject,
-                             std::move(s->files), std::move(s->blob_ids),
-                             s->author,           s->commit_time};
-  }
-  Result<sources::Snapshot> snapshot_at(const std::string& revision) override {
-    auto s = m_git->snapshot(revision);
-    if (!s) return s.error();
-    return sources::Snapshot{s->revision,         s->subject,
-                             std::move(s->files), std::move(s->blob_ids),
-                             s->author,           s->commit_time};
-  }
-  Result<std::string> read_file(const std::string& revision, const std::string& path,
-                                uint64_t max_bytes) override {
-    return m_git->read_file(revision, path, max_bytes);
-  }
-  std::string describe() const override { return "git " + m_git->describe(); }
-
- private:
-  std::unique_ptr<sources::git::GitSource> m_git;
-};
-
 Result<std::unique_ptr<sources::Source>> open_git(const config::Config& cfg) {
   // The state directory is created 0700 by whichever of its users comes first.
   if (auto s = create_private_directory(cfg.state_dir, "state directory"); !s) return s.error();
@@ -51,7 +22,7 @@ Result<std::unique_ptr<sources::Source>> open_git(const config::Config& cfg) {
   std::filesystem::create_directories(cfg.state_dir + "/git", ec);
   auto git = sources::git::GitSource::open(git_options(cfg));
   if (!git) return git.error();
-  return std::unique_ptr<sources::Source>(std::make_unique<GitAdapter>(std::move(*git)));
+  return std::unique_ptr<sources::Source>(std::move(*git));
 }
 
 Result<std::unique_ptr<sources::Source>> open_directory(const config::Config& cfg) {
@@ -174,14 +145,14 @@ sources::oci::FetchOptions fetch_options(const config::PackagesConfig& cfg,
   return o;
 }
 
-std::unique_ptr<registration::PackageSource> make_package_source(
+std::unique_ptr<registration::PackageResolver> make_package_source(
     const config::Config& cfg, registration::RepoFileReader read_repo_file) {
   PackageContext ctx{cfg, std::move(read_repo_file)};
-  registration::DefaultPackageSource::ByKind by_kind;
+  registration::DefaultPackageResolver::ByKind by_kind;
   for (const auto& b : package_backends()) by_kind[b.kind] = b.open(ctx);
   registration::Verification verification{cfg.packages.verify, cfg.packages.trusted_root_file,
                                           ctx.read_repo_file};
-  return std::make_unique<registration::DefaultPackageSource>(
+  return std::make_unique<registration::DefaultPackageResolver>(
       std::move(by_kind), cfg.packages.registry, std::move(verification));
 }
 

@@ -61,12 +61,12 @@ struct PackageBackend {
   std::shared_ptr<sources::PackageSource> (*open)(PackageContext& ctx);
 };
 // The package references registrations may use, one row per kind; make_package_source routes
-// each reference to its row's source (registration::DefaultPackageSource).
+// each reference to its row's source (registration::DefaultPackageResolver).
 const std::vector<PackageBackend>& package_backends();
 // The fetcher settings of flytecd's `packages:` config (cache under <stateDir>/packages). Pure.
 sources::oci::FetchOptions fetch_options(const config::PackagesConfig& cfg,
                                          const std::string& state_dir);
-std::unique_ptr<registration::PackageSource> make_package_source(
+std::unique_ptr<registration::PackageResolver> make_package_source(
     const config::Config& cfg, registration::RepoFileReader read_repo_file);
 
 // ---- Sinks ------------------------------------------------------------------------------------

@@ -976,7 +976,7 @@ Result<std::unique_ptr<GitSource>> GitSource::open(const GitOptions& options) {
   return std::unique_ptr<GitSource>(new GitSource(std::move(impl)));
 }
 
-Result<std::string> GitSource::remote_head() {
+Result<std::string> GitSource::head() {
   std::lock_guard<std::mutex> lock(m_impl->mu);
   if (is_full_commit_id(m_impl->opts.ref)) {
     std::string id = m_impl->opts.ref;
@@ -1001,7 +1001,7 @@ Result<Snapshot> GitSource::sync() {
   return m_impl->sync();
 }
 
-Result<Snapshot> GitSource::snapshot(const std::string& revspec) {
+Result<Snapshot> GitSource::snapshot_at(const std::string& revspec) {
   std::lock_guard<std::mutex> lock(m_impl->mu);
   return m_impl->snapshot(revspec);
 }
@@ -1013,7 +1013,7 @@ Result<std::string> GitSource::read_file(const std::string& revision, const std:
 }
 
 std::string GitSource::describe() const {
-  std::string out = m_impl->redacted + " (ref " + m_impl->opts.ref;
+  std::string out = "git " + m_impl->redacted + " (ref " + m_impl->opts.ref;
   if (!m_impl->subpath.empty()) out += ", path " + m_impl->subpath;
   return out + ")";
 }

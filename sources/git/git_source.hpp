@@ -8,6 +8,7 @@
 
 #include "daemon/common/result.hpp"
 #include "sources/snapshot.hpp"
+#include "sources/source.hpp"
 
 namespace flytecd::sources::git {
 
@@ -51,19 +52,6 @@ struct GitOptions {
   size_t max_tree_entries = 1000000;           // tree entries walked to find them
 };
 
-// The documents of one commit.
-struct Snapshot {
-  std::string revision;     // commit id, hex
-  std::string subject;      // first line of the commit message
-  std::string author;       // "Name <email>"
-  int64_t commit_time = 0;  // committer time, seconds since the epoch
-  // Every *.yaml / *.yml under the subpath (path relative to it, sorted), skipping
-  // dot-directories, and submodules, symlinked documents followed — the same selection as
-  // sources/local.
-  std::vector<SourceFile> files;
-  std::vector<std::string> blob_ids;  // parallel to files: the Git blob id of each file
-};
-
 // A Git repository (libgit2). A local path is read in place: names resolve in that repository
 // as `git rev-parse` resolves them there, and no copy is made. A URL (file:// included) is
 // followed through a bare mirror under cache_dir that holds the remote's branches, tags and
@@ -72,23 +60,23 @@ struct Snapshot {
 // unavailable (network, remote down), timeout, unauthenticated (credentials or host key rejected),
 // permission_denied (HTTP 403), not_found (ref, revision, subpath or repository missing),
 // invalid_input (configuration, signatures).
-class GitSource {
+class GitSource : public sources::Source {
  public:
   // Validates the options and creates or opens the bare mirror under cache_dir. No network.
   static Result<std::unique_ptr<GitSource>> open(const GitOptions& options);
-  ~GitSource();
+  ~GitSource() override;
   GitSource(const GitSource&) = delete;
   GitSource& operator=(const GitSource&) = delete;
 
   // The remote's current commit for `ref` (one ls-remote; nothing is fetched or written).
   // A commit-id ref is returned as is without network.
-  Result<std::string> remote_head();
+  Result<std::string> head() override;
 
   // Fetches the ref when the remote head differs from the mirror's (force refspec: a rewritten
   // branch is followed) and returns the snapshot of the head. An unchanged head costs one
   // ls-remote. With SignaturePolicy::ssh, a head that is unsigned or not signed by an allowed
   // key is refused (invalid_input naming the commit) and nothing from it is returned.
-  Result<Snapshot> sync();
+  Result<Snapshot> sync() override;
 
   // The snapshot of any revision, named as `git rev-parse` takes it: a commit id (abbreviated
   // too), branch, tag, "origin/<branch>", "refs/...", "HEAD", "@~1", "main^2", and "A...B" for
@@ -98,17 +86,17 @@ class GitSource {
   // a full commit id, so a moved branch is seen; there "origin/<b>" is the remote's branch <b>
   // (else its own refs/remotes/origin/<b>), and HEAD is the followed ref once sync() ran, else
   // the remote's HEAD. Signatures are not checked here (this serves `flytecd plan`).
-  Result<Snapshot> snapshot(const std::string& revspec);
+  Result<Snapshot> snapshot_at(const std::string& revspec) override;
 
   // One file of a commit already in the mirror (path relative to the configured sub-path), e.g.
   // a workflow package kept in the repository. Errors: not_found, invalid_input (not a regular
   // file, larger than max_bytes).
   Result<std::string> read_file(const std::string& revision, const std::string& path,
-                                uint64_t max_bytes);
+                                uint64_t max_bytes) override;
 
-  // "<redacted url> (ref <ref>[, path <subpath>])" for logs and status; a local path is named by
-  // its real path (so "." and its absolute path are one repository).
-  std::string describe() const;
+  // "git <redacted url> (ref <ref>[, path <subpath>])" for logs and status; a local path is named
+  // by its real path (so "." and its absolute path are one repository).
+  std::string describe() const override;
 
  private:
   struct Impl;

@@ -7,7 +7,7 @@
 #include <chrono>
 #include <cstring>
 
-#include "sources/git/subprocess.hpp"
+#include "daemon/common/subprocess.hpp"
 
 namespace flytecd::sources::git {
 namespace {

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "daemon/common/scan.hpp"
-#include "sources/git/subprocess.hpp"
+#include "daemon/common/subprocess.hpp"
 #include "sources/oci/digest.hpp"
 
 namespace flytecd::sources::oci {
@@ -262,13 +262,13 @@ Result<std::optional<Credentials>> run_credential_helper(const std::string& help
                                                          const std::string& source) {
   const std::string exe = "docker-credential-" + helper;
   const std::string who = "credential helper " + exe + " (" + source + ")";
-  auto path = git::find_executable(exe);
+  auto path = find_executable(exe);
   if (!path)
     return make_error(ErrorCode::invalid_input,
                       who + " is not on PATH; install it or remove it from the config file");
   std::vector<std::string> env;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) env.emplace_back(*e);
-  auto r = git::run_process({*path, "get"}, registry + "\n", env, std::chrono::seconds(30));
+  auto r = run_process({*path, "get"}, registry + "\n", env, std::chrono::seconds(30));
   if (!r) return r.error().wrap(who);
   if (r->exit_code != 0) {
     // docker-credential-helpers' "credentials not found in native keychain": nothing for this

@@ -3,7 +3,7 @@
 //   flytecd_bench_git_poll URL [--polls N] [--ref main] [--path P] [--cache DIR]
 //
 // Opens flytecd's GitSource on URL, syncs once (clone into the mirror), then calls
-// remote_head() N times (one ls-remote each, what the daemon does every interval) and sync()
+// head() N times (one ls-remote each, what the daemon does every interval) and sync()
 // N times (ls-remote + "head unchanged" + the snapshot of the head read from the mirror), and
 // prints wall and CPU time per call. Credentials, if any, from FLYTECD_BENCH_GIT_USER and the
 // file named by FLYTECD_BENCH_GIT_PASSWORD_FILE.
@@ -80,13 +80,13 @@ int main(int argc, char** argv) {
   t0 = now_seconds();
   c0 = cpu_seconds();
   for (int i = 0; i < polls; ++i) {
-    auto head = (*source)->remote_head();
+    auto head = (*source)->head();
     if (!head || *head != first->revision) {
       std::fprintf(stderr, "remote_head: %s\n", head ? "moved" : head.error().message.c_str());
       return 1;
     }
   }
-  std::printf("remote_head() x %d, head unmoved: %.2f ms wall, %.2f ms cpu per poll\n", polls,
+  std::printf("head() x %d, head unmoved: %.2f ms wall, %.2f ms cpu per poll\n", polls,
               (now_seconds() - t0) * 1000.0 / polls, (cpu_seconds() - c0) * 1000.0 / polls);
 
   const int syncs = polls < 10 ? polls : 10;

@@ -211,8 +211,8 @@ TEST_CASE("compile e2e: the pass fails the registration before any Create RPC", 
   REQUIRE(ledger.ok());
   sources::oci::FetchOptions fo;
   fo.cache_dir = bad.dir / "cache";
-  registration::DefaultPackageSource packages(fo, "",
-                                              registration::directory_reader(bad.dir.string()));
+  registration::DefaultPackageResolver packages(fo, "",
+                                                registration::directory_reader(bad.dir.string()));
   model::Registration r;
   r.name = "basic";
   r.project = "flytesnacks";

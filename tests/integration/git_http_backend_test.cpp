@@ -60,7 +60,7 @@ std::unique_ptr<fg::GitSource> open_ok(const fg::GitOptions& options) {
   return std::move(source).value();
 }
 
-fg::Snapshot sync_ok(fg::GitSource& source) {
+flytecd::sources::Snapshot sync_ok(fg::GitSource& source) {
   auto snap = source.sync();
   INFO((snap ? std::string() : snap.error().message));
   REQUIRE(snap);
@@ -91,20 +91,20 @@ TEST_CASE("git: git http-backend behind lighttpd (CGI, Basic auth) is cloned, po
 
   SECTION("anonymous clone and poll; a pushed commit is picked up by the next sync") {
     auto source = open_ok(repo.options(server.url("remote.git"), "cache-anon"));
-    auto head = source->remote_head();
+    auto head = source->head();
     INFO((head ? std::string() : head.error().message));
     REQUIRE(head);
     CHECK(*head == first);
-    fg::Snapshot snap = sync_ok(*source);
+    flytecd::sources::Snapshot snap = sync_ok(*source);
     CHECK(snap.revision == first);
     REQUIRE(snap.files.size() == 1);
     CHECK(snap.files[0].bytes == "a: 1\n");
     // An unmoved head: the poll answers the same commit, the sync the same snapshot.
-    CHECK(*source->remote_head() == first);
+    CHECK(*source->head() == first);
     CHECK(sync_ok(*source).revision == first);
 
     const std::string second = repo.commit_and_push("deploy/b.yaml", "b: 2\n", "second");
-    CHECK(*source->remote_head() == second);
+    CHECK(*source->head() == second);
     snap = sync_ok(*source);
     CHECK(snap.revision == second);
     CHECK(snap.files.size() == 2);
@@ -116,7 +116,7 @@ TEST_CASE("git: git http-backend behind lighttpd (CGI, Basic auth) is cloned, po
     auto source = open_ok(options);
     CHECK(sync_ok(*source).revision == first);
     const std::string second = repo.commit_and_push("deploy/a.yaml", "a: 2\n", "second");
-    fg::Snapshot snap = sync_ok(*source);
+    flytecd::sources::Snapshot snap = sync_ok(*source);
     CHECK(snap.revision == second);
     REQUIRE(snap.files.size() == 1);
     CHECK(snap.files[0].bytes == "a: 2\n");
@@ -126,7 +126,7 @@ TEST_CASE("git: git http-backend behind lighttpd (CGI, Basic auth) is cloned, po
     options.auth.username = "flytecd";
     options.auth.password_file = repo.tmp.str("secrets/wrong");
     auto source = open_ok(options);
-    auto head = source->remote_head();
+    auto head = source->head();
     REQUIRE_FALSE(head);
     CHECK(head.error().code == ErrorCode::unauthenticated);
     CHECK_THAT(head.error().message, Catch::Contains("rejected the configured credentials"));
@@ -139,7 +139,7 @@ TEST_CASE("git: git http-backend behind lighttpd (CGI, Basic auth) is cloned, po
     CHECK(synced.error().message.find("SECRET") == std::string::npos);
   }
   SECTION("the authenticated prefix without credentials is unauthenticated") {
-    auto head = open_ok(repo.options(server.url("remote.git", true), "cache-none"))->remote_head();
+    auto head = open_ok(repo.options(server.url("remote.git", true), "cache-none"))->head();
     REQUIRE_FALSE(head);
     CHECK(head.error().code == ErrorCode::unauthenticated);
   }

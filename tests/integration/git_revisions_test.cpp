@@ -60,7 +60,7 @@ std::unique_ptr<fg::GitSource> open_ok(const fg::GitOptions& options) {
 }
 
 std::string resolved(fg::GitSource& source, const std::string& name) {
-  auto snap = source.snapshot(name);
+  auto snap = source.snapshot_at(name);
   INFO(name << ": " << (snap ? std::string() : snap.error().message));
   REQUIRE(snap);
   return snap->revision;
@@ -106,7 +106,7 @@ TEST_CASE("git revisions: a local path resolves names in the repository itself, 
   CHECK(resolved(*source, "main...feature") == git(r.home, r.work, {"merge-base", "main", f1}));
   CHECK(resolved(*source, "feature...@") == c2);
   // The documents are that commit's.
-  auto at_c1 = source->snapshot("v1");
+  auto at_c1 = source->snapshot_at("v1");
   REQUIRE(at_c1);
   REQUIRE(at_c1->files.size() == 1);
   CHECK(at_c1->files[0].bytes == "a: 1\n");
@@ -124,7 +124,7 @@ TEST_CASE("git revisions: a local path resolves names in the repository itself, 
     auto options = r.options(r.work);
     options.ref = "main";
     auto following = open_ok(options);
-    auto head = following->remote_head();
+    auto head = following->head();
     REQUIRE(head);
     CHECK(*head == c3);
     auto synced = following->sync();
@@ -135,13 +135,13 @@ TEST_CASE("git revisions: a local path resolves names in the repository itself, 
     CHECK(entries_in(r.cache) == 0);
   }
   SECTION("a range is refused, saying what to give") {
-    auto range = source->snapshot("main~1..main");
+    auto range = source->snapshot_at("main~1..main");
     REQUIRE_FALSE(range);
     CHECK(range.error().code == ErrorCode::invalid_input);
     CHECK_THAT(range.error().message, Catch::Contains("is a range") && Catch::Contains("A...B"));
   }
   SECTION("a name the repository does not have is not_found, named") {
-    auto missing = source->snapshot("origin/feature");
+    auto missing = source->snapshot_at("origin/feature");
     REQUIRE_FALSE(missing);
     CHECK(missing.error().code == ErrorCode::not_found);
     CHECK_THAT(missing.error().message,
@@ -158,7 +158,7 @@ TEST_CASE("git revisions: a local path resolves names in the repository itself, 
   SECTION("a subdirectory of the repository is refused, naming its top") {
     stdfs::create_directories(r.work + "/deploy");
     auto sub = open_ok(r.options(r.work + "/deploy"));
-    auto snap = sub->snapshot("HEAD");
+    auto snap = sub->snapshot_at("HEAD");
     REQUIRE_FALSE(snap);
     CHECK(snap.error().code == ErrorCode::invalid_input);
     CHECK_THAT(snap.error().message,
@@ -167,7 +167,7 @@ TEST_CASE("git revisions: a local path resolves names in the repository itself, 
   SECTION("a directory that is no repository is not_found") {
     stdfs::create_directories(r.tmp.str("plain"));
     auto plain = open_ok(r.options(r.tmp.str("plain")));
-    auto snap = plain->snapshot("HEAD");
+    auto snap = plain->snapshot_at("HEAD");
     REQUIRE_FALSE(snap);
     CHECK(snap.error().code == ErrorCode::not_found);
     CHECK_THAT(snap.error().message, Catch::Contains("is not a Git repository"));
@@ -193,7 +193,7 @@ TEST_CASE("git revisions: the layout actions/checkout leaves resolves origin/<ba
   CHECK(resolved(*source, "HEAD") == pr);
   CHECK(resolved(*source, pr) == pr);
   CHECK(resolved(*source, "origin/main..." + pr) == base);
-  auto local_main = source->snapshot("main");  // there is no local branch main
+  auto local_main = source->snapshot_at("main");  // there is no local branch main
   REQUIRE_FALSE(local_main);
   CHECK(local_main.error().code == ErrorCode::not_found);
 }
@@ -231,7 +231,7 @@ TEST_CASE("git revisions: a URL is fetched before a name resolves", "[git][revis
     git(r.home, r.work, {"push", "-q", "origin", "main:gone"});
     CHECK(resolved(*source, "gone") == c1);
     git(r.home, r.work, {"push", "-q", "origin", ":gone"});
-    auto gone = source->snapshot("gone");
+    auto gone = source->snapshot_at("gone");
     REQUIRE_FALSE(gone);
     CHECK(gone.error().code == ErrorCode::not_found);
     CHECK_THAT(gone.error().message, Catch::Contains("not found on the remote"));
@@ -260,7 +260,7 @@ TEST_CASE("git revisions: a revision over the per-revision limits is refused bef
   auto options = r.options(r.work);
   options.max_snapshot_bytes = 1u << 20;
   SECTION("total bytes") {
-    auto snap = open_ok(options)->snapshot("HEAD");
+    auto snap = open_ok(options)->snapshot_at("HEAD");
     REQUIRE_FALSE(snap);
     CHECK(snap.error().code == ErrorCode::invalid_input);
     CHECK_THAT(snap.error().message,
@@ -268,13 +268,13 @@ TEST_CASE("git revisions: a revision over the per-revision limits is refused bef
                    Catch::Contains("a revision may hold at most 1.0 MiB (1048576 bytes, the "
                                    "per-revision size limit"));
     options.max_snapshot_bytes = 2u << 20;
-    auto within = open_ok(options)->snapshot("HEAD");
+    auto within = open_ok(options)->snapshot_at("HEAD");
     REQUIRE(within);
     CHECK(within->files.size() == 21);
   }
   SECTION("files that are listed but too large to read do not count") {
     options.max_file_bytes = 1000;
-    auto snap = open_ok(options)->snapshot("HEAD");
+    auto snap = open_ok(options)->snapshot_at("HEAD");
     REQUIRE(snap);
     CHECK(snap->files.size() == 21);
     CHECK(snap->files[0].bytes.empty());
@@ -282,7 +282,7 @@ TEST_CASE("git revisions: a revision over the per-revision limits is refused bef
   SECTION("files") {
     options.max_snapshot_bytes = 256u << 20;
     options.max_snapshot_files = 5;
-    auto snap = open_ok(options)->snapshot("HEAD");
+    auto snap = open_ok(options)->snapshot_at("HEAD");
     REQUIRE_FALSE(snap);
     CHECK_THAT(snap.error().message, Catch::Contains("more than 5 YAML files") &&
                                          Catch::Contains("per-revision file limit"));
@@ -290,7 +290,7 @@ TEST_CASE("git revisions: a revision over the per-revision limits is refused bef
   SECTION("tree entries walked") {
     options.max_snapshot_bytes = 256u << 20;
     options.max_tree_entries = 10;
-    auto snap = open_ok(options)->snapshot("HEAD");
+    auto snap = open_ok(options)->snapshot_at("HEAD");
     REQUIRE_FALSE(snap);
     CHECK_THAT(snap.error().message, Catch::Contains("more than 10 tree entries"));
   }

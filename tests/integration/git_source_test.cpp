@@ -75,14 +75,14 @@ std::unique_ptr<fg::GitSource> open_ok(const fg::GitOptions& options) {
   return std::move(source).value();
 }
 
-fg::Snapshot sync_ok(fg::GitSource& source) {
+flytecd::sources::Snapshot sync_ok(fg::GitSource& source) {
   auto snap = source.sync();
   INFO((snap ? std::string() : snap.error().message));
   REQUIRE(snap);
   return std::move(snap).value();
 }
 
-std::vector<std::string> paths(const fg::Snapshot& snap) {
+std::vector<std::string> paths(const flytecd::sources::Snapshot& snap) {
   std::vector<std::string> out;
   for (const auto& f : snap.files) out.push_back(f.path);
   return out;
@@ -121,13 +121,13 @@ TEST_CASE("git: file:// and local paths give the same snapshot of YAML files und
   options.subpath = "./deploy/";
   options.max_file_bytes = 100;
   auto source = open_ok(options);
-  CHECK(source->describe() == "file://" + fx.remote + " (ref main, path deploy)");
+  CHECK(source->describe() == "git file://" + fx.remote + " (ref main, path deploy)");
 
-  auto remote = source->remote_head();
+  auto remote = source->head();
   REQUIRE(remote);
   CHECK(*remote == head);
 
-  fg::Snapshot snap = sync_ok(*source);
+  flytecd::sources::Snapshot snap = sync_ok(*source);
   CHECK(snap.revision == head);
   CHECK(snap.subject == "add submodule");
   CHECK(snap.author == "Flytecd Test <test@example.com>");
@@ -152,7 +152,7 @@ TEST_CASE("git: file:// and local paths give the same snapshot of YAML files und
     local_options.max_file_bytes = 100;
     local_options.cache_dir = fx.tmp.str("cache-local");
     auto local = open_ok(local_options);
-    fg::Snapshot same = sync_ok(*local);
+    flytecd::sources::Snapshot same = sync_ok(*local);
     CHECK(same.revision == snap.revision);
     CHECK(paths(same) == paths(snap));
     CHECK(same.blob_ids == snap.blob_ids);
@@ -170,10 +170,10 @@ TEST_CASE("git: file:// and local paths give the same snapshot of YAML files und
     fx.write("deploy/a.yaml", "a: 2\n");
     const std::string next = fx.commit("edit a");
     fx.push();
-    auto moved = source->remote_head();
+    auto moved = source->head();
     REQUIRE(moved);
     CHECK(*moved == next);
-    fg::Snapshot after = sync_ok(*source);
+    flytecd::sources::Snapshot after = sync_ok(*source);
     CHECK(after.revision == next);
     CHECK(after.files[0].bytes == "a: 2\n");
     CHECK(after.blob_ids[0] != snap.blob_ids[0]);
@@ -182,19 +182,19 @@ TEST_CASE("git: file:// and local paths give the same snapshot of YAML files und
     CHECK(after.blob_ids[3] == snap.blob_ids[3]);
 
     // Older revisions stay addressable for `flytecd plan --base X --head Y`.
-    auto previous = source->snapshot("HEAD~1");
+    auto previous = source->snapshot_at("HEAD~1");
     REQUIRE(previous);
     CHECK(previous->revision == head);
-    auto by_id = source->snapshot(head);
+    auto by_id = source->snapshot_at(head);
     REQUIRE(by_id);
     CHECK(by_id->blob_ids == snap.blob_ids);
-    auto by_branch = source->snapshot("origin/main");
+    auto by_branch = source->snapshot_at("origin/main");
     REQUIRE(by_branch);
     CHECK(by_branch->revision == next);
   }
 
   SECTION("an unknown revision is not_found") {
-    auto missing = source->snapshot("no-such-branch");
+    auto missing = source->snapshot_at("no-such-branch");
     REQUIRE_FALSE(missing);
     CHECK(missing.error().code == ErrorCode::not_found);
   }
@@ -214,7 +214,7 @@ TEST_CASE("git: snapshot fetches revisions the mirror does not have yet", "[git]
   const std::string first = seed(fx);
   auto source = open_ok(fx.options("file://" + fx.remote));
   // Nothing synced yet: snapshot() must fetch to answer.
-  auto snap = source->snapshot(first);
+  auto snap = source->snapshot_at(first);
   REQUIRE(snap);
   CHECK(snap->revision == first);
   git(fx.home, fx.work, {"tag", "-a", "v1", "-m", "release 1"});
@@ -222,7 +222,7 @@ TEST_CASE("git: snapshot fetches revisions the mirror does not have yet", "[git]
   fx.write("deploy/a.yaml", "a: 3\n");
   fx.commit("after v1");
   fx.push();
-  auto tagged = source->snapshot("v1");
+  auto tagged = source->snapshot_at("v1");
   REQUIRE(tagged);
   CHECK(tagged->revision == first);
 
@@ -230,7 +230,7 @@ TEST_CASE("git: snapshot fetches revisions the mirror does not have yet", "[git]
     auto options = fx.options("file://" + fx.remote);
     options.ref = "v1";
     auto by_tag = open_ok(options);
-    auto head = by_tag->remote_head();
+    auto head = by_tag->head();
     REQUIRE(head);
     CHECK(*head == first);  // annotated tag peeled to its commit
     CHECK(sync_ok(*by_tag).revision == first);
@@ -246,7 +246,7 @@ TEST_CASE("git: snapshot fetches revisions the mirror does not have yet", "[git]
     fx.write("deploy/a.yaml", "a: pr\n");
     const std::string pr = fx.commit("pull request head");
     git(fx.home, fx.work, {"push", "-q", fx.remote, "feature:refs/pull/1/head"});
-    auto snap_pr = source->snapshot(pr);
+    auto snap_pr = source->snapshot_at(pr);
     INFO((snap_pr ? std::string() : snap_pr.error().message));
     REQUIRE(snap_pr);
     CHECK(snap_pr->files[0].bytes == "a: pr\n");
@@ -254,7 +254,7 @@ TEST_CASE("git: snapshot fetches revisions the mirror does not have yet", "[git]
   SECTION("a missing ref is not_found") {
     auto options = fx.options("file://" + fx.remote);
     options.ref = "does-not-exist";
-    auto missing = open_ok(options)->remote_head();
+    auto missing = open_ok(options)->head();
     REQUIRE_FALSE(missing);
     CHECK(missing.error().code == ErrorCode::not_found);
   }
@@ -275,16 +275,16 @@ TEST_CASE("git: a force-pushed (rewritten) branch is followed", "[git]") {
   const std::string c3 = fx.commit("three (rewritten history)");
   fx.push(/*force=*/true);
 
-  auto head = source->remote_head();
+  auto head = source->head();
   REQUIRE(head);
   CHECK(*head == c3);
-  fg::Snapshot snap = sync_ok(*source);
+  flytecd::sources::Snapshot snap = sync_ok(*source);
   CHECK(snap.revision == c3);
   REQUIRE(snap.files.size() == 1);
   CHECK(snap.files[0].bytes == "v: 3\n");
   // The unchanged head is served again without a fetch and gives the same content.
   CHECK(sync_ok(*source).blob_ids == snap.blob_ids);
-  CHECK(source->snapshot("HEAD~1")->revision == c1);
+  CHECK(source->snapshot_at("HEAD~1")->revision == c1);
 }
 
 TEST_CASE("git: git daemon over git:// on loopback", "[git]") {
@@ -304,7 +304,7 @@ TEST_CASE("git: git daemon over git:// on loopback", "[git]") {
   auto options = fx.options(url);
   options.subpath = "deploy";
   auto source = open_ok(options);
-  auto head = source->remote_head();
+  auto head = source->head();
   INFO((head ? std::string() : head.error().message));
   REQUIRE(head);
   CHECK(*head == first);
@@ -313,13 +313,13 @@ TEST_CASE("git: git daemon over git:// on loopback", "[git]") {
   fx.write("deploy/sub/b.yml", "b: 3\n");
   const std::string second = fx.commit("over git://");
   fx.push();
-  fg::Snapshot snap = sync_ok(*source);
+  flytecd::sources::Snapshot snap = sync_ok(*source);
   CHECK(snap.revision == second);
   CHECK(snap.files[3].bytes == "b: 3\n");
 
   SECTION("a repository the daemon does not serve is not_found") {
     auto missing = open_ok(fx.options("git://127.0.0.1:" + std::to_string(port) + "/nope.git"));
-    auto r = missing->remote_head();
+    auto r = missing->head();
     REQUIRE_FALSE(r);
     CHECK(r.error().code == ErrorCode::not_found);
   }
@@ -343,7 +343,7 @@ TEST_CASE("git: git http-backend with HTTP Basic auth read from a file or the en
 
   SECTION("the right password syncs and follows new commits") {
     auto source = open_ok(options);
-    auto head = source->remote_head();
+    auto head = source->head();
     INFO((head ? std::string() : head.error().message));
     REQUIRE(head);
     CHECK(*head == first);
@@ -364,7 +364,7 @@ TEST_CASE("git: git http-backend with HTTP Basic auth read from a file or the en
   SECTION("a wrong password is unauthenticated and no secret is in the message") {
     options.auth.password_file = fx.tmp.str("secrets/wrong");
     auto source = open_ok(options);
-    auto head = source->remote_head();
+    auto head = source->head();
     REQUIRE_FALSE(head);
     CHECK(head.error().code == ErrorCode::unauthenticated);
     CHECK_THAT(head.error().message, Catch::Contains("rejected the configured credentials"));
@@ -380,7 +380,7 @@ TEST_CASE("git: git http-backend with HTTP Basic auth read from a file or the en
   }
   SECTION("no configured credentials is unauthenticated, with a hint") {
     options.auth = {};
-    auto head = open_ok(options)->remote_head();
+    auto head = open_ok(options)->head();
     REQUIRE_FALSE(head);
     CHECK(head.error().code == ErrorCode::unauthenticated);
     CHECK_THAT(head.error().message, Catch::Contains("password_file"));
@@ -416,7 +416,7 @@ TEST_CASE("git: https with a token, and an untrusted certificate refused", "[git
   options.auth.password_file = fx.tmp.str("token");  // username defaults to x-access-token
 
   SECTION("a certificate no trusted CA signed is unauthenticated, not retried") {
-    auto head = open_ok(options)->remote_head();
+    auto head = open_ok(options)->head();
     REQUIRE_FALSE(head);
     CHECK(head.error().code == ErrorCode::unauthenticated);
     CHECK_THAT(head.error().message, Catch::Contains("certificate"));
@@ -427,7 +427,7 @@ TEST_CASE("git: https with a token, and an untrusted certificate refused", "[git
     REQUIRE(git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, fx.tmp.str("tls.crt").c_str(),
                              nullptr) == 0);
     auto source = open_ok(options);
-    auto head = source->remote_head();
+    auto head = source->head();
     auto synced = source->sync();
     git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, "/etc/ssl/certs/ca-certificates.crt", nullptr);
     INFO((head ? std::string() : head.error().message));
@@ -447,7 +447,7 @@ TEST_CASE("git: an unreachable or silent remote fails within the timeout", "[git
       auto options = fx.options(scheme + "://127.0.0.1:" + std::to_string(port) + "/remote.git");
       auto source = open_ok(options);
       auto start = Clock::now();
-      auto head = source->remote_head();
+      auto head = source->head();
       REQUIRE_FALSE(head);
       CHECK(head.error().code == ErrorCode::unavailable);
       CHECK_THAT(head.error().message, Catch::Contains("failed to connect to 127.0.0.1"));
@@ -466,7 +466,7 @@ TEST_CASE("git: an unreachable or silent remote fails within the timeout", "[git
       options.timeout_seconds = 1;
       auto source = open_ok(options);
       auto start = Clock::now();
-      auto head = source->remote_head();
+      auto head = source->head();
       REQUIRE_FALSE(head);
       CHECK(head.error().code == ErrorCode::timeout);
       CHECK_THAT(head.error().message, Catch::Contains("timed out after 1s"));
@@ -498,7 +498,7 @@ TEST_CASE("git: ssh remotes check configuration and host keys and are bounded", 
     auto source = fg::GitSource::open(ssh);
     REQUIRE(source);
     auto start = Clock::now();
-    auto head = (*source)->remote_head();
+    auto head = (*source)->head();
     REQUIRE_FALSE(head);
     INFO(head.error().message);
     CHECK(head.error().code == ErrorCode::timeout);
@@ -559,7 +559,7 @@ TEST_CASE("git: ssh:// with a private key against a loopback sshd, host key from
   SECTION("a listed host key and an authorized client key sync and follow new commits") {
     spit(fx.tmp.path() / "known_hosts", "# test\n" + where + " " + host_key + "\n");
     auto source = open_ok(options);
-    auto head = source->remote_head();
+    auto head = source->head();
     INFO((head ? std::string() : head.error().message));
     REQUIRE(head);
     CHECK(*head == first);
@@ -571,14 +571,14 @@ TEST_CASE("git: ssh:// with a private key against a loopback sshd, host key from
   }
   SECTION("a different host key for the host is refused as a mismatch") {
     spit(fx.tmp.path() / "known_hosts", where + " " + other_host_key + "\n");
-    auto head = open_ok(options)->remote_head();
+    auto head = open_ok(options)->head();
     REQUIRE_FALSE(head);
     CHECK(head.error().code == ErrorCode::unauthenticated);
     CHECK_THAT(head.error().message, Catch::Contains("host key mismatch"));
   }
   SECTION("a host missing from known_hosts is refused") {
     spit(fx.tmp.path() / "known_hosts", "[127.0.0.1]:1 " + host_key + "\n");
-    auto head = open_ok(options)->remote_head();
+    auto head = open_ok(options)->head();
     REQUIRE_FALSE(head);
     CHECK(head.error().code == ErrorCode::unauthenticated);
     CHECK_THAT(head.error().message, Catch::Contains("is not listed in"));
@@ -586,7 +586,7 @@ TEST_CASE("git: ssh:// with a private key against a loopback sshd, host key from
   SECTION("a client key the server does not authorize is unauthenticated") {
     spit(fx.tmp.path() / "known_hosts", where + " " + host_key + "\n");
     options.auth.ssh_private_key_file = fx.tmp.str("stranger_key");
-    auto head = open_ok(options)->remote_head();
+    auto head = open_ok(options)->head();
     REQUIRE_FALSE(head);
     CHECK(head.error().code == ErrorCode::unauthenticated);
     CHECK_THAT(head.error().message, Catch::Contains("rejected the configured credentials"));
@@ -783,7 +783,7 @@ TEST_CASE("git: symlinked documents are followed inside the path, refused by nam
   auto options = fx.options("file://" + fx.remote);
   options.subpath = "deploy";
   auto source = open_ok(options);
-  fg::Snapshot snap = sync_ok(*source);
+  flytecd::sources::Snapshot snap = sync_ok(*source);
   CHECK(paths(snap) == std::vector<std::string>{"hop1.yaml", "hop2.yaml", "real.yaml"});
   CHECK(snap.files[1].bytes == "r: 1\n");
 

@@ -52,7 +52,7 @@ struct Harness {
   std::unique_ptr<sinks::flyteadmin::AdminSink> sink;
   std::unique_ptr<ledger::Ledger> ledger;
   std::unique_ptr<flyteidl::service::AdminService::Stub> raw;
-  std::unique_ptr<registration::DefaultPackageSource> packages;
+  std::unique_ptr<registration::DefaultPackageResolver> packages;
 
   Harness() {
     dir = fs::temp_directory_path() /
@@ -81,7 +81,7 @@ struct Harness {
     fo.cache_dir = dir / "cache";
     fo.max_attempts = 1;
     fo.connect_timeout = std::chrono::milliseconds(500);
-    packages = std::make_unique<registration::DefaultPackageSource>(
+    packages = std::make_unique<registration::DefaultPackageResolver>(
         fo, "", registration::directory_reader((dir / "repo").string()));
     for (const char* p : {"flytesnacks", "ml"}) {
       grpc::ClientContext ctx;
@@ -482,7 +482,7 @@ TEST_CASE("an OCI package registers, a tag moved to a new digest is a change the
   sources::oci::FetchOptions fo;
   fo.cache_dir = h.dir / "oci-cache";
   fo.plain_http_registries = {registry.host()};
-  registration::DefaultPackageSource oci(fo, "", registration::directory_reader(h.dir.string()));
+  registration::DefaultPackageResolver oci(fo, "", registration::directory_reader(h.dir.string()));
   auto r =
       reg("pkg", "flytesnacks", "development", "v1", "oci://" + registry.host() + "/flyte/pkg:v1");
   registration::RegistrarOptions o;
@@ -755,7 +755,7 @@ TEST_CASE("execution registers the OCI content the plan saw, even if the tag mov
   sources::oci::FetchOptions fo;
   fo.cache_dir = h.dir / "oci-cache";
   fo.plain_http_registries = {registry.host()};
-  registration::DefaultPackageSource oci(fo, "", registration::directory_reader(h.dir.string()));
+  registration::DefaultPackageResolver oci(fo, "", registration::directory_reader(h.dir.string()));
   const std::string address = "oci://" + registry.host() + "/flyte/pkg:v1";
   auto r = reg("pkg", "flytesnacks", "development", "v1", address);
   registration::RegistrarOptions o;

@@ -167,13 +167,13 @@ struct Signed {
                          "application/vnd.oci.image.index.v1+json");
   }
 
-  registration::DefaultPackageSource packages(registration::Verification v = {}) {
+  registration::DefaultPackageResolver packages(registration::Verification v = {}) {
     sources::oci::FetchOptions fo;
     fo.cache_dir = dir.path() / "cache";
     fo.plain_http_registries = {registry.host()};
     fo.max_attempts = 1;
     v.read_repo_file = registration::directory_reader((dir.path() / "repo").string());
-    return registration::DefaultPackageSource(fo, "", v.read_repo_file, std::move(v));
+    return registration::DefaultPackageResolver(fo, "", v.read_repo_file, std::move(v));
   }
 
   model::Registration reg(const std::string& name, const std::string& repo,
@@ -191,7 +191,7 @@ struct Signed {
   }
 
   registration::RegistrationReport run(const std::vector<model::Registration>& regs,
-                                       registration::PackageSource& packages, bool dry = false) {
+                                       registration::PackageResolver& packages, bool dry = false) {
     registration::RegistrarOptions o;
     o.revision = "test";
     o.dry_run = dry;

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "daemon/common/subprocess.hpp"
 #include "sources/oci/auth.hpp"
 #include "sources/oci/digest.hpp"
 #include "test_paths.hpp"
@@ -36,7 +37,7 @@ inline constexpr const char* k_user = "flyte";
 inline constexpr const char* k_password = "flytepass";
 
 inline std::string registry_binary() {
-  auto found = flytecd::sources::git::find_executable("docker-registry");
+  auto found = flytecd::find_executable("docker-registry");
   return found ? *found : std::string();
 }
 

@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "sources/git/known_hosts.hpp"
-#include "sources/git/subprocess.hpp"
+#include "daemon/common/subprocess.hpp"
 
 namespace git_test {
 
@@ -90,17 +90,17 @@ inline Run run(const std::vector<std::string>& argv, const std::string& home,
                const std::string& input = "", const std::vector<std::string>& extra_env = {}) {
   std::vector<std::string> args = argv;
   if (!args.empty() && args[0].find('/') == std::string::npos) {
-    auto found = flytecd::sources::git::find_executable(args[0]);
+    auto found = flytecd::find_executable(args[0]);
     if (!found) return Run{127, "", args[0] + ": not found"};
     args[0] = *found;
   }
-  auto r = flytecd::sources::git::run_process(args, input, tool_env(home, extra_env), 60s);
+  auto r = flytecd::run_process(args, input, tool_env(home, extra_env), 60s);
   if (!r) return Run{-1, "", r.error().message};
   return Run{r->exit_code, r->out, r->err};
 }
 
 inline bool have_tool(const std::string& name) {
-  return flytecd::sources::git::find_executable(name).has_value();
+  return flytecd::find_executable(name).has_value();
 }
 
 // `git -C dir <args>` as a fixed test identity; throws with git's stderr on failure.
@@ -313,7 +313,7 @@ class GitHttpServer {
       env.push_back("HTTP_CONTENT_ENCODING=" + req.get_header_value("Content-Encoding"));
     if (req.has_header("Git-Protocol"))
       env.push_back("HTTP_GIT_PROTOCOL=" + req.get_header_value("Git-Protocol"));
-    auto out = flytecd::sources::git::run_process({m_backend}, req.body, env, 30s);
+    auto out = flytecd::run_process({m_backend}, req.body, env, 30s);
     if (!out) {
       res.status = 500;
       return;

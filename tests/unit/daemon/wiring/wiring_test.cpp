@@ -112,7 +112,7 @@ TEST_CASE("wiring: package references by scheme, one built-in package source", "
 }
 
 TEST_CASE("package source: a kind without a source is an error naming it", "[wiring]") {
-  flytecd::registration::DefaultPackageSource only_oci({}, "");
+  flytecd::registration::DefaultPackageResolver only_oci({}, "");
   flytecd::model::Registration r;
   r.package = "packages/core.tgz";
   auto loaded = only_oci.load(r);

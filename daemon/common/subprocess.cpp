@@ -1,4 +1,4 @@
-#include "sources/git/subprocess.hpp"
+#include "daemon/common/subprocess.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace flytecd::sources::git {
+namespace flytecd {
 namespace {
 
 constexpr size_t k_max_output = 1u << 20;
@@ -163,4 +163,4 @@ Result<ProcessOutput> run_process(const std::vector<std::string>& argv, const st
   return result;
 }
 
-}  // namespace flytecd::sources::git
+}  // namespace flytecd

@@ -7,7 +7,7 @@
 
 #include "daemon/common/result.hpp"
 
-namespace flytecd::sources::git {
+namespace flytecd {
 
 struct ProcessOutput {
   int exit_code = -1;  // the exit status, or 128+signal when killed by a signal
@@ -26,4 +26,4 @@ Result<ProcessOutput> run_process(const std::vector<std::string>& argv, const st
 // The absolute path of an executable found in $PATH (or the default system PATH), if any.
 std::optional<std::string> find_executable(const std::string& name);
 
-}  // namespace flytecd::sources::git
+}  // namespace flytecd
