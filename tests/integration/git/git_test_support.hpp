@@ -29,8 +29,8 @@
 #include <thread>
 #include <vector>
 
-#include "sources/git/known_hosts.hpp"
 #include "daemon/common/subprocess.hpp"
+#include "sources/git/known_hosts.hpp"
 
 namespace git_test {
 
