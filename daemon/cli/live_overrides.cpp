@@ -109,7 +109,7 @@ int run_get_overrides_live(const TargetOptions& target, const GetOverridesOption
     return 1;
   }
   wiring::Target& t = prepared->rec->target();
-  auto live = t.sink->observe();
+  auto live = t.pass_sink().observe();  // ConfigMap mode: overrides from the ConfigMap
   if (!live) {
     err << cmd << ": " << live.error().wrap(t.description).message << "\n";
     return 1;
@@ -117,7 +117,7 @@ int run_get_overrides_live(const TargetOptions& target, const GetOverridesOption
   auto managed = t.ledger->managed();
   const model::Scope scope{g.project, g.domain, g.workflow};
   auto doc = live_overrides_document(
-      scope, pass::desired_state(prepared->rev.docs, t.sink->capabilities()), *live,
+      scope, pass::desired_state(prepared->rev.docs, t.pass_sink().capabilities()), *live,
       managed ? *managed : reconcile::Managed{});
   doc["target"] = t.description;
   doc["revision"] = prepared->rev.revision;

@@ -468,7 +468,7 @@ struct Daemon::Impl {
   }
 
   void sync_rpc_metrics() {
-    for (const auto& [key, n] : rec->target().sink->rpc_counts()) {
+    for (const auto& [key, n] : rec->target().rpc_counts()) {
       auto space = key.find(' ');
       uint64_t& seen = rpc_seen[key];
       if (n > seen)

@@ -31,43 +31,35 @@ Result<Target> open_target(const config::Config& cfg, Access access) {
   if (!ledger) return ledger.error();
   t.ledger = std::move(*ledger);
 
-  // The sinks come from the table of sink backends (sink_backends(), daemon/wiring/wiring.cpp);
-  // the embedded emulator is started here first, since the Target owns it.
-  const TargetKind kind = admin_target_kind(cfg);
-  SinkContext ctx;
-  if (kind == TargetKind::emulator) {
-    sinks::emulator::Options opts;
-    opts.db_path = cfg.state_dir + "/emulator.db";
-    opts.domains = cfg.documents.domains;
-    auto emu = sinks::emulator::Emulator::start(opts);
-    if (!emu) return emu.error().wrap("embedded emulator");
-    t.emulator = std::move(*emu);
-    ctx.emulator_address = t.emulator->address();
-    t.description = "flyteadmin EMULATOR (embedded, " + t.emulator->address() + ", " +
-                    opts.db_path + ") — not a real FlyteAdmin; set admin.endpoint to target one";
-    log::get("flytecd")->warn(
-        "no FlyteAdmin endpoint configured: using the embedded FlyteAdmin emulator at {} ({})",
-        t.emulator->address(), opts.db_path);
-  } else {
-    t.description = "flyteadmin " + log::redact_url(cfg.admin.endpoint);
+  // The sinks come from the table of sink backends (sink_backends(), daemon/wiring/wiring.cpp).
+  std::vector<sinks::Sink*> routes;
+  for (const SinkBackend* row : selected_sinks(cfg)) {
+    auto opened = row->open(cfg);
+    if (!opened) return opened.error();
+    t.description += (t.description.empty() ? "" : " + ") + opened->description;
+    routes.push_back(opened->sink.get());
+    t.sinks.push_back(std::move(*opened));
   }
-  ctx.label = t.description;
-  auto sink = make_sink(kind, cfg, ctx);
-  if (!sink) return sink.error();
-  t.sink = std::move(*sink);
-  if (configmap_mode(cfg)) {
-    auto kube = open_kube_client(cfg);
-    if (!kube) return kube.error();
-    SinkContext cm_ctx;
-    cm_ctx.kube = std::move(*kube);
-    auto configmap = make_sink(TargetKind::configmap, cfg, cm_ctx);
-    if (!configmap) return configmap.error();
-    t.configmap = std::move(*configmap);
-    auto routed = route_overrides(*t.sink, *t.configmap);
+  if (t.sinks.empty()) return make_error(ErrorCode::invalid_input, "no sink configured");
+  if (t.sinks.size() > 1) {
+    auto routed = route_by_capabilities(routes);
     if (!routed) return routed.error();
     t.routed = std::move(*routed);
   }
   return t;
+}
+
+bool Target::embedded() const {
+  for (const auto& s : sinks)
+    if (s.kind == TargetKind::emulator) return true;
+  return false;
+}
+
+std::map<std::string, uint64_t> Target::rpc_counts() const {
+  std::map<std::string, uint64_t> out;
+  for (const auto& s : sinks)
+    for (const auto& [key, n] : s.sink->rpc_counts()) out[key] += n;
+  return out;
 }
 
 }  // namespace flytecd::wiring

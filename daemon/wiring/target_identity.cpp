@@ -119,18 +119,10 @@ void adopt_legacy_ledger(const config::Config& cfg, const fs::path& dir,
 TargetIdentity target_identity(const config::Config& cfg) {
   TargetIdentity t;
   std::string readable;
-  if (admin_target_kind(cfg) == TargetKind::emulator) {
-    t.id = "flyteadmin emulator (embedded)";
-    readable = "embedded-emulator";
-  } else {
-    const std::string endpoint = normalize_endpoint(cfg.admin.endpoint);
-    t.id = "flyteadmin " + endpoint;
-    readable = "flyteadmin-" + endpoint;
-  }
-  if (configmap_mode(cfg)) {
-    const auto& cm = cfg.kubernetes.config_map;
-    t.id += "; configmap " + cm.cm_namespace + "/" + cm.name + ":" + cm.key;
-    readable += "-configmap";
+  for (const SinkBackend* row : selected_sinks(cfg)) {
+    const TargetPart part = row->part(cfg);
+    t.id += (t.id.empty() ? "" : "; ") + part.id;
+    readable += (readable.empty() ? "" : "-") + part.readable;
   }
   t.slug = slug_of(t.id, readable);
   return t;

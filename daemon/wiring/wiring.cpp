@@ -5,10 +5,12 @@
 #include <filesystem>
 
 #include "daemon/common/atomic_file.hpp"
+#include "daemon/common/log.hpp"
 #include "daemon/k8s/client.hpp"
 #include "daemon/k8s/kube_api.hpp"
 #include "daemon/model/loader.hpp"
 #include "daemon/wiring/target_identity.hpp"
+#include "sinks/emulator/emulator.hpp"
 #include "sources/local/package_source.hpp"
 #include "sources/oci/package_source.hpp"
 
@@ -35,32 +37,59 @@ Result<std::unique_ptr<sources::Source>> open_oci(const config::Config& cfg) {
                         ": OCI artifact sources are not built in yet (use a Git URL or `repo`)");
 }
 
-Result<std::unique_ptr<sinks::Sink>> open_flyteadmin(const config::Config& cfg,
-                                                     const SinkContext& ctx) {
-  auto sink = make_admin_sink(cfg.admin, ctx.label);
+Result<OpenedSink> open_flyteadmin(const config::Config& cfg) {
+  OpenedSink out{TargetKind::flyteadmin};
+  out.description = "flyteadmin " + log::redact_url(cfg.admin.endpoint);
+  auto sink = make_admin_sink(cfg.admin, out.description);
   if (!sink) return sink.error();
-  return std::unique_ptr<sinks::Sink>(std::move(*sink));
+  out.sink = std::move(*sink);
+  return out;
 }
 
-Result<std::unique_ptr<sinks::Sink>> open_emulator(const config::Config& cfg,
-                                                   const SinkContext& ctx) {
-  (void)cfg;
-  if (ctx.emulator_address.empty())
-    return make_error(ErrorCode::invalid_input, "emulator sink: the emulator is not started");
+// The embedded FlyteAdmin emulator, started in-process on loopback and persisted in the state
+// directory; the sink reaches it over gRPC like any FlyteAdmin.
+Result<OpenedSink> open_emulator(const config::Config& cfg) {
+  sinks::emulator::Options opts;
+  opts.db_path = cfg.state_dir + "/emulator.db";
+  opts.domains = cfg.documents.domains;
+  auto emu = sinks::emulator::Emulator::start(opts);
+  if (!emu) return emu.error().wrap("embedded emulator");
+  std::shared_ptr<sinks::emulator::Emulator> started = std::move(*emu);
+  OpenedSink out{TargetKind::emulator, started};
+  out.description = "flyteadmin EMULATOR (embedded, " + started->address() + ", " + opts.db_path +
+                    ") — not a real FlyteAdmin; set admin.endpoint to target one";
+  log::get("flytecd")->warn(
+      "no FlyteAdmin endpoint configured: using the embedded FlyteAdmin emulator at {} ({})",
+      started->address(), opts.db_path);
   sinks::flyteadmin::AdminConfig admin;
-  admin.endpoint = ctx.emulator_address;
+  admin.endpoint = started->address();
   admin.insecure = true;
-  auto sink = make_admin_sink(admin, ctx.label);
+  auto sink = make_admin_sink(admin, out.description);
   if (!sink) return sink.error();
-  return std::unique_ptr<sinks::Sink>(std::move(*sink));
+  out.sink = std::move(*sink);
+  return out;
 }
 
-Result<std::unique_ptr<sinks::Sink>> open_configmap(const config::Config& cfg,
-                                                    const SinkContext& ctx) {
-  if (!ctx.kube)
-    return make_error(ErrorCode::invalid_input, "configmap sink: no Kubernetes API client");
-  (void)cfg;  // the client carries the resolved kubernetes settings
-  return std::unique_ptr<sinks::Sink>(make_configmap_sink(ctx.kube));
+Result<OpenedSink> open_configmap(const config::Config& cfg) {
+  auto kube = open_kube_client(cfg);
+  if (!kube) return kube.error();
+  OpenedSink out{TargetKind::configmap};
+  out.sink = make_configmap_sink(std::move(*kube));
+  out.description = out.sink->describe();
+  return out;
+}
+
+TargetPart flyteadmin_part(const config::Config& cfg) {
+  const std::string endpoint = normalize_endpoint(cfg.admin.endpoint);
+  return {"flyteadmin " + endpoint, "flyteadmin-" + endpoint, "flyteadmin " + cfg.admin.endpoint};
+}
+TargetPart emulator_part(const config::Config&) {
+  return {"flyteadmin emulator (embedded)", "embedded-emulator", "emulator"};
+}
+TargetPart configmap_part(const config::Config& cfg) {
+  const auto& cm = cfg.kubernetes.config_map;
+  const std::string where = "configmap " + cm.cm_namespace + "/" + cm.name + ":" + cm.key;
+  return {where, "configmap", where};
 }
 
 }  // namespace
@@ -172,14 +201,23 @@ std::string_view to_string(TargetKind k) {
 
 const std::vector<SinkBackend>& sink_backends() {
   static const std::vector<SinkBackend> k_backends = {
-      {TargetKind::flyteadmin, "projects, overrides, registrations (admin.endpoint)",
-       open_flyteadmin},
-      {TargetKind::emulator, "projects, overrides, registrations (no admin.endpoint)",
-       open_emulator},
-      {TargetKind::configmap, "overrides, platform defaults (kubernetes.configMap)",
-       open_configmap},
+      {TargetKind::flyteadmin, "projects, overrides, registrations", "admin.endpoint",
+       [](const config::Config& c) { return admin_target_kind(c) == TargetKind::flyteadmin; },
+       open_flyteadmin, flyteadmin_part},
+      {TargetKind::emulator, "projects, overrides, registrations", "no admin.endpoint",
+       [](const config::Config& c) { return admin_target_kind(c) == TargetKind::emulator; },
+       open_emulator, emulator_part},
+      {TargetKind::configmap, "overrides, platform defaults", "kubernetes.configMap.enabled",
+       configmap_mode, open_configmap, configmap_part},
   };
   return k_backends;
+}
+
+std::vector<const SinkBackend*> selected_sinks(const config::Config& cfg) {
+  std::vector<const SinkBackend*> out;
+  for (const auto& b : sink_backends())
+    if (b.selects(cfg)) out.push_back(&b);
+  return out;
 }
 
 TargetKind admin_target_kind(const config::Config& cfg) {
@@ -188,11 +226,34 @@ TargetKind admin_target_kind(const config::Config& cfg) {
 
 bool configmap_mode(const config::Config& cfg) { return cfg.kubernetes.config_map.enabled; }
 
-Result<std::unique_ptr<sinks::Sink>> make_sink(TargetKind kind, const config::Config& cfg,
-                                               const SinkContext& ctx) {
+Result<OpenedSink> make_sink(TargetKind kind, const config::Config& cfg) {
   for (const auto& b : sink_backends())
-    if (b.kind == kind) return b.open(cfg, ctx);
+    if (b.kind == kind) return b.open(cfg);
   return make_error(ErrorCode::internal, "no sink backend " + std::string(to_string(kind)));
+}
+
+Result<std::unique_ptr<sinks::RoutingSink>> route_by_capabilities(
+    const std::vector<sinks::Sink*>& sinks) {
+  // Each part goes to the last sink holding it: a later row is the more specific one.
+  std::vector<sinks::Capabilities> parts(sinks.size());
+  sinks::Capabilities claimed;
+  for (size_t i = sinks.size(); i-- > 0;) {
+    const sinks::Capabilities held = sinks[i]->capabilities();
+    parts[i] = {.projects = held.projects && !claimed.projects,
+                .overrides = held.overrides && !claimed.overrides,
+                .platform_defaults = held.platform_defaults && !claimed.platform_defaults,
+                .registrations = held.registrations && !claimed.registrations};
+    claimed = claimed | held;
+  }
+  std::vector<sinks::RoutingSink::Route> routes;
+  for (size_t i = 0; i < sinks.size(); ++i) {
+    if (!parts[i].any())
+      return make_error(ErrorCode::invalid_input,
+                        sinks[i]->describe() + " gets nothing to hold: every part it holds (" +
+                            to_string(sinks[i]->capabilities()) + ") goes to another sink");
+    routes.push_back({sinks[i], parts[i]});
+  }
+  return sinks::RoutingSink::create(std::move(routes));
 }
 
 Result<std::unique_ptr<sinks::flyteadmin::AdminSink>> make_admin_sink(
@@ -225,12 +286,6 @@ std::unique_ptr<sinks::configmap::ConfigMapSink> make_configmap_sink(
                                                            std::move(settings));
 }
 
-Result<std::unique_ptr<sinks::RoutingSink>> route_overrides(sinks::Sink& admin,
-                                                            sinks::Sink& overrides) {
-  return sinks::RoutingSink::create({{&admin, {.projects = true, .registrations = true}},
-                                     {&overrides, {.overrides = true, .platform_defaults = true}}});
-}
-
 reconcile::State desired_state(const model::Documents& docs, const sinks::Capabilities& held) {
   return pass::desired_state(docs, held);
 }
@@ -240,10 +295,9 @@ std::unique_ptr<pass::RecordStore> make_file_record_store(const config::Config& 
 }
 
 std::string ownership_fingerprint(const config::Config& cfg) {
-  std::string target = cfg.admin.endpoint.empty() ? "emulator" : "flyteadmin " + cfg.admin.endpoint;
-  if (configmap_mode(cfg))
-    target += "; configmap " + cfg.kubernetes.config_map.cm_namespace + "/" +
-              cfg.kubernetes.config_map.name + ":" + cfg.kubernetes.config_map.key;
+  std::string target;
+  for (const SinkBackend* b : selected_sinks(cfg))
+    target += (target.empty() ? "" : "; ") + b->part(cfg).fingerprint;
   const std::string repository = cfg.git.url.empty()
                                      ? "dir:" + cfg.repo
                                      : cfg.git.url + "@" + cfg.git.ref + ":" + cfg.git.path;

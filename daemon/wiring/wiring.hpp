@@ -74,30 +74,53 @@ std::unique_ptr<registration::PackageResolver> make_package_source(
 enum class TargetKind { flyteadmin, emulator, configmap };
 std::string_view to_string(TargetKind k);
 
-// What the sink factories need besides the configuration.
-struct SinkContext {
-  std::string label{};                  // names the instance in logs and describe()
-  std::string emulator_address{};       // emulator: the started emulator's host:port
-  std::shared_ptr<k8s::Client> kube{};  // configmap: the Kubernetes API client
+// A sink a row opened, with what it needs kept running (the embedded emulator): `keep` outlives
+// `sink`.
+struct OpenedSink {
+  TargetKind kind{};
+  std::shared_ptr<void> keep{};
+  std::unique_ptr<sinks::Sink> sink{};
+  std::string description{};  // names the target in output ("flyteadmin dns:///h:81")
 };
 
+// Which part of a target a row makes up: its identity (target_identity.hpp: the state directory's
+// key, and a readable word of its slug) and its part of the ownership fingerprint.
+struct TargetPart {
+  std::string id;           // "flyteadmin dns:///h:81", "configmap ns/name:key"
+  std::string readable;     // "flyteadmin-dns:///h:81", "configmap"
+  std::string fingerprint;  // "flyteadmin h:81" (stable across restarts)
+};
+
+// A sink backend. Every row that selects a configuration is opened, in table order, and the
+// target routes each part (sinks::Capabilities) to the last selected sink that holds it: rows go
+// from the general to the specific, so a ConfigMap takes the overrides from FlyteAdmin.
 struct SinkBackend {
   TargetKind kind;
-  std::string_view holds;  // for docs: what it holds
-  Result<std::unique_ptr<sinks::Sink>> (*open)(const config::Config& cfg, const SinkContext& ctx);
+  std::string_view holds;       // for docs: what it holds
+  std::string_view chosen_for;  // the configuration that selects it
+  bool (*selects)(const config::Config& cfg);
+  // Connects (no API call) and starts what the sink needs. Errors: the backend's.
+  Result<OpenedSink> (*open)(const config::Config& cfg);
+  TargetPart (*part)(const config::Config& cfg);
 };
 const std::vector<SinkBackend>& sink_backends();
+// The rows that select `cfg`, in table order.
+std::vector<const SinkBackend*> selected_sinks(const config::Config& cfg);
 
 // Where projects and registrations go: the configured FlyteAdmin endpoint, else the embedded
-// emulator (which the caller starts; sinks/emulator).
+// emulator (sinks/emulator, started by its row).
 TargetKind admin_target_kind(const config::Config& cfg);
 // Whether overrides and platform defaults go to the ConfigMap (kubernetes.configMap.enabled).
 bool configmap_mode(const config::Config& cfg);
 
-// The sink of `kind` from its table row. Errors: the backend's; invalid_input for missing
-// context (no emulator address, no Kubernetes client).
-Result<std::unique_ptr<sinks::Sink>> make_sink(TargetKind kind, const config::Config& cfg,
-                                               const SinkContext& ctx);
+// The sink of `kind` from its table row (whether or not the row selects `cfg`). Errors: the
+// backend's.
+Result<OpenedSink> make_sink(TargetKind kind, const config::Config& cfg);
+// Each part to the last sink that holds it (see SinkBackend); the sinks are not owned. Errors: a
+// sink that gets no part (it is shadowed whole), or a part nobody holds is fine (not planned).
+Result<std::unique_ptr<sinks::RoutingSink>> route_by_capabilities(
+    const std::vector<sinks::Sink*>& sinks);
+
 // The FlyteAdmin sink, typed (callers use its RPC counters and version check). `admin` has the
 // endpoint already resolved (the emulator's address for the embedded one).
 Result<std::unique_ptr<sinks::flyteadmin::AdminSink>> make_admin_sink(
@@ -115,11 +138,6 @@ sinks::configmap::Settings configmap_settings(const k8s::ConfigMapSettings& s);
 // sink holds after a pass (render_document of desired_state for its capabilities).
 // Deterministic. Pure.
 std::string configmap_document(const model::Documents& docs);
-
-// ConfigMap mode: projects and registrations to `admin`, overrides and platform defaults to
-// `overrides` (neither owned). Errors: a sink lacks the part (invalid_input).
-Result<std::unique_ptr<sinks::RoutingSink>> route_overrides(sinks::Sink& admin,
-                                                            sinks::Sink& overrides);
 
 // The desired state of a revision for a sink holding `held` (pass::desired_state). Pure.
 reconcile::State desired_state(const model::Documents& docs, const sinks::Capabilities& held);

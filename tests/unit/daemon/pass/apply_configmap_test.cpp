@@ -48,7 +48,7 @@ struct ConfigMapMode {
   std::unique_ptr<flytecd::ledger::Ledger> ledger;
 
   ConfigMapMode() {
-    auto routed = flytecd::wiring::route_overrides(flyteadmin, cm);
+    auto routed = flytecd::wiring::route_by_capabilities({&flyteadmin, &cm});
     REQUIRE(routed);
     sink = std::move(*routed);
     auto l = flytecd::ledger::Ledger::open(":memory:");

@@ -18,15 +18,15 @@ TEST_CASE("open_target: with no endpoint the emulator row of the sink table, cou
   auto t = flytecd::wiring::open_target(cfg);
   REQUIRE(t);
   REQUIRE(t->embedded());
-  REQUIRE(t->sink != nullptr);
-  CHECK(t->configmap == nullptr);
-  CHECK(&t->pass_sink() == t->sink.get());
-  CHECK(t->sink->describe() == t->description);  // the label the table's factory was given
-  CHECK(t->sink->entities() != nullptr);
-  // The daemon's flytecd_rpc_total reads the counts through the Sink interface.
-  REQUIRE(t->sink->observe());
+  REQUIRE(t->sinks.size() == 1);  // no ConfigMap: one sink, nothing routed
+  CHECK(t->routed == nullptr);
+  CHECK(&t->pass_sink() == t->sinks.front().sink.get());
+  CHECK(t->pass_sink().describe() == t->description);  // the label the table's factory gave
+  CHECK(t->pass_sink().entities() != nullptr);
+  // The daemon's flytecd_rpc_total reads the counts of every sink through the Sink interface.
+  REQUIRE(t->pass_sink().observe());
   uint64_t calls = 0;
-  for (const auto& [key, n] : t->sink->rpc_counts()) calls += n;
+  for (const auto& [key, n] : t->rpc_counts()) calls += n;
   CHECK(calls > 0);
   t = flytecd::Result<flytecd::wiring::Target>(
       flytecd::make_error(flytecd::ErrorCode::internal, "closed"));  // release lock and emulator

@@ -136,51 +136,61 @@ TEST_CASE("wiring: sinks by target kind", "[wiring]") {
   CHECK(kinds == std::vector<wiring::TargetKind>{wiring::TargetKind::flyteadmin,
                                                  wiring::TargetKind::emulator,
                                                  wiring::TargetKind::configmap});
+  // The rows that select a configuration: FlyteAdmin and, in ConfigMap mode, the ConfigMap.
+  std::vector<wiring::TargetKind> selected;
+  for (const auto* b : wiring::selected_sinks(cfg)) selected.push_back(b->kind);
+  CHECK(selected == std::vector<wiring::TargetKind>{wiring::TargetKind::flyteadmin,
+                                                    wiring::TargetKind::configmap});
+  cfg.kubernetes.config_map.enabled = false;
+  CHECK(wiring::selected_sinks(cfg).size() == 1);
 
   // Connecting sends no RPC, so an endpoint nobody listens on still gives a sink.
-  auto flyteadmin =
-      wiring::make_sink(wiring::TargetKind::flyteadmin, cfg, {.label = "flyteadmin test"});
+  auto flyteadmin = wiring::make_sink(wiring::TargetKind::flyteadmin, cfg);
   REQUIRE(flyteadmin);
-  CHECK((*flyteadmin)->capabilities() ==
+  CHECK(flyteadmin->kind == wiring::TargetKind::flyteadmin);
+  CHECK(flyteadmin->sink->capabilities() ==
         Capabilities{.projects = true, .overrides = true, .registrations = true});
-  CHECK((*flyteadmin)->entities() != nullptr);
-  CHECK((*flyteadmin)->describe() == "flyteadmin test");
-
-  auto no_emulator = wiring::make_sink(wiring::TargetKind::emulator, cfg, {.label = "emu"});
-  REQUIRE_FALSE(no_emulator);
-  CHECK(no_emulator.error().code == ErrorCode::invalid_input);
-  auto no_kube = wiring::make_sink(wiring::TargetKind::configmap, cfg, {.label = "cm"});
-  REQUIRE_FALSE(no_kube);
-  CHECK(no_kube.error().code == ErrorCode::invalid_input);
+  CHECK(flyteadmin->sink->entities() != nullptr);
+  CHECK(flyteadmin->description == "flyteadmin 127.0.0.1:1");
+  CHECK(flyteadmin->sink->describe() == flyteadmin->description);
+  CHECK(flyteadmin->keep == nullptr);
 }
 
-TEST_CASE("wiring: the emulator sink observes the started emulator", "[wiring]") {
-  auto emu = flytecd::sinks::emulator::Emulator::start({});
-  REQUIRE(emu);
-  wiring::SinkContext ctx;
-  ctx.label = "flyteadmin emulator";
-  ctx.emulator_address = (*emu)->address();
-  auto sink = wiring::make_sink(wiring::TargetKind::emulator, Config{}, ctx);
-  REQUIRE(sink);
-  auto live = (*sink)->observe();
-  REQUIRE(live);
-  CHECK(live->overrides.empty());
+TEST_CASE("wiring: the emulator row starts the emulator its sink observes", "[wiring]") {
+  const auto dir = std::filesystem::temp_directory_path() / "flytecd-wiring-emulator-row";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  Config cfg;
+  cfg.state_dir = dir.string();
+  {
+    auto opened = wiring::make_sink(wiring::TargetKind::emulator, cfg);
+    REQUIRE(opened);
+    CHECK(opened->keep != nullptr);  // the emulator, kept running as long as the sink
+    CHECK(opened->description.find("EMULATOR") != std::string::npos);
+    auto live = opened->sink->observe();
+    REQUIRE(live);
+    CHECK(live->overrides.empty());
+  }
+  CHECK(std::filesystem::exists(dir / "emulator.db"));
+  std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("wiring: ConfigMap mode routes overrides away from FlyteAdmin", "[wiring]") {
+TEST_CASE("wiring: each part goes to the last sink that holds it", "[wiring]") {
   flytecd::testing::MemorySink flyteadmin(
       {.projects = true, .overrides = true, .registrations = true}, {}, "flyteadmin");
   flytecd::testing::MemorySink cm({.overrides = true, .platform_defaults = true}, {}, "configmap");
-  auto routed = wiring::route_overrides(flyteadmin, cm);
+  auto routed = wiring::route_by_capabilities({&flyteadmin, &cm});
   REQUIRE(routed);
   CHECK((*routed)->capabilities() ==
         Capabilities{
             .projects = true, .overrides = true, .platform_defaults = true, .registrations = true});
   CHECK((*routed)->describe() ==
         "flyteadmin (projects, registrations) + configmap (overrides, platform defaults)");
-  // A ConfigMap sink that cannot hold overrides is refused.
+  // A sink every part of which a later one takes is refused, naming it.
   flytecd::testing::MemorySink projects_only({.projects = true}, {}, "p");
-  CHECK_FALSE(wiring::route_overrides(flyteadmin, projects_only));
+  auto shadowed = wiring::route_by_capabilities({&projects_only, &flyteadmin});
+  REQUIRE_FALSE(shadowed);
+  CHECK(shadowed.error().message.find("p gets nothing to hold") != std::string::npos);
 }
 
 TEST_CASE("wiring: desired state follows what the sink holds", "[wiring]") {
@@ -216,13 +226,12 @@ TEST_CASE("wiring: the ConfigMap sink comes from the resolved kubernetes setting
   REQUIRE(kube);
   auto cm = wiring::make_configmap_sink(*kube);
   CHECK(cm->describe() == "configmap flyte/flyte-admin-overrides (overrides.yaml)");
-  wiring::SinkContext ctx;
-  ctx.kube = *kube;
-  auto from_table = wiring::make_sink(wiring::TargetKind::configmap, cfg, ctx);
+  auto from_table = wiring::make_sink(wiring::TargetKind::configmap, cfg);
   REQUIRE(from_table);
-  CHECK((*from_table)->capabilities() ==
+  CHECK(from_table->sink->capabilities() ==
         Capabilities{.overrides = true, .platform_defaults = true});
-  CHECK((*from_table)->entities() == nullptr);
+  CHECK(from_table->sink->entities() == nullptr);
+  CHECK(from_table->description == cm->describe());
   fs::remove_all(dir);
 }
 
