@@ -72,8 +72,8 @@ namespace {
 // owned, nothing recorded" only when it matters, i.e. live objects are left unmanaged (a first
 // apply to an empty FlyteAdmin says nothing).
 bool worth_saying(const pass::Ownership& o, const reconcile::Plan& plan) {
-  if (o.state == "ledger") return false;
-  return o.state != "none" || !plan.unmanaged.empty();
+  if (o.state == pass::Ownership::State::ledger) return false;
+  return o.state != pass::Ownership::State::none || !plan.unmanaged.empty();
 }
 
 // --project naming a project that neither the revision nor the ledger knows would plan nothing
@@ -291,10 +291,11 @@ int run_get_registrations(const TargetOptions& opt, const std::string& format, s
   } else {
     auto ledger_rows = target->ledger->registrations();
     for (const auto& o : regs.items) {
-      std::string state = o.state == "register"   ? "not registered (pending)"
-                          : o.state == "activate" ? "registered, activation pending"
-                          : o.state == "in-sync"  ? "registered"
-                                                  : o.state;
+      using RS = registration::RegistrationState;
+      std::string state = o.state == RS::register_  ? "not registered (pending)"
+                          : o.state == RS::activate ? "registered, activation pending"
+                          : o.state == RS::in_sync  ? "registered"
+                                                    : std::string(to_string(o.state));
       out << o.key << "\n"
           << "  package:     " << o.package << "\n"
           << "  digest:      " << (o.digest.empty() ? "-" : o.digest) << "\n"
@@ -434,7 +435,8 @@ int check_import(wiring::Reconciler& rec, const config::Config& imported,
       "created, not the package archive they came from, so " +
       out_dir + " declares no WorkflowRegistration";
   size_t removed = 0;
-  for (const auto& o : check.registrations.items) removed += o.state == "removed";
+  for (const auto& o : check.registrations.items)
+    removed += o.state == registration::RegistrationState::removed;
   if (check.outcome == pass::Outcome::refused) {
     out << "check FAILED: `flytecd plan --live --repo " << out_dir
         << "` is REFUSED: " << check.guard.reason << "\n";

@@ -92,9 +92,10 @@ std::optional<Event> event_for(const pass::Report& r) {
   for (const auto& s : r.applied.results)
     steps += s.status && s.step.action != sinks::Action::adopt;
   for (const auto& o : r.registrations.items) {
-    registered += o.state == "registered";
-    activated += o.state == "activated";
-    removed += o.state == "removed";
+    using RS = registration::RegistrationState;
+    registered += o.state == RS::registered;
+    activated += o.state == RS::activated;
+    removed += o.state == RS::removed;
   }
   if (steps + registered + activated + removed == 0) return std::nullopt;
   using sinks::Action;

@@ -67,11 +67,25 @@ std::vector<ledger::Ledger::OwnedObject> owned_objects(const reconcile::State& c
   return out;
 }
 
+std::string_view to_string(Ownership::State s) {
+  switch (s) {
+    case Ownership::State::ledger:
+      return "ledger";
+    case Ownership::State::rebuilt:
+      return "rebuilt";
+    case Ownership::State::none:
+      return "none";
+    case Ownership::State::unavailable:
+      return "unavailable";
+  }
+  return "?";
+}
+
 nlohmann::ordered_json ownership_json(const Ownership& o, const std::string& record) {
   nlohmann::ordered_json j;
-  j["state"] = o.state;
+  j["state"] = std::string(to_string(o.state));
   j["record"] = record;
-  if (o.state == "rebuilt") {
+  if (o.state == Ownership::State::rebuilt) {
     j["fromRevision"] = o.from_revision;
     if (!o.in_flight.empty()) j["inFlight"] = o.in_flight;
     j["objects"] = o.objects;

@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "daemon/common/result.hpp"
@@ -30,17 +31,23 @@ namespace flytecd::pass {
 
 // How the pass came by the ownership it planned with.
 struct Ownership {
-  // "ledger": the ledger is current (or no record is kept); "rebuilt": rebuilt from Git at the
-  // record's revision; "none": no ledger and no record (adopt what equals Git, the rest is
-  // unmanaged); "unavailable": the record or that revision could not be read (the ledger as it
-  // is was used, and `message` says why).
-  std::string state = "ledger";
+  enum class State {
+    ledger,       // "ledger": the ledger is current (or no record is kept)
+    rebuilt,      // "rebuilt": rebuilt from Git at the record's revision
+    none,         // "none": no ledger and no record (adopt what equals Git, the rest unmanaged)
+    unavailable,  // "unavailable": the record or that revision could not be read (the ledger as
+                  // it is was used, and `message` says why)
+  };
+  State state = State::ledger;
   std::string from_revision;  // rebuilt: the converged revision
   std::string in_flight;      // rebuilt: the in-flight revision, when there was one
   size_t objects = 0, registrations = 0;
   std::vector<std::string> skipped;  // registrations not rebuilt, with why
   std::string message;               // one line for the log and status
 };
+
+// "ledger", "rebuilt", "none", "unavailable".
+std::string_view to_string(Ownership::State s);
 
 // For /api/v1/status: {"state", "record", "fromRevision", "inFlight", "objects",
 // "registrations", "skipped", "message"}.

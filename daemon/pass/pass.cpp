@@ -126,9 +126,9 @@ ledger::PassRecord history_record(const Report& r, const Revision& rev,
     rec.steps.push_back(std::move(h));
   }
   for (const auto& o : r.registrations.items) {
-    if (o.state == "in-sync") continue;
+    if (o.state == registration::RegistrationState::in_sync) continue;
     ledger::HistoryStep h;
-    h.action = o.state;
+    h.action = std::string(registration::to_string(o.state));
     h.key = o.key;
     h.outcome = o.ok() ? "ok" : "failed";
     h.message = registration::describe(o);
@@ -233,7 +233,7 @@ OwnershipStep establish_ownership(const Revision& rev, Wiring& w, const Options&
   const std::string where = w.record ? w.record->describe() : "";
   auto none = [&] {
     if (!owns_nothing) return;
-    own.state = "none";
+    own.state = Ownership::State::none;
     own.message =
         "the ledger is empty and there is no applied-revision record" +
         (w.record ? " (" + where + ")" : std::string()) +
@@ -247,7 +247,7 @@ OwnershipStep establish_ownership(const Revision& rev, Wiring& w, const Options&
   }
   auto stored = w.record->read();
   if (!stored) {
-    own.state = "unavailable";
+    own.state = Ownership::State::unavailable;
     own.message = "applied-revision record: " + stored.error().message +
                   " (planning with the ledger as it is)";
     return out;
@@ -261,7 +261,7 @@ OwnershipStep establish_ownership(const Revision& rev, Wiring& w, const Options&
   const AppliedRecord& rec = out.stored->record;
   auto converged = w.ledger->converged_revision();
   if (!converged) {
-    own.state = "unavailable";
+    own.state = Ownership::State::unavailable;
     own.message = converged.error().message;
     return out;
   }
@@ -275,7 +275,7 @@ OwnershipStep establish_ownership(const Revision& rev, Wiring& w, const Options&
     return out;
   }
   auto fail = [&](const std::string& why) {
-    own.state = "unavailable";
+    own.state = Ownership::State::unavailable;
     own.message = "cannot rebuild ownership from " + rec.converged.substr(0, 12) + " (" + where +
                   "): " + why + " (planning with the ledger as it is)";
     return std::move(out);
@@ -325,7 +325,7 @@ OwnershipStep establish_ownership(const Revision& rev, Wiring& w, const Options&
   if (auto s = target->replace_ownership(objects, regs.records, rec.converged); !s)
     return fail(s.error().message);
   out.ledger = target;
-  own.state = "rebuilt";
+  own.state = Ownership::State::rebuilt;
   own.from_revision = rec.converged;
   own.in_flight = flight_docs ? rec.in_flight : "";
   own.objects = objects.size();
@@ -617,7 +617,7 @@ void OnePass::execute_registrations() {
       *m_reg_plan, *m_w.entities, *m_w.packages, *m_ledger,
       registrar_options(m_rev, m_opt, /*dry_run=*/false, &m_breaker), m_opt.on_registration);
   for (auto o : registration::report_of(held_regs).items) {
-    if (o.state != "in-sync") {
+    if (o.state != registration::RegistrationState::in_sync) {
       ++r.held_steps;
       o.message = "project " + std::string(key_project(o.key)) +
                   " suspended: planned, not written" + (o.message.empty() ? "" : "; " + o.message);
@@ -641,9 +641,11 @@ void OnePass::set_outcome(const std::optional<Error>& planning_error) {
     } else {
       for (const auto& o : r.registrations.items)
         if (!o.ok()) {
-          r.error = Error{o.state == "conflict" ? ErrorCode::conflict : ErrorCode::internal,
-                          std::to_string(r.registrations.failed()) +
-                              " registration(s) failed: " + o.key + ": " + o.message};
+          r.error =
+              Error{o.state == registration::RegistrationState::conflict ? ErrorCode::conflict
+                                                                         : ErrorCode::internal,
+                    std::to_string(r.registrations.failed()) + " registration(s) failed: " + o.key +
+                        ": " + o.message};
           break;
         }
     }

@@ -16,13 +16,17 @@ struct RegistrationTally {
 RegistrationTally tally(const registration::RegistrationReport& regs) {
   RegistrationTally t;
   for (const auto& o : regs.items) {
-    if ((o.state == "register" || o.state == "registered") && !o.previous_version.empty())
+    if ((o.state == registration::RegistrationState::register_ ||
+         o.state == registration::RegistrationState::registered) &&
+        !o.previous_version.empty())
       ++t.change;  // a new version (or content) of a registration flytecd already applied
-    else if (o.state == "register" || o.state == "registered")
+    else if (o.state == registration::RegistrationState::register_ ||
+             o.state == registration::RegistrationState::registered)
       ++t.add;
-    else if (o.state == "activate" || o.state == "activated")
+    else if (o.state == registration::RegistrationState::activate ||
+             o.state == registration::RegistrationState::activated)
       ++t.change;
-    else if (o.state == "removed")
+    else if (o.state == registration::RegistrationState::removed)
       ++t.remove;
     else if (!o.ok())
       ++t.failed;
@@ -238,7 +242,8 @@ std::map<std::string, double> registrations_by_state(const Report& report) {
   for (const char* st :
        {"registered", "in-sync", "activated", "removed", "orphaned", "failed", "conflict"})
     by_state[st] = 0;
-  for (const auto& o : report.registrations.items) by_state[o.state] += 1;
+  for (const auto& o : report.registrations.items)
+    by_state[std::string(registration::to_string(o.state))] += 1;
   return by_state;
 }
 

@@ -358,7 +358,7 @@ class Executor {
 
  private:
   static RegistrationOutcome fail(RegistrationOutcome& o, const Error& e,
-                                  const char* state = "failed") {
+                                  RegistrationState state = RegistrationState::failed) {
     o.state = state;
     o.message = e.message;
     return o;
@@ -393,14 +393,15 @@ class Executor {
     }
     ledger::RegistrationRecord rec = record_of(it, it.package.reference);
     if (auto s = register_package(r, *decoded, o, rec); !s)
-      return fail(o, s.error(), is_conflict(s.error()) ? "conflict" : "failed");
+      return fail(o, s.error(),
+                  is_conflict(s.error()) ? RegistrationState::conflict : RegistrationState::failed);
     o.tasks = decoded->count(EntityKind::task);
     o.workflows = decoded->count(EntityKind::workflow);
     o.launch_plans = decoded->count(EntityKind::launch_plan);
     own.reset();  // registered: the memory goes back to the budget before activation
     if (auto s = activation(it, o); !s) return fail(o, s.error());
     if (auto s = m_ctx.ledger.record_registration(rec); !s) return fail(o, s.error());
-    o.state = "registered";
+    o.state = RegistrationState::registered;
     return o;
   }
 
@@ -411,7 +412,7 @@ class Executor {
     ledger::RegistrationRecord rec = record_of(it, it.package.reference);
     rec.entities = it.previous->entities;
     if (auto s = m_ctx.ledger.record_registration(rec); !s) return fail(o, s.error());
-    o.state = "activated";
+    o.state = RegistrationState::activated;
     return o;
   }
 
@@ -445,7 +446,7 @@ class Executor {
       o.deactivated.push_back(step.launch_plan);
     }
     if (auto s = m_ctx.ledger.forget_registration(rec.key); !s) return fail(o, s.error());
-    o.state = "removed";
+    o.state = RegistrationState::removed;
     return o;
   }
 
@@ -629,7 +630,7 @@ RegistrationReport ledger_failure(const Error& e) {
   RegistrationReport report;
   RegistrationOutcome o;
   o.key = "registration/*";
-  o.state = "failed";
+  o.state = RegistrationState::failed;
   o.message = e.message;
   report.items.push_back(o);
   return report;

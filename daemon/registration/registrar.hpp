@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "daemon/common/breaker.hpp"
@@ -39,6 +40,21 @@ struct RegistrarOptions {
   std::function<bool(const std::string& project, const std::string& domain)> in_scope;
 };
 
+// What happened to (or, planning only, would happen to) one registration.
+enum class RegistrationState {
+  in_sync,     // "in-sync": registered at this version and content, launch plans observed
+  registered,  // "registered": entities written this run
+  activated,   // "activated": only activation was fixed this run
+  register_,   // "register": dry run, would register
+  activate,    // "activate": dry run, only activation to fix
+  removed,     // "removed": gone from Git, its launch plans deactivated
+  orphaned,    // "orphaned": gone from Git, prune off
+  failed,      // "failed"
+  conflict,    // "conflict": same version, different content
+};
+// The spelling in text, JSON, history and metrics ("in-sync", "register", …).
+std::string_view to_string(RegistrationState s);
+
 // What happened (or, in a dry run, would happen) to one registration.
 struct RegistrationOutcome {
   std::string key;
@@ -65,12 +81,11 @@ struct RegistrationOutcome {
   std::vector<std::string> deactivated;  // launch plans made INACTIVE by this run
   std::vector<std::string> active;       // names ACTIVE at this version after the run
   std::vector<std::string> drift;        // activation changed outside Git
-  // registered (entities written this run), in-sync, register (dry run: would register),
-  // activate (only activation to fix), removed (deactivated: gone from Git), orphaned (gone
-  // from Git, prune off), failed, conflict (same version, different content)
-  std::string state;
+  RegistrationState state = RegistrationState::in_sync;
   std::string message;  // error or conflict detail
-  bool ok() const { return state != "failed" && state != "conflict"; }
+  bool ok() const {
+    return state != RegistrationState::failed && state != RegistrationState::conflict;
+  }
 };
 
 struct RegistrationReport {

@@ -13,8 +13,32 @@ namespace flytecd::registration {
 
 bool RegistrationReport::has_changes() const {
   for (const auto& i : items)
-    if (i.state != "in-sync") return true;
+    if (i.state != RegistrationState::in_sync) return true;
   return false;
+}
+
+std::string_view to_string(RegistrationState s) {
+  switch (s) {
+    case RegistrationState::in_sync:
+      return "in-sync";
+    case RegistrationState::registered:
+      return "registered";
+    case RegistrationState::activated:
+      return "activated";
+    case RegistrationState::register_:
+      return "register";
+    case RegistrationState::activate:
+      return "activate";
+    case RegistrationState::removed:
+      return "removed";
+    case RegistrationState::orphaned:
+      return "orphaned";
+    case RegistrationState::failed:
+      return "failed";
+    case RegistrationState::conflict:
+      return "conflict";
+  }
+  return "?";
 }
 
 std::string describe(const RegistrationOutcome& o) {
@@ -32,11 +56,11 @@ std::string describe(const RegistrationOutcome& o) {
   std::string pkg = o.package;
   if (auto pin = pkg.find("#sha256="); pin != std::string::npos) pkg.resize(pin);
   if (!o.digest.empty()) pkg += " (" + sources::oci::short_digest(o.digest) + ")";
-  if (o.state == "failed" || o.state == "conflict")
-    return s + (o.state == "failed" ? "FAILED: " : "CONFLICT: ") +
+  if (o.state == RegistrationState::failed || o.state == RegistrationState::conflict)
+    return s + (o.state == RegistrationState::failed ? "FAILED: " : "CONFLICT: ") +
            (o.source.empty() ? "" : "(" + o.source + ") ") + o.message;
-  if (o.state == "orphaned") return s + "orphaned: " + o.message;
-  if (o.state == "removed")
+  if (o.state == RegistrationState::orphaned) return s + "orphaned: " + o.message;
+  if (o.state == RegistrationState::removed)
     return s + "removed from Git; deactivated " +
            (o.deactivated.empty() ? "nothing (no launch plan was ACTIVE at " + o.version + ")"
                                   : names(o.deactivated));
@@ -48,26 +72,30 @@ std::string describe(const RegistrationOutcome& o) {
                                          ? ""
                                          : " " + sources::oci::short_digest(o.previous_digest)) +
                                     ")";
-  if (o.state == "register")
+  if (o.state == RegistrationState::register_)
     s += "would register " + o.version + was + " from " + pkg + ": " + counts() +
          (o.message.empty() ? "" : " (" + o.message + ")");
-  else if (o.state == "registered")
+  else if (o.state == RegistrationState::registered)
     s += "registered " + o.version + was + " from " + pkg + ": " + counts() + " (" +
          std::to_string(o.created) + " created, " + std::to_string(o.existed) + " already existed)";
   else
-    s += (o.state == "in-sync" ? "in sync at " : "") + o.version + " from " + pkg + ": " + counts();
+    s += (o.state == RegistrationState::in_sync ? "in sync at " : "") + o.version + " from " + pkg +
+         ": " + counts();
   if (!o.signed_by.empty()) s += "; " + o.signed_by;
   if (o.signer_changed)
     s += "; SIGNER CHANGED (the recorded version was " +
          (o.previous_signed_by.empty() ? std::string("unsigned") : o.previous_signed_by) + ")";
   if (!o.activated.empty())
-    s += (o.state == "register" || o.state == "activate" ? "; would activate " : "; activated ") +
+    s += (o.state == RegistrationState::register_ || o.state == RegistrationState::activate
+              ? "; would activate "
+              : "; activated ") +
          names(o.activated);
   if (!o.deactivated.empty())
-    s += (o.state == "register" || o.state == "activate" ? "; would deactivate "
-                                                         : "; deactivated ") +
+    s += (o.state == RegistrationState::register_ || o.state == RegistrationState::activate
+              ? "; would deactivate "
+              : "; deactivated ") +
          names(o.deactivated);
-  if (o.activated.empty() && o.state == "in-sync")
+  if (o.activated.empty() && o.state == RegistrationState::in_sync)
     s += "; " + std::to_string(o.active.size()) + " launch plans ACTIVE";
   // Names and messages come from documents and packages: escape them, one line per item.
   s = scan::printable(s, 4096);
@@ -114,7 +142,7 @@ nlohmann::json to_json(const RegistrationOutcome& o) {
       {"deactivated", o.deactivated},
       {"active", o.active},
       {"drift", o.drift},
-      {"state", o.state},
+      {"state", std::string(to_string(o.state))},
       {"message", o.message}};
 }
 
@@ -191,22 +219,22 @@ RegistrationOutcome outcome_of(const PlanItem& it) {
     o.message = it.steps.front().reason;
   switch (it.state) {
     case ItemState::in_sync:
-      o.state = "in-sync";
+      o.state = RegistrationState::in_sync;
       break;
     case ItemState::register_:
-      o.state = "register";
+      o.state = RegistrationState::register_;
       break;
     case ItemState::activate:
-      o.state = "activate";
+      o.state = RegistrationState::activate;
       break;
     case ItemState::remove:
-      o.state = "removed";
+      o.state = RegistrationState::removed;
       break;
     case ItemState::orphaned:
-      o.state = "orphaned";
+      o.state = RegistrationState::orphaned;
       break;
     case ItemState::failed:
-      o.state = "failed";
+      o.state = RegistrationState::failed;
       break;
   }
   return o;

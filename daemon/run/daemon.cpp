@@ -567,10 +567,12 @@ struct Daemon::Impl {
       });
     };
     po.on_registration = [&](const registration::RegistrationOutcome& o) {
-      const log::Fields fields{{"revision", revision}, {"object", o.key}, {"step", o.state}};
+      const log::Fields fields{{"revision", revision},
+                               {"object", o.key},
+                               {"step", std::string(registration::to_string(o.state))}};
       if (!o.ok())
         log->warn("{}", registration::describe(o));
-      else if (o.state != "in-sync")
+      else if (o.state != registration::RegistrationState::in_sync)
         log->info("{}", registration::describe(o));
     };
     po.writer =
@@ -580,11 +582,12 @@ struct Daemon::Impl {
     if (report->outcome == pass::Outcome::refused)
       log->error("revision {} REFUSED, nothing executed: {}", revision, report->guard.reason);
     const auto& own = report->ownership;
-    if (own.state != "ledger" && own.message != last_ownership) {
-      (own.state == "unavailable" ? log->error(own.message) : log->warn(own.message));
+    if (own.state != pass::Ownership::State::ledger && own.message != last_ownership) {
+      (own.state == pass::Ownership::State::unavailable ? log->error(own.message)
+                                                        : log->warn(own.message));
       for (const auto& why : own.skipped) log->warn("ownership: not rebuilt: {}", why);
     }
-    last_ownership = own.state == "ledger" ? "" : own.message;
+    last_ownership = own.state == pass::Ownership::State::ledger ? "" : own.message;
     if (report->record_error) log->error("{}", report->record_error->message);
     publish(report, reason, request);
   }

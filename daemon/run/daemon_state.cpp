@@ -167,9 +167,11 @@ bool after_pass(DaemonState& s, std::shared_ptr<const pass::Report> report,
   s.last_pass = LastPass{reason, time, r.revision, "", request};
   s.counts = counts;
   // Ownership: a rebuild stays visible until another one; the ledger replaces anything else.
-  if (r.ownership.state != "ledger" || !s.ownership || s.ownership->ownership.state != "rebuilt")
+  if (r.ownership.state != pass::Ownership::State::ledger || !s.ownership ||
+      s.ownership->ownership.state != pass::Ownership::State::rebuilt)
     s.ownership =
-        OwnershipShown{r.ownership, record, r.ownership.state != "ledger" ? time : std::string()};
+        OwnershipShown{r.ownership, record,
+                       r.ownership.state != pass::Ownership::State::ledger ? time : std::string()};
   const auto readiness = pass::readiness(r);
   s.target_up = readiness.target_up;
   // Suspended, a pass that observed and planned keeps the replica ready: a restart during

@@ -226,7 +226,7 @@ TEST_CASE("compile e2e: the pass fails the registration before any Create RPC", 
     o.dry_run = dry_run;
     auto report = registration::reconcile_registrations({r}, **sink, packages, **ledger, o);
     REQUIRE(report.items.size() == 1);
-    CHECK(report.items[0].state == "failed");
+    CHECK(report.items[0].state == flytecd::registration::RegistrationState::failed);
     CHECK_THAT(report.items[0].message, Catch::Contains(k_mismatch));
   }
   for (const char* rpc :

@@ -209,7 +209,7 @@ TEST_CASE("the four valid fixture archives register with flytectl's entity count
                         Want{"fast-register", 44, 27, 30}}) {
     const auto& o = item(rep, w.name);
     INFO(registration::describe(o));
-    CHECK(o.state == "registered");
+    CHECK(o.state == flytecd::registration::RegistrationState::registered);
     CHECK(o.tasks == w.t);
     CHECK(o.workflows == w.w);
     CHECK(o.launch_plans == w.l);
@@ -295,7 +295,8 @@ TEST_CASE("the four valid fixture archives register with flytectl's entity count
   CHECK(again.rpcs == 0);
   CHECK(h.entity_writes() == before);
   CHECK(h.emu->calls("CreateUploadLocation") == uploads);
-  for (const auto& i : again.items) CHECK(i.state == "in-sync");
+  for (const auto& i : again.items)
+    CHECK(i.state == flytecd::registration::RegistrationState::in_sync);
 }
 
 TEST_CASE("invalid-fast.tgz and an unreachable registry fail only their own registration",
@@ -310,13 +311,13 @@ TEST_CASE("invalid-fast.tgz and an unreachable registry fail only their own regi
   CHECK(rep.failed() == 2);
   const auto& bad = item(rep, "bad");
   INFO(bad.message);
-  CHECK(bad.state == "failed");
+  CHECK(bad.state == flytecd::registration::RegistrationState::failed);
   CHECK(bad.message.find("invalid-fast") != std::string::npos);
   CHECK(bad.message.find("tagz") != std::string::npos);
   CHECK(bad.source == "registrations.yaml:1");  // the failing document is named
   CHECK(registration::describe(bad).find("FAILED: (registrations.yaml:1) ") != std::string::npos);
-  CHECK(item(rep, "gone").state == "failed");
-  CHECK(item(rep, "good").state == "registered");
+  CHECK(item(rep, "gone").state == flytecd::registration::RegistrationState::failed);
+  CHECK(item(rep, "good").state == flytecd::registration::RegistrationState::registered);
   CHECK(h.emu->calls("CreateTask") == 2);  // only the good package's tasks
 }
 
@@ -341,13 +342,15 @@ TEST_CASE("three registrations of a package bomb fail by name within one shared 
   for (const char* name : {"bomb-a", "bomb-b", "bomb-c"}) {
     const auto& bomb = item(rep, name);
     INFO(bomb.message);
-    CHECK(bomb.state == "failed");
+    CHECK(bomb.state == flytecd::registration::RegistrationState::failed);
     CHECK_THAT(bomb.message, Catch::StartsWith("packages/bomb.tgz: "));
     CHECK_THAT(bomb.message,
                Catch::Contains("33554432 decompressed bytes (packages.maxPackageBytes)"));
     CHECK_THAT(registration::describe(bomb), Catch::Contains("/" + std::string(name) + ": FAILED"));
   }
-  CHECK(item(rep, "good").state == "registered");  // read (and uploaded) within the budget
+  CHECK(item(rep, "good").state ==
+        flytecd::registration::RegistrationState::registered);  // read (and uploaded) within the
+                                                                // budget
   CHECK(h.emu->calls("CreateTask") == 39);
   CHECK(memory.peak() > 0);
   CHECK(memory.peak() <= memory.capacity());
@@ -365,7 +368,7 @@ TEST_CASE("new content under an existing version is a conflict, never retried",
   auto rep = h.run({r});
   const auto& o = item(rep, "core");
   INFO(o.message);
-  CHECK(o.state == "conflict");
+  CHECK(o.state == flytecd::registration::RegistrationState::conflict);
   CHECK(o.message.find("different structure") != std::string::npos);
   CHECK(o.message.find("new version") != std::string::npos);
   CHECK(h.emu->calls("CreateLaunchPlan") == creates + 1);  // stopped at the first conflict
@@ -383,7 +386,7 @@ TEST_CASE("activation: version change, rollback, drift and removal",
   r.version = "v2";
   auto rep = h.run({r});
   REQUIRE(rep.ok());
-  CHECK(item(rep, "core").state == "registered");
+  CHECK(item(rep, "core").state == flytecd::registration::RegistrationState::registered);
   for (const auto& [name, v] : h.active("flytesnacks", "development")) CHECK(v == "v2");
 
   CHECK_FALSE(item(rep, "core").rollback);  // v2 was never registered before
@@ -438,7 +441,7 @@ TEST_CASE("activation: version change, rollback, drift and removal",
   // Removed from Git: its launch plans are deactivated, nothing is deleted.
   rep = h.run({});
   REQUIRE(rep.items.size() == 1);
-  CHECK(rep.items[0].state == "removed");
+  CHECK(rep.items[0].state == flytecd::registration::RegistrationState::removed);
   CHECK(rep.items[0].deactivated.size() == 24);
   CHECK(h.active("flytesnacks", "development").empty());
   auto lps = h.list<fa::LaunchPlanList>(&flyteidl::service::AdminService::Stub::ListLaunchPlans,
@@ -458,7 +461,7 @@ TEST_CASE("activate: none registers without activating, a dry run writes nothing
   o.dry_run = true;
   auto plan = registration::reconcile_registrations({r}, *h.sink, *h.packages, *h.ledger, o);
   REQUIRE(plan.ok());
-  CHECK(plan.items[0].state == "register");
+  CHECK(plan.items[0].state == flytecd::registration::RegistrationState::register_);
   CHECK(plan.items[0].tasks == 39);
   CHECK(h.entity_writes() == 0);
   CHECK(h.emu->calls("CreateUploadLocation") == 0);
@@ -489,7 +492,7 @@ TEST_CASE("an OCI package registers, a tag moved to a new digest is a change the
   auto rep = registration::reconcile_registrations({r}, *h.sink, oci, *h.ledger, o);
   INFO(registration::describe(rep.items.at(0)));
   REQUIRE(rep.ok());
-  CHECK(rep.items[0].state == "registered");
+  CHECK(rep.items[0].state == flytecd::registration::RegistrationState::registered);
   CHECK(rep.items[0].digest == first.layer_digest);
   CHECK(rep.items[0].manifest_digest == first.manifest_digest);
   CHECK(rep.items[0].tasks == 2);
@@ -499,7 +502,7 @@ TEST_CASE("an OCI package registers, a tag moved to a new digest is a change the
   // Unchanged tag: in sync, nothing written.
   rep = registration::reconcile_registrations({r}, *h.sink, oci, *h.ledger, o);
   REQUIRE(rep.ok());
-  CHECK(rep.items[0].state == "in-sync");
+  CHECK(rep.items[0].state == flytecd::registration::RegistrationState::in_sync);
   CHECK(rep.rpcs == 0);
 
   // Someone pushes other content under the same tag: the plan shows it before anything happens.
@@ -510,7 +513,7 @@ TEST_CASE("an OCI package registers, a tag moved to a new digest is a change the
   const uint64_t writes = h.entity_writes();
   auto plan = registration::reconcile_registrations({r}, *h.sink, oci, *h.ledger, dry);
   REQUIRE(plan.ok());
-  CHECK(plan.items[0].state == "register");
+  CHECK(plan.items[0].state == flytecd::registration::RegistrationState::register_);
   CHECK(plan.items[0].digest == moved.layer_digest);
   CHECK(registration::describe(plan.items[0]).find("would register") != std::string::npos);
   CHECK(h.entity_writes() == writes);
@@ -633,7 +636,7 @@ TEST_CASE(
   size_t not_attempted = 0;
   for (const auto& i : rep.items) {
     INFO(i.key << ": " << i.message);
-    CHECK(i.state == "failed");
+    CHECK(i.state == flytecd::registration::RegistrationState::failed);
     not_attempted += i.message.find("not attempted") != std::string::npos;
   }
   // Parallelism 4: two packages in flight with two tasks each; the breaker opens at 5 calls.
@@ -645,7 +648,8 @@ TEST_CASE(
   h.emu->set_faults({});
   auto again = h.run(regs);
   std::string states;
-  for (const auto& i : again.items) states += i.key + ": " + i.state + ": " + i.message + "\n";
+  for (const auto& i : again.items)
+    states += i.key + ": " + std::string(to_string(i.state)) + ": " + i.message + "\n";
   INFO(states);
   CHECK(again.ok());
   CHECK_FALSE(again.target_down.has_value());
@@ -668,14 +672,14 @@ TEST_CASE("plan_registrations writes nothing, execute_registrations carries out 
   CHECK(h.ledger->registrations()->empty());
   // The dry-run view is the plan's.
   auto view = registration::report_of(*plan);
-  CHECK(view.items.at(0).state == "register");
+  CHECK(view.items.at(0).state == flytecd::registration::RegistrationState::register_);
   CHECK(view.items.at(0).tasks == 39);
   CHECK(view.rpcs == 0);
 
   auto rep = registration::execute_registrations(*plan, *h.sink, *h.packages, *h.ledger, o);
   INFO(registration::describe(rep.items.at(0)));
   REQUIRE(rep.ok());
-  CHECK(rep.items[0].state == "registered");
+  CHECK(rep.items[0].state == flytecd::registration::RegistrationState::registered);
   CHECK(rep.items[0].created + rep.items[0].existed == 84);
   CHECK(h.ledger->registrations()->size() == 1);
   CHECK(h.emu->calls("CreateTask") == 39);
@@ -695,7 +699,7 @@ TEST_CASE("a package that changes between plan and execution is not registered",
   auto rep = registration::execute_registrations(*plan, *h.sink, *h.packages, *h.ledger, o);
   const auto& item0 = rep.items.at(0);
   INFO(item0.message);
-  CHECK(item0.state == "failed");
+  CHECK(item0.state == flytecd::registration::RegistrationState::failed);
   CHECK_THAT(item0.message, Catch::Contains("changed while the pass ran"));
   CHECK(h.entity_writes() == 0);
   CHECK(h.ledger->registrations()->empty());
@@ -730,7 +734,7 @@ TEST_CASE("FlyteAdmin lost what the ledger says was registered: the package is r
   const auto& o = item(rep, "core");
   INFO(registration::describe(o));
   REQUIRE(rep.ok());
-  CHECK(o.state == "registered");
+  CHECK(o.state == flytecd::registration::RegistrationState::registered);
   // Observed, not discovered during execution: planned as a registration of its own.
   CHECK_THAT(o.message, Catch::Contains("missing in FlyteAdmin: launch plan"));
   CHECK(o.drift.empty());
@@ -739,7 +743,7 @@ TEST_CASE("FlyteAdmin lost what the ledger says was registered: the package is r
   // And the pass after that is in sync.
   auto again = h.run({r});
   REQUIRE(again.ok());
-  CHECK(item(again, "core").state == "in-sync");
+  CHECK(item(again, "core").state == flytecd::registration::RegistrationState::in_sync);
   CHECK(again.rpcs == 0);
 }
 
@@ -766,7 +770,7 @@ TEST_CASE("execution registers the OCI content the plan saw, even if the tag mov
   auto rep = registration::execute_registrations(*plan, *h.sink, oci, *h.ledger, o);
   INFO(registration::describe(rep.items.at(0)));
   REQUIRE(rep.ok());
-  CHECK(rep.items[0].state == "registered");
+  CHECK(rep.items[0].state == flytecd::registration::RegistrationState::registered);
   CHECK(rep.items[0].digest == first.layer_digest);
   CHECK(rep.items[0].tasks == 2);  // valid-register.tgz's, not flyte-package.tgz's one task
   const auto rec = h.ledger->registrations()->at("registration/flytesnacks/development/pkg");
@@ -810,7 +814,7 @@ TEST_CASE("a task that does not decode: a dry run reports it, otherwise executio
   auto view = registration::reconcile_registrations({r}, *h.sink, *h.packages, *h.ledger, dry);
   REQUIRE(view.items.size() == 1);
   INFO(view.items[0].message);
-  CHECK(view.items[0].state == "failed");
+  CHECK(view.items[0].state == flytecd::registration::RegistrationState::failed);
   CHECK_THAT(view.items[0].message,
              Catch::Contains("cannot be decoded as flyteidl.admin.TaskSpec"));
 
@@ -819,7 +823,7 @@ TEST_CASE("a task that does not decode: a dry run reports it, otherwise executio
   REQUIRE(plan.ok());
   CHECK(plan->items.at(0).state == registration::ItemState::register_);
   auto rep = registration::execute_registrations(*plan, *h.sink, *h.packages, *h.ledger, o);
-  CHECK(rep.items.at(0).state == "failed");
+  CHECK(rep.items.at(0).state == flytecd::registration::RegistrationState::failed);
   CHECK_THAT(rep.items[0].message, Catch::Contains("cannot be decoded as flyteidl.admin.TaskSpec"));
   CHECK(h.entity_writes() == 0);
   CHECK(h.ledger->registrations()->empty());

@@ -231,7 +231,7 @@ TEST_CASE(
   auto plan = h.run({r}, packages, true);
   INFO(registration::describe(plan.items.at(0)));
   REQUIRE(plan.ok());
-  CHECK(plan.items[0].state == "register");
+  CHECK(plan.items[0].state == flytecd::registration::RegistrationState::register_);
   CHECK(plan.items[0].signed_by.rfind("signed with key keys/cosign.pub (SHA256:", 0) == 0);
   CHECK(registration::describe(plan.items[0]).find("; signed with key keys/cosign.pub") !=
         std::string::npos);
@@ -239,7 +239,7 @@ TEST_CASE(
   auto rep = h.run({r}, packages);
   INFO(registration::describe(rep.items.at(0)));
   REQUIRE(rep.ok());
-  CHECK(rep.items[0].state == "registered");
+  CHECK(rep.items[0].state == flytecd::registration::RegistrationState::registered);
   const auto json = registration::to_json(rep.items[0]);
   CHECK(json["signature"]["digest"] == pushed.manifest_digest);
   CHECK(json["signature"]["by"].get<std::string>().rfind("signed with key keys/cosign.pub", 0) ==
@@ -317,10 +317,10 @@ TEST_CASE(
        h.reg("good", "flyte/good", policy)},
       packages);
   for (const auto& i : rep.items) INFO(registration::describe(i));
-  CHECK(item(rep, "good").state == "registered");
+  CHECK(item(rep, "good").state == flytecd::registration::RegistrationState::registered);
   for (const char* n : {"unsigned", "wrongkey", "otherdigest", "copied"}) {
     CAPTURE(n);
-    CHECK(item(rep, n).state == "failed");
+    CHECK(item(rep, n).state == flytecd::registration::RegistrationState::failed);
     CHECK(registration::describe(item(rep, n))
               .find("(registrations/" + std::string(n) + ".yaml:3)") != std::string::npos);
   }
@@ -370,15 +370,15 @@ TEST_CASE(
                     h.reg("unsigned", "team/unsigned", std::nullopt)},
                    packages);
   for (const auto& i : rep.items) INFO(registration::describe(i));
-  CHECK(item(rep, "signed").state == "registered");
+  CHECK(item(rep, "signed").state == flytecd::registration::RegistrationState::registered);
   CHECK(item(rep, "signed").signed_by.find("cosign.pub") != std::string::npos);
-  CHECK(item(rep, "unsigned").state == "failed");
+  CHECK(item(rep, "unsigned").state == flytecd::registration::RegistrationState::failed);
   CHECK(item(rep, "unsigned")
             .message.find("(policy config packages.verify[1], prefix oci://" + host + "/team/)") !=
         std::string::npos);
   // free/pkg falls under the broad prefix, whose key file does not exist: a clear error.
   auto free = h.run({h.reg("free", "free/pkg", std::nullopt)}, packages);
-  CHECK(free.items.at(0).state == "failed");
+  CHECK(free.items.at(0).state == flytecd::registration::RegistrationState::failed);
   CHECK(free.items[0].message.find("verify.keyFile (verify at config packages.verify[0])") !=
         std::string::npos);
 }
@@ -420,19 +420,19 @@ TEST_CASE(
                     h.reg("unsigned", "acme/unsigned", who)},
                    packages);
   for (const auto& i : rep.items) INFO(registration::describe(i));
-  CHECK(item(rep, "tag").state == "registered");
+  CHECK(item(rep, "tag").state == flytecd::registration::RegistrationState::registered);
   CHECK(item(rep, "tag").signed_by ==
         "signed by " + sigstore_test::k_subject + " via " + sigstore_test::k_issuer);
   CHECK(item(rep, "tag").signed_at == now);
-  CHECK(item(rep, "bundle").state == "registered");
+  CHECK(item(rep, "bundle").state == flytecd::registration::RegistrationState::registered);
   CHECK(item(rep, "bundle").signer_identity == sigstore_test::k_subject);
-  CHECK(item(rep, "unsigned").state == "failed");
+  CHECK(item(rep, "unsigned").state == flytecd::registration::RegistrationState::failed);
   CHECK(item(rep, "unsigned").message.find("looked at tag sha256-") != std::string::npos);
   CHECK(item(rep, "unsigned").message.find(" (referrers)") != std::string::npos);
 
   // The same signatures, another identity required: refused, naming who did sign.
   auto other = h.run({h.reg("bundle", "acme/bundle", stranger)}, packages, true);
-  CHECK(item(other, "bundle").state == "failed");
+  CHECK(item(other, "bundle").state == flytecd::registration::RegistrationState::failed);
   CHECK(item(other, "bundle").message.find("signed by " + sigstore_test::k_subject) !=
         std::string::npos);
 
@@ -479,7 +479,7 @@ TEST_CASE(
   auto rep = h.run({h.reg("interop", "acme/interop", who)}, packages);
   INFO(registration::describe(rep.items.at(0)));
   REQUIRE(rep.items.size() == 1);
-  CHECK(rep.items[0].state == "registered");
+  CHECK(rep.items[0].state == flytecd::registration::RegistrationState::registered);
   CHECK(rep.items[0].signer_identity == sigstore_test::k_subject);
   CHECK(rep.items[0].signer_issuer == sigstore_test::k_issuer);
   CHECK(rep.items[0].signed_at > 0);
@@ -500,7 +500,7 @@ TEST_CASE(
   prefix.identities[0].subject = "https://github.com/acme/flows";
   auto again = h.packages(v);
   auto refused = h.run({h.reg("interop", "acme/interop", prefix)}, again, true);
-  CHECK(item(refused, "interop").state == "failed");
+  CHECK(item(refused, "interop").state == flytecd::registration::RegistrationState::failed);
   CHECK(item(refused, "interop").message.find("signature does not match identity") !=
         std::string::npos);
 }

@@ -53,7 +53,7 @@ TEST_CASE("events: a pass with nothing to do, or only adoptions, posts no event"
   // A registration orphaned with prune off is planned every pass, never done: not a change.
   flytecd::registration::RegistrationOutcome orphan;
   orphan.key = "p/d/wf";
-  orphan.state = "orphaned";
+  orphan.state = flytecd::registration::RegistrationState::orphaned;
   r.registrations.items.push_back(orphan);
   CHECK_FALSE(event_for(r));
   // Plan mode (suspended) with changes pending changed nothing.
@@ -72,7 +72,7 @@ TEST_CASE("events: an executed pass that changed something is ReconciliationSucc
   ran(r, sinks::Action::remove, sinks::ObjectKind::override_attr, "o3");
   flytecd::registration::RegistrationOutcome reg;
   reg.key = "p/d/wf";
-  reg.state = "registered";
+  reg.state = flytecd::registration::RegistrationState::registered;
   r.registrations.items.push_back(reg);
   auto e = event_for(r);
   REQUIRE(e);

@@ -218,7 +218,8 @@ TEST_CASE("ownership: with the ledger wiped, the pass rebuilds it from the recor
   Replica first{sink, record, history};
   auto applied = first.run("R1", pass::Mode::execute);
   REQUIRE(applied.outcome == pass::Outcome::success);
-  CHECK(applied.ownership.state == "none");  // a first start: nothing owned, no record
+  CHECK(applied.ownership.state ==
+        flytecd::pass::Ownership::State::none);  // a first start: nothing owned, no record
   REQUIRE(record.have);
   CHECK(record.record.converged == "R1");
   CHECK(record.record.in_flight.empty());
@@ -244,7 +245,7 @@ TEST_CASE("ownership: with the ledger wiped, the pass rebuilds it from the recor
 
   auto plan = restarted.run("R2", pass::Mode::plan);
   REQUIRE(plan.outcome == pass::Outcome::success);
-  CHECK(plan.ownership.state == "rebuilt");
+  CHECK(plan.ownership.state == flytecd::pass::Ownership::State::rebuilt);
   CHECK(plan.ownership.from_revision == "R1");
   CHECK(plan.ownership.objects == 8);
   CHECK(plan.plan.unmanaged.empty());  // nothing flytecd created is "unmanaged"
@@ -261,12 +262,13 @@ TEST_CASE("ownership: with the ledger wiped, the pass rebuilds it from the recor
 
   auto exec = restarted.run("R2", pass::Mode::execute);
   REQUIRE(exec.outcome == pass::Outcome::success);
-  CHECK(exec.ownership.state == "rebuilt");
+  CHECK(exec.ownership.state == flytecd::pass::Ownership::State::rebuilt);
   CHECK(sink.state().projects.at("p3").archived);
   CHECK(record.record.converged == "R2");
   CHECK(*restarted.ledger->converged_revision() == "R2");
   // Converged: the next pass uses the ledger.
-  CHECK(restarted.run("R2", pass::Mode::execute).ownership.state == "ledger");
+  CHECK(restarted.run("R2", pass::Mode::execute).ownership.state ==
+        flytecd::pass::Ownership::State::ledger);
 }
 
 TEST_CASE("ownership: a record for another configuration, or an unreadable revision, is not used",
@@ -280,7 +282,7 @@ TEST_CASE("ownership: a record for another configuration, or an unreadable revis
   record.record.config_fingerprint = "another target";
   Replica b{sink, record, history};
   auto other = b.run("R1", pass::Mode::plan);
-  CHECK(other.ownership.state == "none");
+  CHECK(other.ownership.state == flytecd::pass::Ownership::State::none);
   CHECK(other.ownership.message.find("another target") != std::string::npos);
 
   record.record.config_fingerprint = "fp";
@@ -288,7 +290,7 @@ TEST_CASE("ownership: a record for another configuration, or an unreadable revis
   Replica c{sink, record, history};
   auto lost = c.run("R1", pass::Mode::plan);
   CHECK(lost.outcome == pass::Outcome::success);
-  CHECK(lost.ownership.state == "unavailable");
+  CHECK(lost.ownership.state == flytecd::pass::Ownership::State::unavailable);
   CHECK(lost.ownership.message.find("no revision gone") != std::string::npos);
 }
 
@@ -344,7 +346,7 @@ TEST_CASE("ownership: a directory revision is not rebuilt from (its content then
   history["dir:/repo"] = now;
   Replica b{sink, record, history};
   auto plan = b.run("dir:/repo", pass::Mode::plan);
-  CHECK(plan.ownership.state == "unavailable");
+  CHECK(plan.ownership.state == flytecd::pass::Ownership::State::unavailable);
   CHECK(plan.ownership.message.find("directory") != std::string::npos);
   CHECK(plan.plan.drift.empty());
 }

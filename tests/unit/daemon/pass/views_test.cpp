@@ -12,7 +12,7 @@ TEST_CASE("views: a version bump is a registration change in the summary line", 
   pass::Report r;
   registration::RegistrationOutcome bump;
   bump.key = "registration/p/d/core";
-  bump.state = "registered";
+  bump.state = flytecd::registration::RegistrationState::registered;
   bump.version = "v2";
   bump.previous_version = "v1";
   registration::RegistrationOutcome added = bump;
@@ -23,7 +23,8 @@ TEST_CASE("views: a version bump is a registration change in the summary line", 
   CHECK(s.find("overrides: +0 ~0 -0") != std::string::npos);
   CHECK(s.find("registrations: +1 ~1 -0") != std::string::npos);
   r.registrations.items = {bump};
-  r.registrations.items[0].state = "register";  // plan: would register
+  r.registrations.items[0].state =
+      flytecd::registration::RegistrationState::register_;  // plan: would register
   CHECK(pass::summary(r).find("registrations: +0 ~1 -0") != std::string::npos);
 }
 
@@ -78,7 +79,7 @@ TEST_CASE(
   r.applied.converged = true;  // overrides applied and verified
   registration::RegistrationOutcome bad;
   bad.key = "registration/p/d/core";
-  bad.state = "failed";
+  bad.state = flytecd::registration::RegistrationState::failed;
   bad.message = "registry unreachable";
   r.registrations.items = {bad};
   CHECK(pass::reconcile_result(r) == metrics::ReconcileResult::success);
@@ -93,7 +94,7 @@ TEST_CASE("views: drift lines carry the key, the detail and every field change",
   r.plan.drift = {drifted("override/p/d//CLUSTER_RESOURCE", false)};
   registration::RegistrationOutcome reg;
   reg.key = "registration/p/d/core";
-  reg.state = "in-sync";
+  reg.state = flytecd::registration::RegistrationState::in_sync;
   reg.drift = {"launch plan lp deactivated outside Git"};
   r.registrations.items = {reg};
   const auto lines = pass::drift_lines(r);
@@ -184,7 +185,7 @@ TEST_CASE("views: the verdict line and the exit code come from one value", "[vie
   // A registration failed: never "converged", and exit 1 with the first error.
   registration::RegistrationOutcome broken;
   broken.key = "registration/p/d/core";
-  broken.state = "failed";
+  broken.state = flytecd::registration::RegistrationState::failed;
   broken.message = "packages/x.tgz: workflow w: node n1 input a: STRING is not castable";
   r.registrations.items = {broken};
   r.outcome = pass::Outcome::failed;
@@ -211,7 +212,7 @@ TEST_CASE("views: a plan whose only change is a registration says so and exits 2
   r.observed = true;
   registration::RegistrationOutcome bump;
   bump.key = "registration/p/d/core";
-  bump.state = "register";
+  bump.state = flytecd::registration::RegistrationState::register_;
   bump.version = "v2";
   bump.previous_version = "v1";
   r.registrations.items = {bump};

@@ -18,8 +18,9 @@ using namespace flytecd::run;
 
 namespace {
 
-std::shared_ptr<const Report> report(Outcome outcome, Mode mode = Mode::execute,
-                                     const std::string& ownership = "ledger") {
+std::shared_ptr<const Report> report(
+    Outcome outcome, Mode mode = Mode::execute,
+    flytecd::pass::Ownership::State ownership = flytecd::pass::Ownership::State::ledger) {
   auto r = std::make_shared<Report>();
   r->mode = mode;
   r->outcome = outcome;
@@ -27,7 +28,7 @@ std::shared_ptr<const Report> report(Outcome outcome, Mode mode = Mode::execute,
   r->observed = true;
   r->applied.converged = outcome == Outcome::success;
   r->ownership.state = ownership;
-  r->ownership.message = "ownership " + ownership;
+  r->ownership.message = "ownership " + std::string(to_string(ownership));
   flytecd::reconcile::DriftItem d;
   d.kind = flytecd::reconcile::ObjectKind::override_attr;
   d.key = "override/p/d/TASK_RESOURCE";
@@ -98,14 +99,16 @@ TEST_CASE("daemon state: suspended, drift is what resuming would revert", "[daem
 TEST_CASE("daemon state: a rebuild of ownership stays visible until another one",
           "[daemon-state]") {
   DaemonState s;
-  after_pass(s, report(Outcome::success, Mode::execute, "rebuilt"), "startup", "t1", "file x", {});
+  after_pass(s, report(Outcome::success, Mode::execute, flytecd::pass::Ownership::State::rebuilt),
+             "startup", "t1", "file x", {});
   after_pass(s, report(Outcome::success), "interval", "t2", "file x", {});
   auto j = status_json(s, nullptr);
   CHECK(j["ownership"]["state"] == "rebuilt");
   CHECK(j["ownership"]["time"] == "t1");
   // "none" lasts only while it is true.
   DaemonState n;
-  after_pass(n, report(Outcome::success, Mode::execute, "none"), "startup", "t1", "file x", {});
+  after_pass(n, report(Outcome::success, Mode::execute, flytecd::pass::Ownership::State::none),
+             "startup", "t1", "file x", {});
   CHECK(status_json(n, nullptr)["ownership"]["state"] == "none");
   after_pass(n, report(Outcome::success), "interval", "t2", "file x", {});
   j = status_json(n, nullptr);
@@ -170,7 +173,7 @@ TEST_CASE("daemon state: status carries the commit's author and time and the ove
   r->applied.objects = {{"project/p", flytecd::pass::ObjectState::synced, ""},
                         {"override/p/d//TASK_RESOURCE", flytecd::pass::ObjectState::drifted, "x"}};
   flytecd::registration::RegistrationOutcome failed;
-  failed.state = "failed";
+  failed.state = flytecd::registration::RegistrationState::failed;
   r->registrations.items.push_back(failed);
   after_pass(s, r, "interval", "t", "file x", counts);
   auto j = status_json(s, nullptr);

@@ -57,7 +57,7 @@ DaemonState state() {
   reg.version = "v1.4.2";
   reg.package = "oci://registry.example.com/core@sha256:abc";
   reg.digest = "sha256:abc";
-  reg.state = "failed";
+  reg.state = flytecd::registration::RegistrationState::failed;
   reg.message = "registry: " + k_injection;
   r->registrations.items.push_back(reg);
   s.report = r;
