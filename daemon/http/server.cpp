@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -16,43 +17,6 @@
 
 namespace flytecd::http {
 namespace {
-
-enum class Route {
-  healthz,
-  readyz,
-  metrics,
-  status,
-  history,
-  github,
-  gitlab,
-  generic,
-  sync,
-  suspend,
-  resume,
-  page
-};
-
-struct RouteEntry {
-  std::string_view path;
-  Route route;
-};
-
-constexpr RouteEntry k_routes[] = {
-    {"/healthz", Route::healthz},
-    {"/readyz", Route::readyz},
-    {"/metrics", Route::metrics},
-    {"/api/v1/status", Route::status},
-    {"/api/v1/history", Route::history},
-    {"/api/v1/webhooks/github", Route::github},
-    {"/api/v1/webhooks/gitlab", Route::gitlab},
-    {"/api/v1/webhooks/generic", Route::generic},
-    {"/api/v1/sync", Route::sync},
-    {"/api/v1/suspend", Route::suspend},
-    {"/api/v1/resume", Route::resume},
-    {"/", Route::page},
-    {"/ui.css", Route::page},
-    {"/ui.js", Route::page},
-};
 
 constexpr size_t k_max_reason_bytes = 500;
 
@@ -102,13 +66,6 @@ std::string clean_text(std::string_view v) {
   return out;
 }
 
-std::optional<Route> find_route(std::string_view path) {
-  for (const auto& r : k_routes) {
-    if (r.path == path) return r.route;
-  }
-  return std::nullopt;
-}
-
 // a=1&b=x%2Fy -> {a: 1, b: x/y}; '+' is a space. Malformed escapes are kept as they are.
 std::map<std::string, std::string> query_params(std::string_view q) {
   auto decode = [](std::string_view v) {
@@ -141,19 +98,6 @@ std::map<std::string, std::string> query_params(std::string_view q) {
   return out;
 }
 
-bool is_webhook(Route r) { return r == Route::github || r == Route::gitlab || r == Route::generic; }
-
-std::string_view provider_name(Route r) {
-  switch (r) {
-    case Route::github:
-      return "github";
-    case Route::gitlab:
-      return "gitlab";
-    default:
-      return "generic";
-  }
-}
-
 // Header values we echo into logs (event names, delivery ids) are attacker-controlled:
 // keep a short run of harmless characters so they cannot forge log lines.
 std::string loggable(std::string_view v) {
@@ -179,6 +123,21 @@ Response method_not_allowed(std::string_view allow) {
 }  // namespace
 
 struct HttpServer::Impl {
+  struct Route;
+  // Answers from the request's head, or nullopt to read the body and call the route's `body`.
+  using Head = std::optional<Response> (Impl::*)(const Route&, const Request&);
+  using Body = Response (Impl::*)(const Route&, const Request&);
+  // One row per endpoint: the server dispatches by (path, method) and answers 404 for an unknown
+  // path, 405 with Allow for a known path asked with another method.
+  struct Route {
+    std::string_view method, path;
+    Head head;
+    Body body = nullptr;             // null: the head always answers
+    std::string_view provider = {};  // webhooks: "github", "gitlab", "generic"
+    bool priority = false;           // answered on the reserved probe thread
+  };
+  static const std::vector<Route>& routes();
+
   HttpOptions options;
   HttpHandlers handlers;
   metrics::FlytecdMetrics* metrics = nullptr;
@@ -186,42 +145,66 @@ struct HttpServer::Impl {
   std::unique_ptr<Listener> listener;
   DeliveryLog deliveries;  // replayed GitHub deliveries trigger nothing
 
+  static const Route* find(std::string_view path, std::string_view method);
   std::optional<Response> on_head(const Request& req);
   Response on_request(const Request& req);
-  Response get_route(Route route);
+  std::optional<Response> healthz(const Route&, const Request&);
+  std::optional<Response> readyz(const Route&, const Request&);
+  std::optional<Response> metrics_text(const Route&, const Request&);
+  std::optional<Response> status(const Route&, const Request&);
+  std::optional<Response> history(const Route&, const Request&);
+  std::optional<Response> page(const Route&, const Request&);
   std::string listener_metrics() const;
-  std::optional<Response> webhook_head(Route route, const Request& req);
-  Response webhook_body(Route route, const Request& req);
-  Response sync(const Request& req);
-  std::optional<Response> suspension_head(Route route, const Request& req);
-  Response suspension(Route route, const Request& req);
-  void record_webhook(Route route, std::string_view result, const Request& req);
+  std::optional<Response> webhook_head(const Route& route, const Request& req);
+  Response webhook_body(const Route& route, const Request& req);
+  std::optional<Response> sync(const Route&, const Request& req);
+  std::optional<Response> suspension_head(const Route& route, const Request& req);
+  Response suspension(const Route& route, const Request& req);
+  void record_webhook(std::string_view provider, std::string_view result, const Request& req);
 };
 
+const std::vector<HttpServer::Impl::Route>& HttpServer::Impl::routes() {
+  static const std::vector<Route> k_routes = {
+      {"GET", "/healthz", &Impl::healthz, nullptr, {}, true},
+      {"GET", "/readyz", &Impl::readyz, nullptr, {}, true},
+      {"GET", "/metrics", &Impl::metrics_text},
+      {"GET", "/api/v1/status", &Impl::status},
+      {"GET", "/api/v1/history", &Impl::history},
+      {"POST", "/api/v1/webhooks/github", &Impl::webhook_head, &Impl::webhook_body, "github"},
+      {"POST", "/api/v1/webhooks/gitlab", &Impl::webhook_head, &Impl::webhook_body, "gitlab"},
+      {"POST", "/api/v1/webhooks/generic", &Impl::webhook_head, &Impl::webhook_body, "generic"},
+      {"POST", "/api/v1/sync", &Impl::sync},
+      {"POST", "/api/v1/suspend", &Impl::suspension_head, &Impl::suspension},
+      {"POST", "/api/v1/resume", &Impl::suspension_head, &Impl::suspension},
+      {"GET", "/", &Impl::page},
+      {"GET", "/ui.css", &Impl::page},
+      {"GET", "/ui.js", &Impl::page},
+  };
+  return k_routes;
+}
+
+// The row of (path, method); else the first row of the path (its method is not this one); else
+// null.
+const HttpServer::Impl::Route* HttpServer::Impl::find(std::string_view path,
+                                                      std::string_view method) {
+  const Route* of_path = nullptr;
+  for (const auto& r : routes()) {
+    if (r.path != path) continue;
+    if (r.method == method) return &r;
+    if (!of_path) of_path = &r;
+  }
+  return of_path;
+}
+
 std::optional<Response> HttpServer::Impl::on_head(const Request& req) {
-  const auto route = find_route(req.path);
+  const Route* route = find(req.path, req.method);
   if (!route) return text_response(404, "not found\n");
-  if (is_webhook(*route)) return webhook_head(*route, req);
-  if (*route == Route::sync) return sync(req);
-  if (*route == Route::suspend || *route == Route::resume) return suspension_head(*route, req);
-  if (req.method != "GET") return method_not_allowed("GET");
+  if (route->method != req.method) {
+    if (!route->provider.empty()) record_webhook(route->provider, "method_not_allowed", req);
+    return method_not_allowed(route->method);
+  }
   try {
-    if (*route == Route::page) {
-      if (!handlers.page) return text_response(404, "not found (the web page is off: http.ui)\n");
-      return handlers.page(req.path, query_params(req.query));
-    }
-    if (*route == Route::history) {
-      if (!handlers.history) return text_response(404, "not found\n");
-      auto body = handlers.history(query_params(req.query));
-      if (!body)
-        return text_response(body.error().code == ErrorCode::invalid_input ? 400 : 503,
-                             body.error().message + "\n");
-      Response r;
-      r.body = std::move(*body);
-      r.content_type = "application/json";
-      return r;
-    }
-    return get_route(*route);
+    return (this->*route->head)(*route, req);
   } catch (const std::exception& e) {
     logger->error("{} {}: handler failed: {}", req.method, req.path, e.what());
   } catch (...) {
@@ -230,31 +213,55 @@ std::optional<Response> HttpServer::Impl::on_head(const Request& req) {
   return text_response(500, "internal error\n");
 }
 
-Response HttpServer::Impl::get_route(Route route) {
-  switch (route) {
-    case Route::healthz:
-      return text_response(200, "ok");
-    case Route::readyz: {
-      if (handlers.ready()) return text_response(200, "ready");
-      std::string reason = handlers.not_ready_reason ? handlers.not_ready_reason() : "";
-      return text_response(503, "not ready" + (reason.empty() ? "" : ": " + reason));
-    }
-    case Route::metrics: {
-      Response r = text_response(200, handlers.metrics_text() + listener_metrics());
-      r.content_type = "text/plain; version=0.0.4; charset=utf-8";
-      return r;
-    }
-    case Route::status: {
-      const auto snapshot = handlers.status();
-      if (!snapshot) return text_response(503, "status not available yet\n");
-      Response r;
-      r.body = *snapshot;
-      r.content_type = "application/json";
-      return r;
-    }
-    default:
-      return text_response(404, "not found\n");
-  }
+Response HttpServer::Impl::on_request(const Request& req) {
+  // on_head answered every request but those whose route reads the body (a webhook, whose body
+  // must be verified, and a suspend with a body).
+  const Route* route = find(req.path, req.method);
+  if (!route || route->method != req.method || !route->body)
+    return text_response(404, "not found\n");
+  return (this->*route->body)(*route, req);
+}
+
+std::optional<Response> HttpServer::Impl::healthz(const Route&, const Request&) {
+  return text_response(200, "ok");
+}
+
+std::optional<Response> HttpServer::Impl::readyz(const Route&, const Request&) {
+  if (handlers.ready()) return text_response(200, "ready");
+  std::string reason = handlers.not_ready_reason ? handlers.not_ready_reason() : "";
+  return text_response(503, "not ready" + (reason.empty() ? "" : ": " + reason));
+}
+
+std::optional<Response> HttpServer::Impl::metrics_text(const Route&, const Request&) {
+  Response r = text_response(200, handlers.metrics_text() + listener_metrics());
+  r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+  return r;
+}
+
+std::optional<Response> HttpServer::Impl::status(const Route&, const Request&) {
+  const auto snapshot = handlers.status();
+  if (!snapshot) return text_response(503, "status not available yet\n");
+  Response r;
+  r.body = *snapshot;
+  r.content_type = "application/json";
+  return r;
+}
+
+std::optional<Response> HttpServer::Impl::history(const Route&, const Request& req) {
+  if (!handlers.history) return text_response(404, "not found\n");
+  auto body = handlers.history(query_params(req.query));
+  if (!body)
+    return text_response(body.error().code == ErrorCode::invalid_input ? 400 : 503,
+                         body.error().message + "\n");
+  Response r;
+  r.body = std::move(*body);
+  r.content_type = "application/json";
+  return r;
+}
+
+std::optional<Response> HttpServer::Impl::page(const Route&, const Request& req) {
+  if (!handlers.page) return text_response(404, "not found (the web page is off: http.ui)\n");
+  return handlers.page(req.path, query_params(req.query));
 }
 
 // The HTTP server's own counters, appended to /metrics: slow-client defences at work show
@@ -275,63 +282,52 @@ std::string HttpServer::Impl::listener_metrics() const {
          std::to_string(st.evicted) + "\n";
 }
 
-std::optional<Response> HttpServer::Impl::webhook_head(Route route, const Request& req) {
-  if (req.method != "POST") {
-    record_webhook(route, "method_not_allowed", req);
-    return method_not_allowed("POST");
-  }
-  const std::string& secret = route == Route::github   ? options.github_secret
-                              : route == Route::gitlab ? options.gitlab_token
-                                                       : options.generic_secret;
+std::optional<Response> HttpServer::Impl::webhook_head(const Route& route, const Request& req) {
+  const std::string& secret = route.provider == "github"   ? options.github_secret
+                              : route.provider == "gitlab" ? options.gitlab_token
+                                                           : options.generic_secret;
   if (secret.empty()) {
-    record_webhook(route, "disabled", req);
+    record_webhook(route.provider, "disabled", req);
     return text_response(404, "receiver disabled\n");
   }
   if (!req.header("transfer-encoding").empty()) {
-    record_webhook(route, "bad_request", req);
+    record_webhook(route.provider, "bad_request", req);
     return text_response(411, "a Content-Length body is required\n");
   }
   if (req.content_length.value_or(0) > options.max_body_bytes) {
-    record_webhook(route, "too_large", req);
+    record_webhook(route.provider, "too_large", req);
     return text_response(413,
                          "body larger than " + std::to_string(options.max_body_bytes) + " bytes\n");
   }
   return std::nullopt;  // read the body, then verify in webhook_body
 }
 
-Response HttpServer::Impl::webhook_body(Route route, const Request& req) {
-  WebhookVerdict verdict = WebhookVerdict::bad_signature;
-  switch (route) {
-    case Route::github:
-      verdict = verify_github(options.github_secret, req.header("x-hub-signature-256"), req.body);
-      break;
-    case Route::gitlab:
-      verdict = verify_gitlab(options.gitlab_token, req.header("x-gitlab-token"));
-      break;
-    default:
-      verdict = verify_generic_hmac(options.generic_secret, req.header("x-signature"), req.body);
-      break;
-  }
+Response HttpServer::Impl::webhook_body(const Route& route, const Request& req) {
+  const bool github = route.provider == "github";
+  const WebhookVerdict verdict =
+      github ? verify_github(options.github_secret, req.header("x-hub-signature-256"), req.body)
+      : route.provider == "gitlab"
+          ? verify_gitlab(options.gitlab_token, req.header("x-gitlab-token"))
+          : verify_generic_hmac(options.generic_secret, req.header("x-signature"), req.body);
   if (verdict != WebhookVerdict::accepted) {
-    record_webhook(route, to_string(verdict), req);
+    record_webhook(route.provider, to_string(verdict), req);
     return with_header(text_response(401, std::string(to_string(verdict)) + "\n"),
                        "WWW-Authenticate", "Signature");
   }
-  if (route == Route::github && !deliveries.first_seen(req.header("x-github-delivery"))) {
-    record_webhook(route, "replayed", req);
+  if (github && !deliveries.first_seen(req.header("x-github-delivery"))) {
+    record_webhook(route.provider, "replayed", req);
     return text_response(200, "delivery already received; ignored\n");
   }
-  if (route == Route::github && req.header("x-github-event") == "ping") {
-    record_webhook(route, "ping", req);
+  if (github && req.header("x-github-event") == "ping") {
+    record_webhook(route.provider, "ping", req);
     return text_response(200, "pong\n");
   }
-  record_webhook(route, "accepted", req);
-  handlers.trigger_sync("webhook " + std::string(provider_name(route)));
+  record_webhook(route.provider, "accepted", req);
+  handlers.trigger_sync("webhook " + std::string(route.provider));
   return text_response(202, "sync triggered\n");
 }
 
-Response HttpServer::Impl::sync(const Request& req) {
-  if (req.method != "POST") return method_not_allowed("POST");
+std::optional<Response> HttpServer::Impl::sync(const Route&, const Request& req) {
   if (options.sync_token.empty()) return text_response(404, "manual sync disabled\n");
   if (!verify_bearer(options.sync_token, req.header("authorization"))) {
     logger->warn("sync request refused: bad or missing bearer token, remote={}", req.remote);
@@ -350,12 +346,11 @@ Response HttpServer::Impl::sync(const Request& req) {
 }
 
 // Authorized like /api/v1/sync; a suspend with a body is answered once the body is in.
-std::optional<Response> HttpServer::Impl::suspension_head(Route route, const Request& req) {
-  if (req.method != "POST") return method_not_allowed("POST");
+std::optional<Response> HttpServer::Impl::suspension_head(const Route& route, const Request& req) {
   if (!handlers.set_suspended) return text_response(404, "not found\n");
   if (options.sync_token.empty())
     return text_response(404, "suspend/resume disabled (no sync token configured)\n");
-  const char* what = route == Route::suspend ? "suspend" : "resume";
+  const char* what = route.path == "/api/v1/suspend" ? "suspend" : "resume";
   if (!verify_bearer(options.sync_token, req.header("authorization"))) {
     logger->warn("{} request refused: bad or missing bearer token, remote={}", what, req.remote);
     return with_header(text_response(401, "unauthorized\n"), "WWW-Authenticate", "Bearer");
@@ -367,7 +362,8 @@ std::optional<Response> HttpServer::Impl::suspension_head(Route route, const Req
   return suspension(route, req);
 }
 
-Response HttpServer::Impl::suspension(Route route, const Request& req) {
+Response HttpServer::Impl::suspension(const Route& route, const Request& req) {
+  const bool suspend = route.path == "/api/v1/suspend";
   std::string reason = query_value(req.query, "reason"), client;
   std::string project = query_value(req.query, "project");
   if (!req.body.empty()) {
@@ -389,17 +385,16 @@ Response HttpServer::Impl::suspension(Route route, const Request& req) {
     return text_response(404, "suspending one project is not supported\n");
   Result<std::string> body("");
   try {
-    body = project.empty() ? handlers.set_suspended(route == Route::suspend, reason, by)
-                           : handlers.set_project_suspended(route == Route::suspend,
-                                                            clean_text(project), reason, by);
+    body = project.empty()
+               ? handlers.set_suspended(suspend, reason, by)
+               : handlers.set_project_suspended(suspend, clean_text(project), reason, by);
   } catch (const std::exception& e) {
     body = make_error(ErrorCode::internal, e.what());
   }
   if (!body && body.error().code == ErrorCode::invalid_input)
     return text_response(400, body.error().message + "\n");
   if (!body) {
-    logger->error("{} failed: {}", route == Route::suspend ? "suspend" : "resume",
-                  body.error().message);
+    logger->error("{} failed: {}", suspend ? "suspend" : "resume", body.error().message);
     return text_response(500, body.error().message + "\n");
   }
   Response r;
@@ -408,23 +403,14 @@ Response HttpServer::Impl::suspension(Route route, const Request& req) {
   return r;
 }
 
-Response HttpServer::Impl::on_request(const Request& req) {
-  // on_head answered every route but the webhooks, whose bodies must be verified, and a
-  // suspend with a body.
-  const auto route = find_route(req.path);
-  if (route == Route::suspend || route == Route::resume) return suspension(*route, req);
-  if (!route || !is_webhook(*route)) return text_response(404, "not found\n");
-  return webhook_body(*route, req);
-}
-
-void HttpServer::Impl::record_webhook(Route route, std::string_view result, const Request& req) {
-  const auto provider = provider_name(route);
+void HttpServer::Impl::record_webhook(std::string_view provider, std::string_view result,
+                                      const Request& req) {
   if (metrics != nullptr) metrics->webhook_requests_total.with({provider, result}).inc();
-  std::string_view event = route == Route::github   ? req.header("x-github-event")
-                           : route == Route::gitlab ? req.header("x-gitlab-event")
-                                                    : std::string_view();
+  std::string_view event = provider == "github"   ? req.header("x-github-event")
+                           : provider == "gitlab" ? req.header("x-gitlab-event")
+                                                  : std::string_view();
   std::string_view delivery =
-      route == Route::github ? req.header("x-github-delivery") : std::string_view();
+      provider == "github" ? req.header("x-github-delivery") : std::string_view();
   const auto level =
       result == "accepted" || result == "ping" ? spdlog::level::info : spdlog::level::warn;
   logger->log(level, "webhook provider={} result={} remote={} event={} delivery={}", provider,
@@ -458,8 +444,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::start(HttpOptions options, HttpH
   rh.on_head = [self](const Request& req) { return self->on_head(req); };
   rh.on_request = [self](const Request& req) { return self->on_request(req); };
   rh.is_priority = [](const Request& req) {
-    const auto route = find_route(req.path);
-    return route == Route::healthz || route == Route::readyz;
+    const Impl::Route* route = Impl::find(req.path, req.method);
+    return route && route->priority;
   };
   auto listener = Listener::start(std::move(lo), std::move(rh));
   if (!listener) return listener.error();
