@@ -21,10 +21,25 @@ measure() {  # label, command...
   echo "$label: wall ${secs} s, peak RSS $((rss / 1024)) MiB"
   tail -2 "$work/out"
 }
+rpc_rate() {  # calls threads -> prints flytecd_bench_rpc's output, sets $rate (calls/s)
+  "$build/tests/flytecd_bench_rpc" "127.0.0.1:$port" --calls "$1" --threads "$2" | tee "$work/rpc"
+  rate=$(sed -n 's/.* \([0-9]*\) calls\/s.*/\1/p' "$work/rpc" | tail -1)
+}
+input="$projects projects x 3 domains, $((projects * wf)) workflows"
 args=(apply --repo "$work/repo" --state-dir "$work/state" --admin-endpoint "127.0.0.1:$port" --insecure --log-level warn)
 measure "cold apply" "$build/flytecd" "${args[@]}"
+cold_s=$secs
 writes=$(grep -c '  ok$' "$work/out" || true)
+figure "cold apply" "$secs" s "$input, $writes writes"
+figure "cold apply peak RSS" "$((rss / 1024))" MiB "$input"
 measure "no-change apply" "$build/flytecd" "${args[@]}"
+figure "no-change apply" "$secs" s "$input"
 echo "cold apply issued $writes write steps (one RPC each)"
-"$build/tests/flytecd_bench_rpc" "127.0.0.1:$port" --calls 20000 --threads 8
-"$build/tests/flytecd_bench_rpc" "127.0.0.1:$port" --calls 5000 --threads 1
+# flytecd writes with `parallelism` (8 by default) calls in flight: the raw rate at 8 threads is its peer.
+rpc_rate 20000 8
+raw8=$rate
+figure "emulator raw write rate, 8 threads" "$raw8" "calls/s" "UpdateWorkflowAttributes"
+rpc_rate 5000 1
+figure "emulator raw write rate, 1 thread" "$rate" "calls/s" "UpdateWorkflowAttributes"
+flytecd_rate=$(awk -v w="$writes" -v s="$cold_s" 'BEGIN { printf "%.0f", (s > 0 ? w / s : 0) }')
+figure "cold apply write rate" "$flytecd_rate" "calls/s" "vs raw at 8 threads: $(awk -v a="$flytecd_rate" -v b="$raw8" 'BEGIN { printf "%.2fx", (b > 0 ? a / b : 0) }')"

@@ -15,6 +15,7 @@
 # time; every server this script starts is stopped on exit.
 set -euo pipefail
 build="$(cd "${1:?usage: bench_git.sh BUILD_DIR}" && pwd)"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 flytecd="$build/flytecd"
 work="$(mktemp -d /tmp/flytecd-bench-git.XXXXXX)"
 pids=()
@@ -72,16 +73,22 @@ EOF
   wait_port "$lport"
   http_base="http://127.0.0.1:$lport/git"
 fi
+poll_figure() {  # repository transport: the figure of the poll just run ($work/poll.out)
+  local ms; ms=$(sed -n 's/.* x [0-9]*, head unmoved: \([0-9.]*\) ms wall.*/\1/p' "$work/poll.out")
+  figure "no-change poll, $1, $2" "$ms" ms "head unmoved"
+}
 echo
 echo "== (a) poll cost, head unmoved"
 for name in r1k r10k; do
   echo "\$ flytecd_bench_git_poll file://$work/served/$name.git --polls 50"
-  "$build/tests/flytecd_bench_git_poll" "file://$work/served/$name.git" --polls 50 --cache "$work/cache-a"
+  "$build/tests/flytecd_bench_git_poll" "file://$work/served/$name.git" --polls 50 --cache "$work/cache-a" | tee "$work/poll.out"
   rm -rf "$work/cache-a"
+  poll_figure "$name" file
   if [[ -n "$http_base" ]]; then
     echo "\$ flytecd_bench_git_poll $http_base/$name.git --polls 50   (lighttpd + git http-backend)"
-    "$build/tests/flytecd_bench_git_poll" "$http_base/$name.git" --polls 50 --cache "$work/cache-a"
+    "$build/tests/flytecd_bench_git_poll" "$http_base/$name.git" --polls 50 --cache "$work/cache-a" | tee "$work/poll.out"
     rm -rf "$work/cache-a"
+    poll_figure "$name" http
   fi
 done
 
@@ -117,7 +124,13 @@ EOF
 cat > "$work/measure.py" <<'EOF'
 import hashlib, hmac, json, re, subprocess, sys, time, urllib.request
 mode, port, work, log, secret_file, n, path = sys.argv[1:8]
+label = sys.argv[8] if len(sys.argv) > 8 else ""
 n = int(n)
+def figure(name, value, unit, note):  # for tests/bench/bench_all.sh (tests/bench/lib.sh's figure)
+    import os
+    if label and os.environ.get("FLYTECD_FIGURES"):
+        with open(os.environ["FLYTECD_FIGURES"], "a") as f:
+            f.write(f"{name}\t{value}\t{unit}\t{note}\n")
 def status():
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/status", timeout=5) as r:
         return json.load(r)
@@ -136,6 +149,7 @@ def wait_idle():
     # start each sample right after a reconcile (so a 1 s poll is not mid-flight)
     time.sleep(0.2)
 lat = []
+recs = []
 for i in range(n):
     wait_idle()
     # one real value change in one file: the first maxParallelism of the file, plus one
@@ -159,11 +173,16 @@ for i in range(n):
     st = status()
     assert st["revision"] == rev, st.get("revision")
     lat.append(dt)
+    recs.append(reconcile_s)
     print(f"  {mode} #{i+1}: push->applied {dt*1000:.0f} ms (that reconcile: {reconcile_s:.2f} s, "
           f"lastSync.durationSeconds {st['lastSync']['durationSeconds']:.3f}, "
           f"outcome {st['lastSync']['outcome']}, {st['lastSync']['summary']})")
 lat.sort()
 print(f"  {mode}: n={n} min {lat[0]*1000:.0f} ms, median {lat[len(lat)//2]*1000:.0f} ms, max {lat[-1]*1000:.0f} ms")
+recs.sort()
+size = label.split(",")[0]
+figure(f"push -> applied, {mode}, {size}", f"{lat[len(lat)//2]*1000:.0f}", "ms", f"{label}, median of {n}")
+figure(f"one-file change reconcile, {mode}, {size}", f"{recs[len(recs)//2]:.3f}", "s", f"{label}, median of {n}")
 EOF
 
 wait_synced() {  # port log -> waits for the first reconcile line
@@ -182,10 +201,12 @@ start_daemon d10k r10k 1h
 wait_synced "$dport" "$work/d10k.log"
 echo "startup (clone + parse all + full reconcile into an empty emulator): $(python3 -c "print(f'{$(date +%s.%N)-$t0:.1f}')") s wall"
 grep -E "revision .* loaded:|reconcile \(startup\)" "$work/d10k.log" | sed 's/^/  log: /' | cut -c1-320
-echo "  status lastSync: $(status_json "$dport" "['lastSync']['durationSeconds']") s (durationSeconds), summary: $(status_json "$dport" "['lastSync']['summary']")"
+full10k=$(status_json "$dport" "['lastSync']['durationSeconds']")
+echo "  status lastSync: $full10k s (durationSeconds), summary: $(status_json "$dport" "['lastSync']['summary']")"
+figure "full reconcile, 10k documents" "$(printf '%.2f' "$full10k")" s "daemon startup into an empty emulator"
 d10k_pid=$dpid
 file10k=$(git -C "$work/r10k-work" ls-files | sed -n 100p)
-python3 "$work/measure.py" webhook "$dport" "$work/r10k-work" "$work/d10k.log" "$work/hook-secret" 3 "$file10k"
+python3 "$work/measure.py" webhook "$dport" "$work/r10k-work" "$work/d10k.log" "$work/hook-secret" 3 "$file10k" "10k documents"
 grep -E "revision .* loaded:" "$work/d10k.log" | tail -1 | sed 's/^/  log: /' | cut -c1-320
 # a no-change reconcile of the same 10k repository (re-observe only), for scale
 since=$(wc -c < "$work/d10k.log")
@@ -209,8 +230,8 @@ start_daemon d1k r1k 1s
 wait_synced "$dport" "$work/d1k.log"
 d1k_pid=$dpid
 file1k=$(git -C "$work/r1k-work" ls-files | sed -n 10p)
-python3 "$work/measure.py" poll "$dport" "$work/r1k-work" "$work/d1k.log" "$work/hook-secret" 5 "$file1k"
-python3 "$work/measure.py" webhook "$dport" "$work/r1k-work" "$work/d1k.log" "$work/hook-secret" 5 "$file1k"
+python3 "$work/measure.py" poll "$dport" "$work/r1k-work" "$work/d1k.log" "$work/hook-secret" 5 "$file1k" "1k documents, 1 s interval"
+python3 "$work/measure.py" webhook "$dport" "$work/r1k-work" "$work/d1k.log" "$work/hook-secret" 5 "$file1k" "1k documents, 1 s interval"
 
 # (a, daemon view) CPU the daemon spends per 1 s interval with the head unmoved (ls-remote and a
 # re-observe of the target each interval).
@@ -228,7 +249,14 @@ kill "$d1k_pid"; wait "$d1k_pid" 2>/dev/null || true
 # ---- (d) plan --git between two revisions of the 10k repository -----------------------------
 echo
 echo "== (d) flytecd plan --git on the 10k-document repository"
-rev1=$(git -C "$work/r10k-work" rev-list --max-parents=0 HEAD)
+# The head: a pull request changing one value in each of 45 files (the issue-24 figure's shape).
+rev1=$(git -C "$work/r10k-work" rev-parse HEAD)
+git -C "$work/r10k-work" grep -l "maxParallelism: " > "$work/pr-files"
+head -45 "$work/pr-files" | while read -r f; do
+  perl -0pi -e 's/maxParallelism: (\d+)/"maxParallelism: " . ($1 + 7)/e' "$work/r10k-work/$f"
+done
+git -C "$work/r10k-work" commit -qam "bench: 45 files"
+git -C "$work/r10k-work" push -q origin main
 rev2=$(git -C "$work/r10k-work" rev-parse HEAD)
 for fmt in text markdown json; do
   echo "\$ flytecd plan --git $work/served/r10k.git --base $rev1 --head $rev2 -o $fmt"
@@ -238,6 +266,10 @@ for fmt in text markdown json; do
   set -e
   read -r secs rss < <(tail -1 "$work/time")  # time(1) adds a line when the exit code is not 0
   echo "  exit $rc, wall ${secs} s, peak RSS $((rss / 1024)) MiB, $(wc -c < "$work/plan.out") bytes of output"
+  if [[ $fmt == markdown ]]; then
+    changed=$(git -C "$work/r10k-work" diff --name-only "$rev1" "$rev2" | wc -l)
+    figure "plan --git (markdown)" "$secs" s "10k documents, $changed files changed, peak RSS $((rss / 1024)) MiB"
+  fi
 done
 head -3 "$work/plan.out" | cut -c1-200 | sed 's/^/  /'
 # for scale: loading + validating the 10k documents of one revision from a directory
@@ -245,3 +277,4 @@ echo "\$ flytecd validate <10k-document working tree>"
 /usr/bin/time -f "%e %M" -o "$work/time" "$flytecd" validate "$work/r10k-work" > /dev/null 2>&1 || true
 read -r secs rss < <(tail -1 "$work/time")
 echo "  wall ${secs} s, peak RSS $((rss / 1024)) MiB"
+figure "validate" "$secs" s "10k documents ($(du -sh --exclude=.git "$work/r10k-work" | cut -f1) of YAML), peak RSS $((rss / 1024)) MiB"

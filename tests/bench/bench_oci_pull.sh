@@ -10,6 +10,8 @@ RUNS=${2:-5}
 MIB=${3:-50}
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REG="$here/../oci/registry.sh"
+work="${TMPDIR:-/tmp}"  # lib.sh's helpers expect $work; only figure() is used here
+source "$here/lib.sh"
 BENCH="$BUILD/tests/flytecd_bench_oci_pull"
 [[ -x "$BENCH" ]] || { echo "missing $BENCH (cmake --build $BUILD --target flytecd_bench_oci_pull)" >&2; exit 2; }
 command -v skopeo >/dev/null || { echo "skopeo not installed (apt-get install skopeo)" >&2; exit 2; }
@@ -69,3 +71,6 @@ for k in flytecd curl curl-blob skopeo; do
   awk -v l="$label" -v med="$med" -v min="$min" -v max="$max" -v f="$F" \
     'BEGIN { printf "%-38s %10.1f %10.1f %10.1f  %.2fx\n", l, med / 1000, min / 1000, max / 1000, med / f }'
 done
+C=$(echo "${T[curl]}" | median)
+figure "OCI pull, flytecd" "$(awk -v f="$F" 'BEGIN { printf "%.1f", f / 1000 }')" ms \
+  "$MIB MiB layer, median of $RUNS; vs curl + openssl sha256: $(awk -v f="$F" -v c="$C" 'BEGIN { printf "%.2fx", (c > 0 ? f / c : 0) }')"

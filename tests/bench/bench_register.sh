@@ -31,6 +31,7 @@ measure() {  # label, command...
   local rate; rate=$(awk -v r="$rpcs" -v s="$secs" 'BEGIN { printf "%.0f", (s > 0 ? r / s : 0) }')
   echo "$label: $n packages, wall ${secs} s (user CPU ${user} s), ${rpcs} write RPCs = ${rate}/s, flytecd peak RSS $((rss / 1024)) MiB"
   grep '^registrations:' "$work/out"
+  figure "$label" "$secs" s "$n packages, ${rpcs} write RPCs (${rate}/s), peak RSS $((rss / 1024)) MiB"
 }
 measure "cold registration" "$build/flytecd" "${args[@]}"
 measure "no-change reconcile" "$build/flytecd" "${args[@]}"

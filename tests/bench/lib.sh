@@ -28,3 +28,12 @@ YAML
     printf 'package: %s\nactivate: none\n' "$4"
   done
 }
+
+# figure NAME VALUE UNIT [INPUT]: one figure for tests/bench/bench_all.sh's table, appended to the
+# file $FLYTECD_FIGURES names (tab-separated) when it is set; nothing otherwise.
+figure() {
+  if [[ -n "${FLYTECD_FIGURES:-}" ]]; then
+    printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "${4:-}" >> "$FLYTECD_FIGURES"
+  fi
+  return 0
+}
