@@ -1,6 +1,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,7 +10,8 @@
 namespace flytecd::model {
 
 // Loads revisions, re-parsing only files whose content id changed since the previous load
-// (the cross-document checks always run over the whole revision). Not thread-safe.
+// (the cross-document checks always run over the whole revision); enough files to parse are parsed
+// on every core (up to 8 threads), with the same result as one after the other. Not thread-safe.
 class IncrementalLoader {
  public:
   IncrementalLoader(Limits limits, Policy policy) : m_limits(limits), m_policy(std::move(policy)) {}
@@ -30,6 +32,10 @@ class IncrementalLoader {
     size_t nodes_scanned = 0, nodes_spent = 0;
     bool budget_bound = false;
   };
+  // The files marked `wanted`, parsed on every core when there are enough of them (each with a
+  // budget of its own; load() keeps a result only where the revision's budget agrees).
+  std::vector<std::optional<Parsed>> parse_ahead(const std::vector<SourceFile>& files,
+                                                 const std::vector<bool>& wanted) const;
   Limits m_limits;
   Policy m_policy;
   std::map<std::string, Parsed> m_cache;  // key: path + '\0' + blob id (locations name the path)

@@ -8,6 +8,7 @@
 #include "daemon/common/scan.hpp"
 #include "daemon/common/text.hpp"
 #include "daemon/model/document_fields.hpp"
+#include "daemon/model/incremental.hpp"
 #include "daemon/model/kinds.hpp"
 
 namespace flytecd::model {
@@ -135,16 +136,8 @@ void sort_diagnostics(Diagnostics& diags) {
 
 LoadResult load_documents(const std::vector<SourceFile>& files, const Limits& limits,
                           const Policy& policy) {
-  LoadResult result;
-  NodeBudget nodes;
-  for (const auto& file : files) {
-    result.documents.document_count +=
-        parse_file(file, limits, policy, result.documents, result.diagnostics, &nodes);
-    ++result.documents.file_count;
-  }
-  check_documents(result.documents, limits, result.diagnostics);
-  sort_diagnostics(result.diagnostics);
-  return result;
+  // The same load with nothing cached: its files are parsed on every core.
+  return IncrementalLoader(limits, policy).load(files, {});
 }
 
 }  // namespace flytecd::model

@@ -61,4 +61,63 @@ TEST_CASE("incremental: the revision's node budget gives the result a full load 
   CHECK(kinds(third) == kinds(full));
 }
 
+// The reference: every file parsed in order against one node budget, as a load did before files
+// were parsed on every core.
+LoadResult one_after_the_other(const std::vector<SourceFile>& files, const Limits& limits) {
+  LoadResult r;
+  NodeBudget budget;
+  for (const auto& f : files) {
+    r.documents.document_count +=
+        parse_file(f, limits, Policy{}, r.documents, r.diagnostics, &budget);
+    ++r.documents.file_count;
+  }
+  check_documents(r.documents, limits, r.diagnostics);
+  sort_diagnostics(r.diagnostics);
+  return r;
+}
+
+TEST_CASE("load: files parsed on every core give the result of one after the other",
+          "[loader][memory]") {
+  // 300 files (enough to be parsed ahead in parallel): errors here and there, one file larger
+  // than the whole budget, and the budget running out two thirds of the way.
+  std::vector<SourceFile> files;
+  for (int i = 0; i < 300; ++i) {
+    std::string id = "p" + std::to_string(i);
+    std::string body = "apiVersion: flytecd/v1\nkind: Project\nid: " + id + "\n";
+    if (i % 37 == 5) body += "colour: blue\n";  // an unknown field
+    if (i == 50) {
+      body += "labels:\n";
+      for (int l = 0; l < 400; ++l) body += "  k" + std::to_string(l) + ": v\n";
+    }
+    files.push_back(file("f" + std::to_string(1000 + i) + ".yaml", body));
+  }
+  Limits limits;
+  limits.max_nodes_per_revision = 2200;  // runs out after some 200 files
+  auto text = [](const LoadResult& r) {
+    std::vector<std::string> out;
+    for (const auto& d : r.diagnostics) out.push_back(format(d));
+    for (const auto& p : r.documents.projects) out.push_back(p.id + " @" + to_string(p.where));
+    out.push_back(std::to_string(r.documents.document_count) + " documents, " +
+                  std::to_string(r.documents.rejected_documents) + " rejected");
+    return out;
+  };
+  const auto reference = one_after_the_other(files, limits);
+  CHECK(has_errors(reference.diagnostics));
+  CHECK(reference.documents.projects.size() > 100);
+  CHECK(reference.documents.projects.size() < 290);
+  CHECK(text(load_documents(files, limits, Policy{})) == text(reference));
+  // With blob ids, then again with a third of them changed: the same answer each time.
+  IncrementalLoader loader(limits, Policy{});
+  std::vector<std::string> ids;
+  for (size_t i = 0; i < files.size(); ++i) ids.push_back("b" + std::to_string(i));
+  CHECK(text(loader.load(files, ids)) == text(reference));
+  CHECK(loader.parsed_last() == files.size());
+  for (size_t i = 0; i < files.size(); i += 3) {
+    files[i] = file(files[i].path,
+                    "apiVersion: flytecd/v1\nkind: Project\nid: q" + std::to_string(i) + "\n");
+    ids[i] += "'";
+  }
+  CHECK(text(loader.load(files, ids)) == text(one_after_the_other(files, limits)));
+}
+
 }  // namespace FLYTECD_UNITY_ID
