@@ -23,7 +23,7 @@ measure() {  # label, command...
 }
 rpc_rate() {  # calls threads -> prints flytecd_bench_rpc's output, sets $rate (calls/s)
   "$build/tests/flytecd_bench_rpc" "127.0.0.1:$port" --calls "$1" --threads "$2" | tee "$work/rpc"
-  rate=$(sed -n 's/.* \([0-9]*\) calls\/s.*/\1/p' "$work/rpc" | tail -1)
+  rate=$(grep UpdateWorkflowAttributes "$work/rpc" | sed -n "s/.* \([0-9]*\) calls\/s.*/\1/p")
 }
 input="$projects projects x 3 domains, $((projects * wf)) workflows"
 args=(apply --repo "$work/repo" --state-dir "$work/state" --admin-endpoint "127.0.0.1:$port" --insecure --log-level warn)
