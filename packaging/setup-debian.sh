@@ -2,8 +2,9 @@
 # Idempotent setup for flytecd on Debian 12.
 #
 #   packaging/setup-debian.sh           what building and running flytecd needs: the compiler and
-#                                       libraries (Debian packages) and the pinned Flyte IDL (npm
-#                                       package @flyteorg/flyteidl, see packaging/idl/)
+#                                       libraries (Debian packages) and the pinned Flyte IDLs (npm
+#                                       packages @flyteorg/flyteidl and @flyteorg/flyteidl2, see
+#                                       packaging/idl/)
 #   packaging/setup-debian.sh --tests   that, plus what the test suite runs against: real Git
 #                                       servers, Debian's docker-registry, Prometheus, lintian, the
 #                                       shells, clang for the fuzz targets, headless chromium for the
@@ -110,7 +111,11 @@ if ((tests)) && command -v systemctl >/dev/null 2>&1; then
 fi
 
 # The Flyte IDL, exactly as pinned by packaging/idl/package-lock.json.
-if [[ ! -f "$here/idl/node_modules/@flyteorg/flyteidl/protos/flyteidl/admin/matchable_resource.proto" ]]; then
+# (Flyte 1's .proto files, and Flyte 2's protobuf-es modules with the runtime that restores their
+# descriptors: packaging/idl/flyte2-descriptors.mjs.)
+if [[ ! -f "$here/idl/node_modules/@flyteorg/flyteidl/protos/flyteidl/admin/matchable_resource.proto" ||
+      ! -f "$here/idl/node_modules/@flyteorg/flyteidl2/package.json" ||
+      ! -f "$here/idl/node_modules/@bufbuild/protobuf/package.json" ]]; then
   step "installing the pinned Flyte IDL (npm ci in packaging/idl)" \
     bash -c "cd '$here/idl' && npm ci --no-audit --no-fund --ignore-scripts"
 fi

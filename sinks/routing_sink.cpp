@@ -36,8 +36,20 @@ Result<sinks::State> RoutingSink::observe() {
     sinks::State part = held_part(*live, r.parts);
     merged.projects.merge(part.projects);
     merged.overrides.merge(part.overrides);
+    merged.objects.merge(part.objects);
   }
   return merged;
+}
+
+void RoutingSink::expect(const std::set<std::string>& object_keys) {
+  std::set<const Sink*> done;
+  for (const auto& r : m_routes) {
+    if (r.parts.objects.empty() || !done.insert(r.sink).second) continue;
+    std::set<std::string> held;
+    for (const auto& k : object_keys)
+      if (holds_object(r.parts, k)) held.insert(k);
+    r.sink->expect(held);
+  }
 }
 
 const RoutingSink::Route* RoutingSink::route_for(const sinks::Step& step) const {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@ class RoutingSink final : public Sink {
 
   Capabilities capabilities() const override { return m_capabilities; }
   // The first failing route's error, as that sink reported it.
+  void expect(const std::set<std::string>& object_keys) override;
   Result<sinks::State> observe() override;
   // internal when no route holds the step's part (a plan outside capabilities()).
   Status execute(const sinks::Step& step) override;

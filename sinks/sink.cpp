@@ -3,13 +3,20 @@
 namespace flytecd::sinks {
 
 Capabilities operator|(const Capabilities& a, const Capabilities& b) {
-  return {a.projects || b.projects, a.overrides || b.overrides,
-          a.platform_defaults || b.platform_defaults, a.registrations || b.registrations};
+  Capabilities out{a.projects || b.projects, a.overrides || b.overrides,
+                   a.platform_defaults || b.platform_defaults, a.registrations || b.registrations,
+                   a.objects};
+  out.objects.insert(b.objects.begin(), b.objects.end());
+  return out;
 }
 
 Capabilities operator&(const Capabilities& a, const Capabilities& b) {
-  return {a.projects && b.projects, a.overrides && b.overrides,
-          a.platform_defaults && b.platform_defaults, a.registrations && b.registrations};
+  Capabilities out{a.projects && b.projects, a.overrides && b.overrides,
+                   a.platform_defaults && b.platform_defaults, a.registrations && b.registrations,
+                   {}};
+  for (const auto& k : a.objects)
+    if (b.objects.count(k)) out.objects.insert(k);
+  return out;
 }
 
 std::string to_string(const Capabilities& c) {
@@ -23,6 +30,7 @@ std::string to_string(const Capabilities& c) {
   add(c.overrides, "overrides");
   add(c.platform_defaults, "platform defaults");
   add(c.registrations, "registrations");
+  for (const auto& k : c.objects) add(true, k.c_str());
   return out.empty() ? "nothing" : out;
 }
 
@@ -32,8 +40,13 @@ bool holds(const Capabilities& c, const sinks::OverrideState& row) {
   return row.scope.project.empty() ? c.platform_defaults : c.overrides;
 }
 
+bool holds_object(const Capabilities& c, const std::string& key) {
+  return c.objects.count(object_kind_of(key)) > 0;
+}
+
 bool holds(const Capabilities& c, const sinks::Step& step) {
   if (step.kind == sinks::ObjectKind::project) return c.projects;
+  if (step.kind == sinks::ObjectKind::object) return holds_object(c, step.key);
   const sinks::OverrideState* row = step.desired ? &*step.desired
                                     : step.live  ? &*step.live
                                                  : nullptr;
@@ -45,6 +58,8 @@ sinks::State held_part(const sinks::State& state, const Capabilities& c) {
   if (c.projects) out.projects = state.projects;
   for (const auto& [key, row] : state.overrides)
     if (holds(c, row)) out.overrides.emplace(key, row);
+  for (const auto& [key, object] : state.objects)
+    if (holds_object(c, key)) out.objects.emplace(key, object);
   return out;
 }
 

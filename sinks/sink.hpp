@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "daemon/common/result.hpp"
@@ -18,8 +19,11 @@ struct Capabilities {
   bool overrides = false;          // override rows of a project, project-domain or workflow
   bool platform_defaults = false;  // global and domain-wide override rows (an empty project)
   bool registrations = false;      // tasks, workflows, launch plans: entities() is not null
+  std::set<std::string> objects = {};  // kinds of generic objects (ObjectValue::kind): "settings"
 
-  bool any() const { return projects || overrides || platform_defaults || registrations; }
+  bool any() const {
+    return projects || overrides || platform_defaults || registrations || !objects.empty();
+  }
   bool operator==(const Capabilities&) const = default;
 };
 Capabilities operator|(const Capabilities& a, const Capabilities& b);
@@ -27,9 +31,10 @@ Capabilities operator&(const Capabilities& a, const Capabilities& b);
 // "projects, overrides, platform defaults, registrations" (the parts that are set; "nothing").
 std::string to_string(const Capabilities& c);
 
-// Whether `c` holds the object a step writes, or an override row.
+// Whether `c` holds the object a step writes, an override row, or the object of a key.
 bool holds(const Capabilities& c, const sinks::Step& step);
 bool holds(const Capabilities& c, const sinks::OverrideState& row);
+bool holds_object(const Capabilities& c, const std::string& key);
 // The part of `state` that `c` holds. Pure.
 sinks::State held_part(const sinks::State& state, const Capabilities& c);
 
@@ -43,6 +48,12 @@ class Sink {
 
   // What this sink holds. Constant over its lifetime.
   virtual Capabilities capabilities() const = 0;
+
+  // The keys of generic objects the next observe() must cover: the desired state's and the
+  // ledger's (reconcile::expected_objects). A sink whose server can list what it holds ignores
+  // them; one that cannot (Flyte 2's settings service has no List) observes exactly these. Called
+  // before each pass's first observe(); not concurrent with observe() or execute().
+  virtual void expect(const std::set<std::string>& object_keys) { (void)object_keys; }
 
   // Reads the live state of the parts it holds (nothing else). Errors: unavailable/timeout
   // (retryable), unauthenticated, invalid_input (a live document it cannot read), internal.

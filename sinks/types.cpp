@@ -80,8 +80,18 @@ std::vector<AttributeType> all_attribute_types() {
 }
 
 std::string_view to_string(ObjectKind k) {
-  return k == ObjectKind::project ? "project" : "override";
+  switch (k) {
+    case ObjectKind::project:
+      return "project";
+    case ObjectKind::override_attr:
+      return "override";
+    case ObjectKind::object:
+      return "object";
+  }
+  return "object";
 }
+
+std::string object_kind_of(const std::string& key) { return key.substr(0, key.find('/')); }
 
 std::string project_key(const std::string& id) { return "project/" + id; }
 

@@ -10,6 +10,10 @@
 
 #include "flyteidl/admin/matchable_resource.pb.h"
 
+namespace google::protobuf {
+class Message;
+}
+
 // The values that cross the Sink interface: what observe() returns (a State), what execute()
 // carries out (a Step), and the scope and attribute type that name an override row. The core
 // (desired state, plan, guard) computes with these same types.
@@ -45,9 +49,14 @@ std::string attribute_json_key(AttributeType type);   // "taskResourceAttributes
 std::optional<AttributeType> attribute_type_from_name(const std::string& name);
 std::vector<AttributeType> all_attribute_types();
 
-// Object identity in the ledger and in plans: "project/<id>" or
-// "override/<project>/<domain>/<workflow>/<TYPE>" (empty segments stay empty).
-enum class ObjectKind { project, override_attr };
+// Object identity in the ledger and in plans: "project/<id>",
+// "override/<project>/<domain>/<workflow>/<TYPE>" (empty segments stay empty), or, for an object of
+// any other document kind, "<kind>/<its name>" ("settings/flyte/development/flytesnacks").
+enum class ObjectKind {
+  project,
+  override_attr,
+  object,  // a generic object (ObjectValue): a key and a protobuf value, no FlyteAdmin quirks
+};
 std::string_view to_string(ObjectKind k);
 
 struct ProjectState {
@@ -100,11 +109,28 @@ struct OverrideState {
   std::shared_ptr<const SourceLines> source = nullptr;
 };
 
-// A set of projects and override rows: what Git wants, or what a sink holds.
+// An object of a document kind beyond FlyteAdmin's projects and override rows (Flyte 2's settings
+// records): its value is a message of the kind's protobuf type, compared, hashed and diffed through
+// protobuf reflection, so plan, guard, diff and views need no code for a new kind.
+struct ObjectValue {
+  std::string kind;  // its key's first segment, "settings": what a sink's capabilities name
+  std::shared_ptr<const google::protobuf::Message> value;  // never null
+  // Desired state only (null for what a sink observes).
+  std::shared_ptr<const SourceLines> source = nullptr;
+  // Observed only: the server's version of the record, for a sink whose writes are conditional on
+  // it (optimistic locking). Opaque to the core; 0 when the server keeps none.
+  uint64_t version = 0;
+};
+
+// A set of projects, override rows and other objects: what Git wants, or what a sink holds.
 struct State {
   std::map<std::string, ProjectState> projects;    // by id
   std::map<std::string, OverrideState> overrides;  // by override key
+  std::map<std::string, ObjectValue> objects;      // by object key ("settings/…")
 };
+
+// The kind of an object key: its first segment ("settings/a/b" -> "settings").
+std::string object_kind_of(const std::string& key);
 
 std::string project_key(const std::string& id);
 std::string override_key(const Scope& scope, AttributeType type);
@@ -128,6 +154,8 @@ struct Step {
   std::optional<OverrideState> live;     // override steps: live value before the step
   std::string reason;                    // human-readable why
   bool drift = false;                    // the step reverts drift
+  std::optional<ObjectValue> object = std::nullopt;  // object steps: desired (create, update, adopt)
+  std::optional<ObjectValue> object_live = std::nullopt;  // object steps: live value before
   // Number of RPCs the step issues (adopt: 0, replace: 2).
   int rpc_count() const { return action == Action::adopt ? 0 : action == Action::replace ? 2 : 1; }
 };

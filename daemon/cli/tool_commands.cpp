@@ -28,10 +28,14 @@ Runner add_emulator_command(CLI::App& app, CommandContext&) {
   cmd->add_option("--fault", st->faults,
                   "Fault rule, e.g. writes:rate=0.3,code=UNAVAILABLE,latency=200ms (repeatable)");
   cmd->add_option("--seed", e.seed, "Seed for fault injection");
+  cmd->add_flag("--flyte2", e.flyte2,
+                "Serve Flyte 2's SettingsService (flyteidl2.settings) instead of FlyteAdmin's "
+                "AdminService");
   cmd->footer(
       "This is not FlyteAdmin: it follows FlyteAdmin's documented semantics for the RPCs flytecd "
       "uses.\n"
-      "Example:\n  flytecd emulator --listen 127.0.0.1:8089 --db /tmp/admin.db\n");
+      "Example:\n  flytecd emulator --listen 127.0.0.1:8089 --db /tmp/admin.db\n"
+      "  flytecd emulator --flyte2 --listen 127.0.0.1:8090 --db /tmp/settings.db\n");
   return [cmd, st]() -> std::optional<int> {
     if (!cmd->parsed()) return std::nullopt;
     for (const auto& f : st->faults) {

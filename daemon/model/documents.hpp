@@ -107,12 +107,23 @@ struct Registration {
   Location where;
 };
 
+// An object of a document kind whose desired state is a generic object (sinks::ObjectValue): the
+// kind's row builds its key and value (Settings: kind_settings.cpp).
+struct ObjectDoc {
+  std::string kind;  // "settings"
+  std::string key;   // "settings/flyte/development/flytesnacks"
+  std::shared_ptr<const google::protobuf::Message> value;
+  Location where;
+  std::shared_ptr<const sinks::SourceLines> source = nullptr;
+};
+
 // Everything one repository revision declares, after per-document validation.
 struct Documents {
   std::vector<Override> overrides;
   std::vector<PlatformDefault> platform_defaults;
   std::vector<ProjectDoc> projects;
   std::vector<Registration> registrations;
+  std::vector<ObjectDoc> objects;  // generic objects, by the kinds that declare them
   size_t document_count = 0;
   size_t file_count = 0;
   size_t rejected_documents = 0;  // documents with an error, left out of the lists above

@@ -178,6 +178,8 @@ void Executor::execute(const Step& s, int round) {
     Status recorded = ok_status();
     if (s.kind == ObjectKind::project && s.action != Action::remove)
       recorded = m_ledger.record(s.key, "project", hash_of(*s.project), m_options.revision);
+    else if (s.kind == ObjectKind::object && s.action != Action::remove)
+      recorded = m_ledger.record(s.key, s.object->kind, hash_of(*s.object), m_options.revision);
     else if (s.action == Action::remove)
       recorded = m_ledger.forget(s.key);
     else
@@ -250,6 +252,7 @@ std::vector<ObjectStatus> object_statuses(const State& desired, const Plan* last
   std::vector<std::string> keys;
   for (const auto& [id, p] : desired.projects) keys.push_back(project_key(id));
   for (const auto& [k, o] : desired.overrides) keys.push_back(k);
+  for (const auto& [k, o] : desired.objects) keys.push_back(k);
   std::sort(keys.begin(), keys.end());
   std::map<std::string, const Step*> planned;
   std::map<std::string, std::string> left_drifted;

@@ -425,7 +425,12 @@ Report OnePass::run() {
   m_declared = narrowed(m_opt.scope, m_rev.docs->registrations);
   m_registrations = m_w.entities && m_w.packages;
 
-  // Observe.
+  // Observe. A sink whose server cannot list what it holds (Flyte 2's settings) is told which
+  // objects to read: those Git declares and those the ledger says flytecd owns.
+  if (auto owned = m_w.ledger->managed(); owned)
+    m_w.sink->expect(reconcile::expected_objects(m_desired, *owned));
+  else
+    return fail(owned.error().wrap("ledger"));
   auto live = m_w.sink->observe();
   if (!live) return fail(live.error().wrap(m_w.target));
   r.observed = true;

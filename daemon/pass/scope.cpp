@@ -45,6 +45,9 @@ bool key_in_scope(const PassScope& s, std::string_view key) {
 
 void narrow(const PassScope& s, reconcile::State& state) {
   if (s.empty()) return;
+  // A pass narrowed to a FlyteAdmin project or domain leaves generic objects (Flyte 2's settings)
+  // out, as it leaves their ledger rows out (key_in_scope).
+  state.objects.clear();
   erase_if_not(state.projects,
                [&](const auto& kv) { return s.domain.empty() && kv.first == s.project; });
   erase_if_not(state.overrides, [&](const auto& kv) {

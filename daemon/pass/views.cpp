@@ -228,12 +228,17 @@ nlohmann::json registrations_json(const Report& report) {
 
 ObjectCounts object_counts(const Report& report, const reconcile::Managed& managed) {
   ObjectCounts c;
+  // Projects and override rows (generic objects have no counts of their own here yet).
+  auto kind_of = [](const std::string& key) { return key.substr(0, key.find('/')); };
   for (const auto& [k, r] : managed)
-    (k.rfind("project/", 0) == 0 ? c.managed_projects : c.managed_overrides) += 1;
+    if (kind_of(k) == "project" || kind_of(k) == "override")
+      (kind_of(k) == "project" ? c.managed_projects : c.managed_overrides) += 1;
   for (const auto& u : report.plan.unmanaged)
-    (u.rfind("project/", 0) == 0 ? c.unmanaged_projects : c.unmanaged_overrides) += 1;
+    if (kind_of(u) == "project" || kind_of(u) == "override")
+      (kind_of(u) == "project" ? c.unmanaged_projects : c.unmanaged_overrides) += 1;
   for (const auto& d : report.plan.drift)
-    (d.kind == reconcile::ObjectKind::project ? c.drifted_projects : c.drifted_overrides) += 1;
+    if (d.kind != reconcile::ObjectKind::object)
+      (d.kind == reconcile::ObjectKind::project ? c.drifted_projects : c.drifted_overrides) += 1;
   return c;
 }
 

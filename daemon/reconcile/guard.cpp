@@ -1,12 +1,39 @@
 #include "daemon/reconcile/guard.hpp"
 
 #include <cmath>
+#include <map>
+#include <set>
 
 namespace flytecd::reconcile {
 
 namespace {
 std::string percent(double share) {
   return std::to_string(static_cast<int>(std::lround(share * 100))) + "%";
+}
+
+bool is_object_key(const std::string& key) {
+  return key.rfind("project/", 0) != 0 && key.rfind("override/", 0) != 0;
+}
+
+// One kind per generic object kind (its key's first segment: "settings"), managed and declared
+// counted from the ledger and the desired state; `destroyed` says whether a managed key goes.
+template <class Destroyed>
+void add_object_kinds(std::vector<GuardKind>& kinds, const State& desired, const Managed& managed,
+                      Destroyed destroyed) {
+  std::map<std::string, GuardKind> by_kind;
+  auto of = [&](const std::string& key) -> GuardKind& {
+    const std::string kind = sinks::object_kind_of(key);
+    auto [it, fresh] = by_kind.try_emplace(kind, GuardKind{kind, 0, 0, 0});
+    return it->second;
+  };
+  for (const auto& [key, o] : desired.objects) ++of(key).desired;
+  for (const auto& [key, rec] : managed) {
+    if (!is_object_key(key)) continue;
+    GuardKind& k = of(key);
+    ++k.managed;
+    if (destroyed(key)) ++k.destroyed;
+  }
+  for (auto& [name, k] : by_kind) kinds.push_back(std::move(k));
 }
 }  // namespace
 
@@ -67,7 +94,7 @@ GuardInput guard_input(const State& desired, const std::set<std::string>& desire
     if (key.rfind("project/", 0) == 0) {
       ++projects.managed;
       if (prune && !desired.projects.count(key.substr(8))) ++projects.destroyed;
-    } else {
+    } else if (key.rfind("override/", 0) == 0) {
       ++overrides.managed;
       if (prune && !desired.overrides.count(key)) ++overrides.destroyed;
     }
@@ -76,6 +103,8 @@ GuardInput guard_input(const State& desired, const std::set<std::string>& desire
     for (const auto& key : managed_registrations)
       if (!desired_registrations.count(key)) ++registrations.destroyed;
   in.kinds = {projects, overrides, registrations};
+  add_object_kinds(in.kinds, desired, managed,
+                   [&](const std::string& key) { return prune && !desired.objects.count(key); });
   return in;
 }
 
@@ -86,9 +115,12 @@ GuardInput guard_input(const Plan& plan, const State& desired, size_t documents,
   GuardKind projects{"projects", 0, desired.projects.size(), 0};
   GuardKind overrides{"overrides", 0, desired.overrides.size(), 0};
   for (const auto& [key, rec] : managed)
-    ++(key.rfind("project/", 0) == 0 ? projects : overrides).managed;
+    if (!is_object_key(key)) ++(key.rfind("project/", 0) == 0 ? projects : overrides).managed;
+  std::set<std::string> removed_objects;
   for (const auto& s : plan.steps)
-    if (s.action == Action::remove)
+    if (s.action == Action::remove && s.kind == ObjectKind::object)
+      removed_objects.insert(s.key);
+    else if (s.action == Action::remove)
       ++(s.kind == ObjectKind::project ? projects : overrides).destroyed;
   GuardKind regs{"registrations", registrations.managed, registrations.declared,
                  registrations.removed};
@@ -98,6 +130,8 @@ GuardInput guard_input(const Plan& plan, const State& desired, size_t documents,
                 registrations.declared > 0 ? registrations.launch_plans_managed : 0,
                 registrations.launch_plans_deactivated};
   in.kinds = {projects, overrides, regs, lps};
+  add_object_kinds(in.kinds, desired, managed,
+                   [&](const std::string& key) { return removed_objects.count(key) > 0; });
   return in;
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include <google/protobuf/message.h>
+
 #include "daemon/model/proto_yaml.hpp"
 
 namespace flytecd::reconcile {
@@ -152,6 +154,14 @@ void plan_projects(const State& desired, const State& live, const Managed& manag
 std::vector<FieldChange> step_changes(const Step& s, size_t max_value) {
   // Creates show their whole desired value elsewhere; adopt changes nothing.
   if (s.action == Action::adopt || s.action == Action::create) return {};
+  if (s.kind == ObjectKind::object) {
+    const bool removes = s.action == Action::remove || !s.object;
+    auto changes = diff_messages(s.object_live ? s.object_live->value.get() : nullptr,
+                                 removes ? nullptr : s.object->value.get(), max_value);
+    if (!removes && s.object->source)
+      locate(changes, s.object->source->file, s.object->source->line, s.object->source->fields);
+    return changes;
+  }
   if (s.kind == ObjectKind::project)  // an update's live fields are in its drift item
     return s.action == Action::remove
                ? std::vector<FieldChange>{FieldChange{"state", "\"ACTIVE\"", "\"ARCHIVED\"", false}}
@@ -339,7 +349,100 @@ void OverridePlanner::plan_live(const std::string& key, const OverrideState& wan
   writes.push_back(step(Action::update, key, want, have, reason, git_unchanged));
 }
 
+bool same(const ObjectValue& a, const ObjectValue& b) {
+  return a.kind == b.kind && model::canonical_bytes(*a.value) == model::canonical_bytes(*b.value);
+}
+
+std::vector<FieldChange> object_changes(const ObjectValue* have, const ObjectValue& want) {
+  auto changes = diff_messages(have ? have->value.get() : nullptr, want.value.get());
+  if (want.source) locate(changes, want.source->file, want.source->line, want.source->fields);
+  return changes;
+}
+
+// Generic objects (sinks::ObjectValue): no cascades and no merges, so each key is planned alone:
+// created, updated, adopted, in sync, drift, removed, orphaned or unmanaged, as projects and
+// override rows are.
+struct ObjectPlanner {
+  const State& desired;
+  const State& live;
+  const Managed& managed;
+  const Policy& policy;
+  Plan& out;
+  std::vector<Step> removals, writes;
+
+  static Step step(Action action, const std::string& key, std::optional<ObjectValue> want,
+                   std::optional<ObjectValue> have, std::string reason, bool drift) {
+    Step s{action, ObjectKind::object, key, {}, {}, {}, std::move(reason), drift};
+    s.object = std::move(want);
+    s.object_live = std::move(have);
+    return s;
+  }
+
+  void plan_all() {
+    std::set<std::string> keys;
+    for (const auto& [k, o] : desired.objects) keys.insert(k);
+    for (const auto& [k, o] : live.objects) keys.insert(k);
+    for (const auto& k : expected_objects(desired, managed)) keys.insert(k);
+    for (const auto& k : keys) plan_key(k);
+  }
+
+  void plan_key(const std::string& key) {
+    auto d = desired.objects.find(key);
+    auto l = live.objects.find(key);
+    auto m = managed.find(key);
+    const ObjectValue* have = l == live.objects.end() ? nullptr : &l->second;
+    if (m != managed.end()) ++out.managed_count;
+    if (d == desired.objects.end()) {
+      if (m == managed.end()) {
+        if (have) out.unmanaged.push_back(key);
+      } else if (!have) {
+        removals.push_back(
+            step(Action::remove, key, {}, std::nullopt, "removed from Git (already absent)", false));
+      } else if (!policy.prune) {
+        out.orphaned.push_back(key);
+      } else {
+        removals.push_back(step(Action::remove, key, {}, *have, "removed from Git", false));
+      }
+      return;
+    }
+    const ObjectValue& want = d->second;
+    const std::string want_hash = hash_of(want);
+    const bool git_unchanged = m != managed.end() && m->second.hash == want_hash;
+    if (have && same(want, *have)) {
+      if (!git_unchanged)
+        writes.push_back(step(Action::adopt, key, want, *have, "already as in Git", false));
+      else
+        ++out.in_sync;
+      return;
+    }
+    if (git_unchanged) {
+      out.drift.push_back(DriftItem{ObjectKind::object, key,
+                                    have ? "changed outside Git" : "deleted outside Git",
+                                    policy.self_heal, object_changes(have, want)});
+      if (!policy.self_heal) return;
+    }
+    std::string reason = git_unchanged ? (have ? "drift: changed outside Git"
+                                               : "drift: deleted outside Git")
+                         : !have              ? "new in Git"
+                         : m == managed.end() ? "differs from Git (not yet managed)"
+                                              : "changed in Git";
+    writes.push_back(step(have ? Action::update : Action::create, key, want,
+                          have ? std::optional<ObjectValue>(*have) : std::nullopt,
+                          std::move(reason), git_unchanged));
+  }
+};
+
 }  // namespace
+
+std::set<std::string> expected_objects(const State& desired, const Managed& managed) {
+  std::set<std::string> keys;
+  for (const auto& [k, o] : desired.objects) keys.insert(k);
+  for (const auto& [k, m] : managed)
+    if (k.rfind("project/", 0) != 0 && k.rfind("override/", 0) != 0 &&
+        k.rfind("registration/", 0) != 0)
+      keys.insert(k);
+  return keys;
+}
 
 Plan plan(const State& desired, const State& live, const Managed& managed, const Policy& policy) {
   Plan out;
@@ -349,6 +452,10 @@ Plan plan(const State& desired, const State& live, const Managed& managed, const
   for (const auto& key : override_keys(desired, live, managed)) overrides.plan_key(key);
   for (auto& s : overrides.removals) out.steps.push_back(std::move(s));
   for (auto& s : overrides.writes) out.steps.push_back(std::move(s));
+  ObjectPlanner objects{desired, live, managed, policy, out, {}, {}};
+  objects.plan_all();
+  for (auto& s : objects.removals) out.steps.push_back(std::move(s));
+  for (auto& s : objects.writes) out.steps.push_back(std::move(s));
   for (auto& s : archives) out.steps.push_back(std::move(s));
   return out;
 }

@@ -2,6 +2,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,10 @@ struct Plan {
   }
   size_t count(Action a, ObjectKind k) const;
 };
+
+// The generic objects a pass must observe (Sink::expect): those Git declares and those the ledger
+// says flytecd manages.
+std::set<std::string> expected_objects(const State& desired, const Managed& managed);
 
 // The pure heart of flytecd: what to do so `live` becomes `desired`, given what we `managed`.
 // Accounts for FlyteAdmin's quirks: Update replaces the whole (scope, type) message;

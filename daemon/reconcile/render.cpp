@@ -1,5 +1,8 @@
 #include "daemon/reconcile/render.hpp"
 
+#include <array>
+#include <map>
+
 #include "daemon/common/json_dump.hpp"
 #include "daemon/common/scan.hpp"
 #include "daemon/model/proto_yaml.hpp"
@@ -27,6 +30,12 @@ const char* sigil(Action a) {
 
 std::string object_name(const Step& s) {
   if (s.kind == ObjectKind::project) return "project " + s.project->id;
+  if (s.kind == ObjectKind::object) {
+    // "settings/flyte/development/p" -> "settings flyte/development/p"
+    const auto slash = s.key.find('/');
+    return slash == std::string::npos ? s.key
+                                      : s.key.substr(0, slash) + " " + s.key.substr(slash + 1);
+  }
   const OverrideState* o = s.desired ? &*s.desired : s.live ? &*s.live : nullptr;
   if (!o) return s.key;
   return "override " + model::to_string(o->scope) + " " + model::attribute_type_name(o->type);
@@ -74,8 +83,19 @@ std::string summary_line(const Plan& p) {
        std::to_string(p.count(Action::update, ObjectKind::override_attr) +
                       p.count(Action::replace, ObjectKind::override_attr)) +
        " -" + n(Action::remove, ObjectKind::override_attr);
+  // Generic objects, per kind: "settings: +1 ~0 -0".
+  std::map<std::string, std::array<size_t, 3>> objects;
+  for (const auto& st : p.steps) {
+    if (st.kind != ObjectKind::object || st.action == Action::adopt) continue;
+    auto& c = objects[sinks::object_kind_of(st.key)];
+    ++c[st.action == Action::create ? 0 : st.action == Action::remove ? 2 : 1];
+  }
+  for (const auto& [kind, c] : objects)
+    s += " · " + kind + ": +" + std::to_string(c[0]) + " ~" + std::to_string(c[1]) + " -" +
+         std::to_string(c[2]);
   size_t adopt = p.count(Action::adopt, ObjectKind::project) +
-                 p.count(Action::adopt, ObjectKind::override_attr);
+                 p.count(Action::adopt, ObjectKind::override_attr) +
+                 p.count(Action::adopt, ObjectKind::object);
   s += " · in sync " + std::to_string(p.in_sync) + " · adopt " + std::to_string(adopt) +
        " · drift " + std::to_string(p.drift.size()) + " · unmanaged " +
        std::to_string(p.unmanaged.size());

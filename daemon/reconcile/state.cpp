@@ -2,6 +2,8 @@
 
 #include "daemon/common/digest.hpp"
 
+#include <google/protobuf/message.h>
+
 #include "daemon/model/proto_yaml.hpp"
 
 namespace flytecd::reconcile {
@@ -17,6 +19,10 @@ std::string hash_of(const OverrideState& o) {
   return digest::sha256_hex(model::canonical_bytes(o.value));
 }
 
+std::string hash_of(const ObjectValue& o) {
+  return digest::sha256_hex(o.kind + '\0' + model::canonical_bytes(*o.value));
+}
+
 State desired_state(const model::Documents& docs) {
   State st;
   for (const auto& p : docs.projects)
@@ -24,6 +30,7 @@ State desired_state(const model::Documents& docs) {
   for (const auto& o : docs.overrides)
     st.overrides[override_key(o.scope, o.type)] =
         OverrideState{o.scope, o.type, o.value.get(), o.source};
+  for (const auto& o : docs.objects) st.objects[o.key] = ObjectValue{o.kind, o.value, o.source};
   return st;
 }
 

@@ -11,6 +11,7 @@
 #include "daemon/common/log.hpp"
 #include "sinks/emulator/admin.hpp"
 #include "sinks/emulator/faults.hpp"
+#include "sinks/emulator/flyte2_settings.hpp"
 #include "sinks/emulator/service.hpp"
 #include "sinks/emulator/store.hpp"
 #include "sinks/emulator/upload_server.hpp"
@@ -61,12 +62,37 @@ struct Emulator::Impl {
   std::unique_ptr<Admin> admin;
   std::unique_ptr<UploadServer> uploads;
   std::unique_ptr<RpcFrontend> frontend;
+  std::unique_ptr<Flyte2Settings> settings;  // Flyte 2 (options.flyte2), instead of the above
+  std::unique_ptr<Flyte2Frontend> flyte2_frontend;
   std::unique_ptr<grpc::Server> server;  // declared last: destroyed first
   std::string address;
   std::string upload_base;
   mutable std::mutex mu;  // guards the teardown against concurrent readers
   bool stopped = false;
 };
+
+namespace {
+
+// FlyteAdmin's parts: the Admin logic, its signed-upload server and the gRPC services.
+Status start_flyteadmin(Emulator::Impl& impl, const HostPort& upload_at) {
+  AdminConfig config;
+  config.domains = impl.options.domains;
+  config.seed = impl.options.seed;
+  impl.admin = std::make_unique<Admin>(*impl.store, config);
+  Admin* admin = impl.admin.get();
+  auto uploads =
+      UploadServer::start(upload_at.host, upload_at.port,
+                          [admin](const UploadRequest& r) { return admin->handle_upload(r); });
+  if (!uploads) return uploads.error();
+  impl.uploads = std::move(*uploads);
+  impl.upload_base =
+      "http://" + impl.uploads->public_host() + ":" + std::to_string(impl.uploads->port());
+  impl.admin->set_upload_base_url(impl.upload_base);
+  impl.frontend = std::make_unique<RpcFrontend>(*impl.admin, impl.faults, impl.log);
+  return ok_status();
+}
+
+}  // namespace
 
 Emulator::Emulator(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
 
@@ -90,23 +116,14 @@ Result<std::unique_ptr<Emulator>> Emulator::start(const Options& options) {
   auto store = Store::open(options.db_path);
   if (!store) return store.error();
   impl->store = std::move(*store);
-  AdminConfig config;
-  config.domains = options.domains;
-  config.seed = options.seed;
-  impl->admin = std::make_unique<Admin>(*impl->store, config);
-
-  Admin* admin = impl->admin.get();
-  auto uploads =
-      UploadServer::start(upload_at.host, upload_at.port,
-                          [admin](const UploadRequest& r) { return admin->handle_upload(r); });
-  if (!uploads) return uploads.error();
-  impl->uploads = std::move(*uploads);
-  impl->upload_base =
-      "http://" + impl->uploads->public_host() + ":" + std::to_string(impl->uploads->port());
-  impl->admin->set_upload_base_url(impl->upload_base);
-
   impl->log = log::get("emulator:" + options.listen);
-  impl->frontend = std::make_unique<RpcFrontend>(*impl->admin, impl->faults, impl->log);
+  if (options.flyte2) {
+    impl->settings = std::make_unique<Flyte2Settings>(*impl->store);
+    impl->flyte2_frontend =
+        std::make_unique<Flyte2Frontend>(*impl->settings, impl->faults, impl->log);
+  } else if (auto s = start_flyteadmin(*impl, upload_at); !s) {
+    return s.error();
+  }
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &port);
@@ -118,10 +135,11 @@ Result<std::unique_ptr<Emulator>> Emulator::start(const Options& options) {
   // and destroyed threads (clone3, page faults) per call. Keep enough for a client's concurrency.
   builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MIN_POLLERS, 2);
   builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, 64);
-  impl->frontend->register_with(builder);
+  if (impl->frontend) impl->frontend->register_with(builder);
+  if (impl->flyte2_frontend) impl->flyte2_frontend->register_with(builder);
   impl->server = builder.BuildAndStart();
   if (!impl->server || port == 0) {
-    impl->uploads->stop();
+    if (impl->uploads) impl->uploads->stop();
     return make_error(ErrorCode::unavailable, "emulator: cannot listen on " + options.listen +
                                                   " (address in use or invalid)");
   }
@@ -130,11 +148,19 @@ Result<std::unique_ptr<Emulator>> Emulator::start(const Options& options) {
       (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
   // Named after the bound address so every line says which emulator instance wrote it.
   impl->log = log::get("emulator:" + impl->address);
-  impl->frontend->set_log(impl->log);
-  impl->log->info(
-      "flytecd FlyteAdmin EMULATOR (not FlyteAdmin) serving AdminService + DataProxyService on {}, "
-      "signed uploads on {}, database {}",
-      impl->address, impl->upload_base, options.db_path);
+  if (impl->frontend) {
+    impl->frontend->set_log(impl->log);
+    impl->log->info(
+        "flytecd FlyteAdmin EMULATOR (not FlyteAdmin) serving AdminService + DataProxyService on "
+        "{}, signed uploads on {}, database {}",
+        impl->address, impl->upload_base, options.db_path);
+  } else {
+    impl->flyte2_frontend->set_log(impl->log);
+    impl->log->info(
+        "flytecd Flyte 2 EMULATOR (not Flyte 2) serving flyteidl2.settings.SettingsService on {}, "
+        "database {}",
+        impl->address, options.db_path);
+  }
   if (!options.faults.empty()) {
     impl->log->warn("fault injection active: {} rule(s)", options.faults.size());
   }
@@ -163,11 +189,13 @@ void Emulator::shutdown() {
   if (m_impl->uploads) m_impl->uploads->stop();
   m_impl->uploads.reset();
   m_impl->admin.reset();
+  m_impl->settings.reset();
   m_impl->store.reset();  // closes the database (the WAL is checkpointed on close)
   if (m_impl->log) m_impl->log->info("emulator on {} stopped", m_impl->address);
 }
 
 uint64_t Emulator::calls(const std::string& method) const {
+  if (m_impl->flyte2_frontend) return m_impl->flyte2_frontend->calls(method);
   return m_impl->frontend ? m_impl->frontend->calls(method) : 0;
 }
 
@@ -195,12 +223,19 @@ int run_standalone(const Options& options) {
     pthread_sigmask(SIG_SETMASK, &previous, nullptr);
     return 1;
   }
-  log->warn(
-      "this is the flytecd FlyteAdmin EMULATOR, not FlyteAdmin: it follows FlyteAdmin's "
-      "registration and matchable-attribute semantics for testing and local use; it runs no "
-      "executions");
-  std::printf("flytecd FlyteAdmin emulator listening on %s (uploads %s)\n",
-              (*emulator)->address().c_str(), (*emulator)->upload_base_url().c_str());
+  if (options.flyte2) {
+    log->warn(
+        "this is the flytecd Flyte 2 EMULATOR, not Flyte 2: it follows the SettingsService of "
+        "flyteorg/flyte main (versioned, conflict-safe settings) for testing and local use");
+    std::printf("flytecd Flyte 2 emulator listening on %s\n", (*emulator)->address().c_str());
+  } else {
+    log->warn(
+        "this is the flytecd FlyteAdmin EMULATOR, not FlyteAdmin: it follows FlyteAdmin's "
+        "registration and matchable-attribute semantics for testing and local use; it runs no "
+        "executions");
+    std::printf("flytecd FlyteAdmin emulator listening on %s (uploads %s)\n",
+                (*emulator)->address().c_str(), (*emulator)->upload_base_url().c_str());
+  }
   std::fflush(stdout);
 
   int sig = 0;

@@ -46,6 +46,9 @@ struct Options {
   uint64_t seed = 0;  // seeds the fault RNG (deterministic error_rate)
   // HTTP endpoint that receives signed-URL uploads. Empty: same host as `listen`, free port.
   std::string upload_listen;
+  // Serve Flyte 2's flyteidl2.settings.SettingsService (as flyteorg/flyte `main` does) instead
+  // of FlyteAdmin's services; no upload endpoint then.
+  bool flyte2 = false;
 };
 
 class Emulator {
@@ -59,7 +62,7 @@ class Emulator {
 
   // "127.0.0.1:PORT": where gRPC clients connect (wildcard listen hosts become 127.0.0.1).
   std::string address() const;
-  // "http://127.0.0.1:PORT": base of the signed upload URLs.
+  // "http://127.0.0.1:PORT": base of the signed upload URLs ("" for a Flyte 2 emulator).
   std::string upload_base_url() const;
   // Replaces the fault rules (and their call counters). Thread-safe.
   void set_faults(std::vector<FaultRule> faults);

@@ -15,7 +15,9 @@
 namespace flytecd::sinks::emulator {
 namespace {
 
-constexpr int k_schema_version = 1;
+// 1: FlyteAdmin's tables; 2: and Flyte 2's settings (added by CREATE TABLE IF NOT EXISTS, so a
+// version-1 file opens as it is and becomes version 2).
+constexpr int k_schema_version = 2;
 
 constexpr const char* k_schema = R"sql(
 CREATE TABLE IF NOT EXISTS projects(
@@ -41,6 +43,11 @@ CREATE TABLE IF NOT EXISTS upload_locations(
   path TEXT PRIMARY KEY, md5 BLOB NOT NULL, expires_at INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS uploads(
   native_url TEXT PRIMARY KEY, md5 BLOB NOT NULL, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS settings(
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  key TEXT NOT NULL UNIQUE, data TEXT NOT NULL DEFAULT '{}',
+  version INTEGER NOT NULL DEFAULT 1,
+  created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
 )sql";
 
 // Collects every row through `read`.
@@ -125,7 +132,10 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path,
   auto tx = sqlite::Transaction::begin(d, sqlite::Transaction::Mode::immediate);
   if (!tx) return tx.error();
   if (auto s = d.exec(k_schema, "create schema"); !s) return s.error();
-  if (auto s = d.exec("PRAGMA user_version=1", "set schema version"); !s) return s.error();
+  if (auto s = d.exec("PRAGMA user_version=" + std::to_string(k_schema_version),
+                      "set schema version");
+      !s)
+    return s.error();
   if (auto s = tx->commit(); !s) return s.error();
   if (path != ":memory:" && !path.empty()) {
     // The WAL exists from the schema transaction on and stays while the connection is open.
@@ -527,6 +537,50 @@ Result<std::optional<std::string>> Tx::get_upload_md5(const std::string& native_
   if (!st) return st.error();
   st->bind(native_url);
   return first<std::string>(*st, [](const sqlite::Statement& s) { return s.blob(0); });
+}
+
+Result<std::vector<SettingsRow>> Tx::settings_by_keys(const std::vector<std::string>& keys) {
+  std::vector<SettingsRow> out;
+  auto st = m_store->m_db->prepare(
+      "SELECT key, data, version, created_at, updated_at FROM settings WHERE key = ?",
+      "get settings");
+  if (!st) return st.error();
+  for (const auto& key : keys) {
+    st->reset();
+    st->bind(key);
+    auto row = first<SettingsRow>(*st, [](const sqlite::Statement& s) {
+      return SettingsRow{s.text(0), s.text(1), static_cast<uint64_t>(s.int64(2)), s.int64(3),
+                         s.int64(4)};
+    });
+    if (!row) return row.error();
+    if (*row) out.push_back(std::move(**row));
+  }
+  return out;
+}
+
+Status Tx::insert_settings(const SettingsRow& row) {
+  auto st = m_store->m_db->prepare(
+      "INSERT INTO settings(key, data, version, created_at, updated_at) VALUES (?, ?, 1, ?, ?) "
+      "ON CONFLICT(key) DO NOTHING",
+      "create settings");
+  if (!st) return st.error();
+  st->bind(row.key).bind(row.data).bind(row.created_at_ms).bind(row.updated_at_ms);
+  if (auto s = st->run(); !s) return s;
+  if (m_store->m_db->changes() == 0)
+    return make_error(ErrorCode::already_exists, "settings already exist: " + row.key);
+  return ok_status();
+}
+
+Result<int64_t> Tx::update_settings(const std::string& key, const std::string& data,
+                                    uint64_t version, int64_t updated_at_ms) {
+  auto st = m_store->m_db->prepare(
+      "UPDATE settings SET data = ?, version = version + 1, updated_at = ? WHERE key = ? AND "
+      "version = ?",
+      "update settings");
+  if (!st) return st.error();
+  st->bind(data).bind(updated_at_ms).bind(key).bind(static_cast<int64_t>(version));
+  if (auto s = st->run(); !s) return s.error();
+  return static_cast<int64_t>(m_store->m_db->changes());
 }
 
 }  // namespace flytecd::sinks::emulator

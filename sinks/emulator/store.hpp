@@ -80,6 +80,16 @@ struct UploadLocation {
   int64_t expires_at_ms = 0;
 };
 
+// One row of Flyte 2's `settings` table (runs/migrations: key TEXT UNIQUE, data the Settings
+// message as protojson, version for optimistic locking, starting at 1).
+struct SettingsRow {
+  std::string key;   // "v1:{org}:{domain}:{project}"
+  std::string data;  // protojson of flyteidl2.settings.Settings
+  uint64_t version = 0;
+  int64_t created_at_ms = 0;
+  int64_t updated_at_ms = 0;
+};
+
 class Store;
 
 // One SQLite transaction holding the store's lock. Rolls back on destruction unless
@@ -128,6 +138,14 @@ class Tx {
   Result<std::vector<EntityRow>> entities_with_state(EntityKind kind, const std::string& project,
                                                      const std::string& domain,
                                                      const std::string& name, int state);
+
+  // Flyte 2's settings rows (runs/repository/impl/settings.go). insert: version 1, or
+  // already_exists when the key has a row. update: `UPDATE … SET version = version + 1 WHERE key
+  // = ? AND version = ?`; returns the rows it changed (0: no such row, or another version).
+  Result<std::vector<SettingsRow>> settings_by_keys(const std::vector<std::string>& keys);
+  Status insert_settings(const SettingsRow& row);
+  Result<int64_t> update_settings(const std::string& key, const std::string& data,
+                                  uint64_t version, int64_t updated_at_ms);
 
   Status put_upload_location(const UploadLocation& loc);
   Result<std::optional<UploadLocation>> get_upload_location(const std::string& path);

@@ -1,0 +1,116 @@
+#pragma once
+
+// The gate every RPC of the emulator passes (internal to sinks/emulator): counts calls, applies
+// fault injection, and turns a Status into the gRPC status the emulated server returns.
+
+#include <grpcpp/grpcpp.h>
+#include <spdlog/logger.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "daemon/common/result.hpp"
+#include "sinks/emulator/admin.hpp"
+#include "sinks/emulator/faults.hpp"
+
+namespace flytecd::sinks::emulator {
+
+// FlyteAdmin's transformer cuts longer messages (and then drops the details).
+inline constexpr size_t k_max_message_bytes = 32000;
+
+// FlyteAdmin's gRPC code for an error (conflict: ABORTED).
+grpc::StatusCode flyteadmin_code(ErrorCode code);
+
+// Serialized google.rpc.Status{code, message, details: [detail]} (grpc-status-details-bin).
+std::string rpc_status_details(int code, const std::string& message,
+                               const google::protobuf::Any& detail);
+
+// Counts calls, applies faults and converts results. Shared by every service of the emulator;
+// `code_of` maps an error of the service's logic to the gRPC code its server returns (FlyteAdmin
+// and Flyte 2 name a version conflict differently).
+class CallGate {
+ public:
+  using CodeOf = grpc::StatusCode (*)(ErrorCode);
+  CallGate(FaultInjector& faults, std::shared_ptr<spdlog::logger> log,
+           CodeOf code_of = flyteadmin_code)
+      : m_faults(faults), m_log(std::move(log)), m_code_of(code_of) {}
+
+  template <typename Body>
+  grpc::Status run(grpc::ServerContextBase* ctx, const char* method, Body&& body,
+                   const google::protobuf::Any* detail = nullptr) {
+    {
+      std::lock_guard<std::mutex> lock(m_mu);
+      ++m_calls[method];
+    }
+    const FaultDecision fault = m_faults.decide(method);
+    if (fault.latency_ms > 0) delay(ctx, fault.latency_ms);
+    if (fault.fail_code && !fault.drop_response) return injected(method, fault);
+    take_error_detail();  // nothing left over from an earlier call on this thread
+    const Status st = body();
+    const auto recorded = take_error_detail();
+    if ((detail == nullptr || detail->type_url().empty()) && recorded) detail = &*recorded;
+    if (fault.fail_code) return injected(method, fault);  // executed, but the reply is "lost"
+    if (st) {
+      log()->debug("{} -> OK", method);
+      return grpc::Status::OK;
+    }
+    std::string message = st.error().message;
+    const bool cut = message.size() > k_max_message_bytes;
+    if (cut) message.resize(k_max_message_bytes);
+    const auto code = m_code_of(st.error().code);
+    log()->debug("{} -> {}: {}", method, static_cast<int>(code), message);
+    if (detail != nullptr && !detail->type_url().empty() && !cut) {
+      return grpc::Status(code, message,
+                          rpc_status_details(static_cast<int>(code), message, *detail));
+    }
+    return grpc::Status(code, message);
+  }
+
+  void set_log(std::shared_ptr<spdlog::logger> log) {
+    std::lock_guard<std::mutex> lock(m_mu);
+    m_log = std::move(log);
+  }
+
+  uint64_t calls(const std::string& method) const {
+    std::lock_guard<std::mutex> lock(m_mu);
+    auto it = m_calls.find(method);
+    return it == m_calls.end() ? 0 : it->second;
+  }
+
+ private:
+  // Sleeps, but stops early when the call is cancelled (client gone or server shutting down),
+  // so that a long injected latency never holds up shutdown. The call then still executes,
+  // like a slow server that finishes work its client gave up on.
+  static void delay(grpc::ServerContextBase* ctx, int ms) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    while (std::chrono::steady_clock::now() < until && !ctx->IsCancelled()) {
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+          std::chrono::milliseconds(10), until - std::chrono::steady_clock::now()));
+    }
+  }
+
+  std::shared_ptr<spdlog::logger> log() const {
+    std::lock_guard<std::mutex> lock(m_mu);
+    return m_log;
+  }
+
+  grpc::Status injected(const char* method, const FaultDecision& fault) {
+    const auto code = static_cast<grpc::StatusCode>(*fault.fail_code);
+    log()->info("{}: injected fault (rule \"{}\", code {}{})", method, fault.rule, *fault.fail_code,
+                fault.drop_response ? ", after executing the call" : "");
+    return grpc::Status(code, std::string("emulator: injected fault for ") + method);
+  }
+
+  FaultInjector& m_faults;
+  std::shared_ptr<spdlog::logger> m_log;
+  CodeOf m_code_of;
+  mutable std::mutex m_mu;
+  std::map<std::string, uint64_t, std::less<>> m_calls;
+};
+
+}  // namespace flytecd::sinks::emulator
