@@ -11,8 +11,10 @@ Capabilities operator|(const Capabilities& a, const Capabilities& b) {
 }
 
 Capabilities operator&(const Capabilities& a, const Capabilities& b) {
-  Capabilities out{a.projects && b.projects, a.overrides && b.overrides,
-                   a.platform_defaults && b.platform_defaults, a.registrations && b.registrations,
+  Capabilities out{a.projects && b.projects,
+                   a.overrides && b.overrides,
+                   a.platform_defaults && b.platform_defaults,
+                   a.registrations && b.registrations,
                    {}};
   for (const auto& k : a.objects)
     if (b.objects.count(k)) out.objects.insert(k);

@@ -15,10 +15,10 @@ class EntitySink;
 
 // What a sink holds, i.e. which parts of the state it observes and which steps it executes.
 struct Capabilities {
-  bool projects = false;           // Project rows (register, update, archive)
-  bool overrides = false;          // override rows of a project, project-domain or workflow
-  bool platform_defaults = false;  // global and domain-wide override rows (an empty project)
-  bool registrations = false;      // tasks, workflows, launch plans: entities() is not null
+  bool projects = false;               // Project rows (register, update, archive)
+  bool overrides = false;              // override rows of a project, project-domain or workflow
+  bool platform_defaults = false;      // global and domain-wide override rows (an empty project)
+  bool registrations = false;          // tasks, workflows, launch plans: entities() is not null
   std::set<std::string> objects = {};  // kinds of generic objects (ObjectValue::kind): "settings"
 
   bool any() const {

@@ -154,7 +154,8 @@ struct Step {
   std::optional<OverrideState> live;     // override steps: live value before the step
   std::string reason;                    // human-readable why
   bool drift = false;                    // the step reverts drift
-  std::optional<ObjectValue> object = std::nullopt;  // object steps: desired (create, update, adopt)
+  std::optional<ObjectValue> object =
+      std::nullopt;  // object steps: desired (create, update, adopt)
   std::optional<ObjectValue> object_live = std::nullopt;  // object steps: live value before
   // Number of RPCs the step issues (adopt: 0, replace: 2).
   int rpc_count() const { return action == Action::adopt ? 0 : action == Action::replace ? 2 : 1; }

@@ -396,8 +396,8 @@ struct ObjectPlanner {
       if (m == managed.end()) {
         if (have) out.unmanaged.push_back(key);
       } else if (!have) {
-        removals.push_back(
-            step(Action::remove, key, {}, std::nullopt, "removed from Git (already absent)", false));
+        removals.push_back(step(Action::remove, key, {}, std::nullopt,
+                                "removed from Git (already absent)", false));
       } else if (!policy.prune) {
         out.orphaned.push_back(key);
       } else {
@@ -421,8 +421,8 @@ struct ObjectPlanner {
                                     policy.self_heal, object_changes(have, want)});
       if (!policy.self_heal) return;
     }
-    std::string reason = git_unchanged ? (have ? "drift: changed outside Git"
-                                               : "drift: deleted outside Git")
+    std::string reason = git_unchanged
+                             ? (have ? "drift: changed outside Git" : "drift: deleted outside Git")
                          : !have              ? "new in Git"
                          : m == managed.end() ? "differs from Git (not yet managed)"
                                               : "changed in Git";

@@ -20,9 +20,7 @@ int64_t now_ms() {
       .count();
 }
 
-Status invalid(const std::string& message) {
-  return make_error(ErrorCode::invalid_input, message);
-}
+Status invalid(const std::string& message) { return make_error(ErrorCode::invalid_input, message); }
 
 // The checks every write and read makes by hand (the buf.validate annotations are not enforced
 // by the server's generated code).
@@ -49,8 +47,8 @@ grpc::StatusCode flyte2_code(ErrorCode code) {
 }  // namespace
 
 std::string settings_storage_key(const settings2::SettingsKey& key) {
-  return "v1:" + (key.org().empty() ? std::string("flyte") : key.org()) + ":" + key.domain() +
-         ":" + key.project();
+  return "v1:" + (key.org().empty() ? std::string("flyte") : key.org()) + ":" + key.domain() + ":" +
+         key.project();
 }
 
 Status Flyte2Settings::get_for_edit(const settings2::GetSettingsForEditRequest& req,
@@ -85,8 +83,8 @@ Status Flyte2Settings::get_for_edit(const settings2::GetSettingsForEditRequest& 
     record->mutable_settings();  // an absent level: empty settings, version 0
     auto it = by_key.find(storage[i]);
     if (it == by_key.end()) continue;
-    auto st = google::protobuf::util::JsonStringToMessage(it->second->data,
-                                                          record->mutable_settings(), discard_unknown);
+    auto st = google::protobuf::util::JsonStringToMessage(
+        it->second->data, record->mutable_settings(), discard_unknown);
     if (!st.ok()) return make_error(ErrorCode::internal, std::string(st.message()));
     record->set_version(it->second->version);
   }
@@ -106,8 +104,8 @@ Status Flyte2Settings::create(const settings2::CreateSettingsRequest& req,
   if (auto s = tx->insert_settings(row); !s) {
     if (s.error().code == ErrorCode::already_exists)
       return make_error(ErrorCode::already_exists, "settings already exists: " + row.key);
-    return make_error(ErrorCode::internal, "failed to create settings " + row.key + ": " +
-                                               s.error().message);
+    return make_error(ErrorCode::internal,
+                      "failed to create settings " + row.key + ": " + s.error().message);
   }
   if (auto s = tx->commit(); !s) return s;
   auto* record = out->mutable_settingsrecord();
@@ -121,7 +119,8 @@ Status Flyte2Settings::update(const settings2::UpdateSettingsRequest& req,
                               settings2::UpdateSettingsResponse* out) {
   if (!req.has_key() || !req.has_settings()) return invalid("key and settings are required");
   if (auto s = check_key_shape(req.key()); !s) return s;
-  if (req.version() == 0) return invalid("a version is required; use CreateSettings for a new record");
+  if (req.version() == 0)
+    return invalid("a version is required; use CreateSettings for a new record");
   auto data = to_protojson(req.settings());
   if (!data) return data.error();
   const std::string key = settings_storage_key(req.key());

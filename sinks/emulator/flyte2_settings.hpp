@@ -33,8 +33,10 @@ class Flyte2Settings {
   explicit Flyte2Settings(Store& store) : m_store(store) {}
   Status get_for_edit(const settings2::GetSettingsForEditRequest& req,
                       settings2::GetSettingsForEditResponse* out);
-  Status create(const settings2::CreateSettingsRequest& req, settings2::CreateSettingsResponse* out);
-  Status update(const settings2::UpdateSettingsRequest& req, settings2::UpdateSettingsResponse* out);
+  Status create(const settings2::CreateSettingsRequest& req,
+                settings2::CreateSettingsResponse* out);
+  Status update(const settings2::UpdateSettingsRequest& req,
+                settings2::UpdateSettingsResponse* out);
 
  private:
   Store& m_store;

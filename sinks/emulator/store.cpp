@@ -132,8 +132,8 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path,
   auto tx = sqlite::Transaction::begin(d, sqlite::Transaction::Mode::immediate);
   if (!tx) return tx.error();
   if (auto s = d.exec(k_schema, "create schema"); !s) return s.error();
-  if (auto s = d.exec("PRAGMA user_version=" + std::to_string(k_schema_version),
-                      "set schema version");
+  if (auto s =
+          d.exec("PRAGMA user_version=" + std::to_string(k_schema_version), "set schema version");
       !s)
     return s.error();
   if (auto s = tx->commit(); !s) return s.error();

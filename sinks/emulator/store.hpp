@@ -144,8 +144,8 @@ class Tx {
   // = ? AND version = ?`; returns the rows it changed (0: no such row, or another version).
   Result<std::vector<SettingsRow>> settings_by_keys(const std::vector<std::string>& keys);
   Status insert_settings(const SettingsRow& row);
-  Result<int64_t> update_settings(const std::string& key, const std::string& data,
-                                  uint64_t version, int64_t updated_at_ms);
+  Result<int64_t> update_settings(const std::string& key, const std::string& data, uint64_t version,
+                                  int64_t updated_at_ms);
 
   Status put_upload_location(const UploadLocation& loc);
   Result<std::optional<UploadLocation>> get_upload_location(const std::string& path);
