@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "flytecd_service.grpc.pb.h"
-#include "sinks/emulator/call_gate.hpp"
 #include "sinks/decode_bound.hpp"
+#include "sinks/emulator/call_gate.hpp"
 
 namespace flytecd::sinks::emulator {
 namespace {
