@@ -34,7 +34,7 @@ expect() {  # name, expected (newline-separated, sorted), actual
 }
 # Subcommands and long options as `--help` lists them.
 help_subcommands() { "$bin" "$@" --help | sed -n '/^Subcommands:/,/^$/p' | sed -n 's/^  \([a-z][a-z-]*\) .*/\1/p' | sort; }
-help_options() { "$bin" "$@" --help | { grep -oE '^  (-[a-z], ?)?--[a-z][a-z-]*' || true; } | grep -oE -- '--[a-z-]+' | sort -u; }
+help_options() { "$bin" "$@" --help | { grep -oE '^  (-[a-z], ?)?--[a-z][a-z0-9-]*' || true; } | grep -oE -- '--[a-z0-9-]+' | sort -u; }
 
 top=$(help_subcommands)
 [[ -n "$top" && "$top" != *man* ]] || bad "--help lists no subcommands (or the hidden man)"
