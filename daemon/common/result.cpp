@@ -22,6 +22,8 @@ std::string_view to_string(ErrorCode code) {
       return "timeout";
     case ErrorCode::resource_exhausted:
       return "resource_exhausted";
+    case ErrorCode::stale:
+      return "stale";
     case ErrorCode::internal:
       return "internal";
   }

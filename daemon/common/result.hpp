@@ -19,6 +19,10 @@ enum class ErrorCode {
   unavailable,
   timeout,
   resource_exhausted,
+  // A conditional write refused because the object changed since it was observed (Flyte 2's
+  // FailedPrecondition on a stale version): not retried as sent — the caller observes and plans
+  // again, so what changed is seen (and reported as drift) before anything is written.
+  stale,
   internal,
 };
 
@@ -33,6 +37,8 @@ struct Error {
     return code == ErrorCode::unavailable || code == ErrorCode::timeout ||
            code == ErrorCode::resource_exhausted;
   }
+  // The write was refused as stale: observe again and re-plan (never retry it as it was).
+  bool replannable() const { return code == ErrorCode::stale; }
   // Returns a copy whose message is prefixed with "context: ".
   Error wrap(std::string_view context) const {
     return Error{code, std::string(context) + ": " + message};

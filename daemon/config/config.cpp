@@ -159,6 +159,25 @@ Status parse_admin(const YAML::Node& v, const std::string& at, Config& cfg) {
   return ok_status();
 }
 
+Status parse_flyte2(const YAML::Node& v, const std::string& at, Config& cfg) {
+  cfg.flyte2.enabled = true;
+  if (v.IsNull()) return ok_status();  // `flyte2: {}` or `flyte2:`: the embedded emulator
+  if (!v.IsMap()) return make_error(ErrorCode::invalid_input, at + ": flyte2: expected a mapping");
+  const std::string file = at.substr(0, at.rfind(':'));  // "config PATH"
+  for (const auto& a : v) {
+    std::vector<std::string> values;
+    if (a.second.IsSequence())
+      values = a.second.as<std::vector<std::string>>();
+    else if (a.second.IsScalar())
+      values.push_back(a.second.Scalar());
+    if (auto s = sinks::flyteadmin::apply_admin_key(cfg.flyte2.admin, a.first.Scalar(), values); !s)
+      return make_error(
+          ErrorCode::invalid_input,
+          file + ":" + std::to_string(a.first.Mark().line + 1) + ": flyte2: " + s.error().message);
+  }
+  return ok_status();
+}
+
 Status parse_kubernetes(const YAML::Node& v, const std::string& at, Config& cfg) {
   if (auto s = k8s::parse_settings(v, at, cfg.kubernetes); !s) return s;
   cfg.documents.configmap_mode = cfg.kubernetes.config_map.enabled;
@@ -174,6 +193,7 @@ constexpr Row k_rows[] = {
      "FLYTECD_STATE_DIR"},
     {"", "flytectlConfig", Kind::path, nullptr, "FLYTECD_FLYTECTL_CONFIG"},  // merged: see set
     {"", "admin", Kind::section, nullptr, nullptr, {}, nullptr, parse_admin},
+    {"", "flyte2", Kind::section, nullptr, nullptr, {}, nullptr, parse_flyte2},
     {"", "policy", Kind::section},
     {"", "domains", Kind::list, [](Config& c, const Value& v) { c.documents.domains = v.list; }},
     {"", "parallelism", Kind::whole,
@@ -202,6 +222,15 @@ constexpr Row k_rows[] = {
      "FLYTECD_ADMIN_ENDPOINT"},
     {"admin", "insecure", Kind::flag, [](Config& c, const Value& v) { c.admin.insecure = v.flag; },
      "FLYTECD_ADMIN_INSECURE"},
+    // flyte2: the same keys as admin (apply_admin_key); the endpoint's variable selects Flyte 2.
+    {"flyte2", "endpoint", Kind::text,
+     [](Config& c, const Value& v) {
+       c.flyte2.enabled = true;
+       c.flyte2.admin.endpoint = v.text;
+     },
+     "FLYTECD_FLYTE2_ENDPOINT"},
+    {"flyte2", "insecure", Kind::flag,
+     [](Config& c, const Value& v) { c.flyte2.admin.insecure = v.flag; }, "FLYTECD_FLYTE2_INSECURE"},
     {"git", "url", Kind::text, [](Config& c, const Value& v) { c.git.url = v.text; },
      "FLYTECD_GIT_URL"},
     {"git", "ref", Kind::text, [](Config& c, const Value& v) { c.git.ref = v.text; },

@@ -94,10 +94,19 @@ struct LogConfig {
   std::string format;  // "" = the command line's, else text
 };
 
+// The `flyte2:` section: the target is Flyte 2's settings service instead of FlyteAdmin 1.x. Its
+// keys are those of `admin:` (endpoint, insecure, caCertFilePath, authType, clientId, …); with no
+// endpoint the target is the embedded Flyte 2 emulator.
+struct Flyte2Config {
+  bool enabled = false;  // the section is present (or FLYTECD_FLYTE2_ENDPOINT is set)
+  sinks::flyteadmin::AdminConfig admin{};
+};
+
 struct Config {
   std::string repo = ".";
   std::string state_dir;
   sinks::flyteadmin::AdminConfig admin;
+  Flyte2Config flyte2;
   reconcile::Policy policy;
   model::Policy documents;
   int parallelism = 8;

@@ -117,6 +117,11 @@ struct ObjectDoc {
   std::shared_ptr<const sinks::SourceLines> source = nullptr;
 };
 
+// The object key of Flyte 2 settings at a scope: "settings/<org>/<domain>/<project>", an empty
+// org read as Flyte 2 reads it ("flyte"), empty segments kept. Pure.
+std::string settings_object_key(const std::string& org, const std::string& domain,
+                                const std::string& project);
+
 // Everything one repository revision declares, after per-document validation.
 struct Documents {
   std::vector<Override> overrides;

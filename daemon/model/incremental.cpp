@@ -99,6 +99,7 @@ LoadResult IncrementalLoader::load(const std::vector<SourceFile>& files,
     append(d.platform_defaults, parsed.docs.platform_defaults, !keep);
     append(d.projects, parsed.docs.projects, !keep);
     append(d.registrations, parsed.docs.registrations, !keep);
+    append(d.objects, parsed.docs.objects, !keep);
     d.document_count += parsed.count;
     d.rejected_documents += parsed.docs.rejected_documents;
     ++d.file_count;

@@ -75,36 +75,6 @@ struct SpecEntry {
   sinks::FieldLines field_lines;
 };
 
-// The line of every field under `node` by protobuf JSON path (YAML keys may be either name); map
-// entries are fields, a list is one value. Only for documents that already validated.
-void collect_field_lines(const YAML::Node& node, const google::protobuf::Descriptor* desc,
-                         const std::string& prefix, sinks::FieldLines& out) {
-  if (!node.IsMap() || !desc) return;
-  for (const auto& kv : node) {
-    if (!kv.first.IsScalar()) continue;
-    const std::string& key = kv.first.Scalar();
-    const google::protobuf::FieldDescriptor* f = desc->FindFieldByName(key);
-    for (int i = 0; !f && i < desc->field_count(); ++i)
-      if (desc->field(i)->json_name() == key) f = desc->field(i);
-    if (!f) continue;
-    const std::string path = prefix + "." + f->json_name();
-    out.set(path, location_of("", kv.second).line);
-    if (f->is_map()) {
-      const auto* value = f->message_type()->map_value();
-      if (!kv.second.IsMap()) continue;
-      for (const auto& entry : kv.second) {
-        if (!entry.first.IsScalar()) continue;
-        const std::string entry_path = path + "." + entry.first.Scalar();
-        out.set(entry_path, location_of("", entry.second).line);
-        if (value->message_type())
-          collect_field_lines(entry.second, value->message_type(), entry_path, out);
-      }
-    } else if (!f->is_repeated() && f->message_type()) {
-      collect_field_lines(kv.second, f->message_type(), path, out);
-    }
-  }
-}
-
 std::vector<SpecEntry> parse_spec(const std::string& file, const YAML::Node& spec, bool platform,
                                   Diagnostics& diags) {
   std::vector<SpecEntry> out;

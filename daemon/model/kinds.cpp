@@ -14,6 +14,8 @@ void parse_flyte_registration_kind(const KindInput&, Fields&, Documents&, Diagno
 void check_registrations_kind(const Documents&, Diagnostics&);
 void parse_project_kind(const KindInput&, Fields&, Documents&, Diagnostics&);
 void check_projects_kind(const Documents&, Diagnostics&);
+void parse_settings_kind(const KindInput&, Fields&, Documents&, Diagnostics&);
+void check_settings_kind(const Documents&, Diagnostics&);
 
 const std::vector<DocumentKind>& document_kinds() {
   static const std::vector<DocumentKind> k_kinds = {
@@ -22,6 +24,8 @@ const std::vector<DocumentKind>& document_kinds() {
       {"Project", k_api_version, parse_project_kind, check_projects_kind},
       {"PlatformDefaults", k_api_version, parse_platform_defaults_kind,
        check_platform_defaults_kind},
+      // Flyte 2's settings service (flyteidl2.settings): one record per org, domain, project.
+      {"Settings", k_api_version, parse_settings_kind, check_settings_kind},
       // The Kubernetes operator's resource (its registrations are checked with the others).
       {"FlyteRegistration", k_operator_api_version, parse_flyte_registration_kind, nullptr},
   };

@@ -39,7 +39,7 @@ struct DocumentKind {
 const std::vector<DocumentKind>& document_kinds();
 // The row of `kind`, or null.
 const DocumentKind* find_document_kind(std::string_view kind);
-// "Overrides, WorkflowRegistration, Project, PlatformDefaults or FlyteRegistration".
+// "Overrides, WorkflowRegistration, Project, PlatformDefaults, Settings or FlyteRegistration".
 const std::string& document_kind_names();
 
 }  // namespace flytecd::model

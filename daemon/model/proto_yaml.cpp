@@ -331,4 +331,32 @@ nlohmann::json yaml_to_json(const YAML::Node& node) { return yaml_json::to_json(
 
 std::string json_to_yaml(const nlohmann::ordered_json& json) { return yaml_json::to_yaml(json); }
 
+void collect_field_lines(const YAML::Node& node, const google::protobuf::Descriptor* desc,
+                         const std::string& prefix, sinks::FieldLines& out) {
+  if (!node.IsMap() || !desc) return;
+  for (const auto& kv : node) {
+    if (!kv.first.IsScalar()) continue;
+    const std::string& key = kv.first.Scalar();
+    const google::protobuf::FieldDescriptor* f = desc->FindFieldByName(key);
+    for (int i = 0; !f && i < desc->field_count(); ++i)
+      if (desc->field(i)->json_name() == key) f = desc->field(i);
+    if (!f) continue;
+    const std::string path = prefix.empty() ? f->json_name() : prefix + "." + f->json_name();
+    out.set(path, static_cast<int>(kv.second.Mark().line) + 1);
+    if (f->is_map()) {
+      const auto* value = f->message_type()->map_value();
+      if (!kv.second.IsMap()) continue;
+      for (const auto& entry : kv.second) {
+        if (!entry.first.IsScalar()) continue;
+        const std::string entry_path = path + "." + entry.first.Scalar();
+        out.set(entry_path, static_cast<int>(entry.second.Mark().line) + 1);
+        if (value->message_type())
+          collect_field_lines(entry.second, value->message_type(), entry_path, out);
+      }
+    } else if (!f->is_repeated() && f->message_type()) {
+      collect_field_lines(kv.second, f->message_type(), path, out);
+    }
+  }
+}
+
 }  // namespace flytecd::model

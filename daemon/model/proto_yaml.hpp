@@ -8,6 +8,7 @@
 #include <string>
 
 #include "daemon/model/diagnostic.hpp"
+#include "sinks/types.hpp"
 
 namespace flytecd::model {
 
@@ -20,6 +21,12 @@ std::optional<nlohmann::json> yaml_to_proto_json(const YAML::Node& node,
                                                  const google::protobuf::Descriptor* descriptor,
                                                  const std::string& file, const std::string& path,
                                                  Diagnostics& diags);
+
+// The line of every field under `node` (a YAML value of message `desc`) by protobuf JSON path
+// ("run.defaultQueue"; `prefix` empty at the top): YAML keys may be either name, map entries are
+// fields, a list is one value. Only for documents that already validated.
+void collect_field_lines(const YAML::Node& node, const google::protobuf::Descriptor* desc,
+                         const std::string& prefix, sinks::FieldLines& out);
 
 // Parses protobuf JSON into `msg` with protobuf's JSON parser (unknown fields rejected).
 // Returns an empty string on success, else the parser's message.

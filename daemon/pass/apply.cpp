@@ -213,11 +213,14 @@ bool Executor::after_round(const Plan& p) {
                                 std::to_string(p.steps.size()) + " steps (" +
                                 std::to_string(m_report.not_started) +
                                 " not started); the next reconcile retries");
-  // Permanent failures will not heal by retrying this reconcile; stop and report them.
+  // Permanent failures will not heal by retrying this reconcile; stop and report them. A write
+  // refused as stale (the object changed since the observation) is not one: the next round
+  // observes again and plans from what is there now, so the change is seen (as drift) first.
   const Error* permanent = nullptr;  // the last one's code is the report's
   for (size_t i = m_last_round_begin; i < m_report.results.size(); ++i)
-    if (!m_report.results[i].status && !m_report.results[i].status.error().retryable())
-      permanent = &m_report.results[i].status.error();
+    if (const Status& st = m_report.results[i].status;
+        !st && !st.error().retryable() && !st.error().replannable())
+      permanent = &st.error();
   if (permanent) return fail(permanent->code, "some steps failed permanently");
   return true;
 }

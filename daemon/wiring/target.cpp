@@ -13,7 +13,7 @@ Result<Target> open_target(const config::Config& cfg, Access access) {
   Target t;
   if (auto s = create_private_directory(cfg.state_dir, "state directory"); !s)
     return make_error(ErrorCode::invalid_input, s.error().message);
-  if (access == Access::write || cfg.admin.endpoint.empty()) {
+  if (access == Access::write || embedded_target(cfg)) {
     auto lock = FileLock::acquire(
         cfg.state_dir + "/lock",
         std::chrono::milliseconds(static_cast<int64_t>(cfg.lock_wait_seconds * 1000)),
@@ -51,7 +51,7 @@ Result<Target> open_target(const config::Config& cfg, Access access) {
 
 bool Target::embedded() const {
   for (const auto& s : sinks)
-    if (s.kind == TargetKind::emulator) return true;
+    if (s.kind == TargetKind::emulator || s.kind == TargetKind::flyte2_emulator) return true;
   return false;
 }
 

@@ -11,6 +11,7 @@
 #include "daemon/model/loader.hpp"
 #include "daemon/wiring/target_identity.hpp"
 #include "sinks/emulator/emulator.hpp"
+#include "sinks/flyte2/settings_sink.hpp"
 #include "sources/local/package_source.hpp"
 #include "sources/oci/package_source.hpp"
 
@@ -70,6 +71,40 @@ Result<OpenedSink> open_emulator(const config::Config& cfg) {
   return out;
 }
 
+Result<OpenedSink> open_flyte2(const config::Config& cfg) {
+  OpenedSink out{TargetKind::flyte2};
+  out.description = "flyte2 " + log::redact_url(cfg.flyte2.admin.endpoint);
+  auto sink = sinks::flyte2::SettingsSink::connect(cfg.flyte2.admin, out.description);
+  if (!sink) return sink.error();
+  out.sink = std::move(*sink);
+  return out;
+}
+
+// The embedded Flyte 2 emulator (SettingsService), like the FlyteAdmin one: in-process on
+// loopback, persisted in the state directory, reached over gRPC.
+Result<OpenedSink> open_flyte2_emulator(const config::Config& cfg) {
+  sinks::emulator::Options opts;
+  opts.db_path = cfg.state_dir + "/flyte2-emulator.db";
+  opts.domains = cfg.documents.domains;
+  opts.flyte2 = true;
+  auto emu = sinks::emulator::Emulator::start(opts);
+  if (!emu) return emu.error().wrap("embedded Flyte 2 emulator");
+  std::shared_ptr<sinks::emulator::Emulator> started = std::move(*emu);
+  OpenedSink out{TargetKind::flyte2_emulator, started};
+  out.description = "flyte2 EMULATOR (embedded, " + started->address() + ", " + opts.db_path +
+                    ") — not a real Flyte 2; set flyte2.endpoint to target one";
+  log::get("flytecd")->warn(
+      "no Flyte 2 endpoint configured: using the embedded Flyte 2 emulator at {} ({})",
+      started->address(), opts.db_path);
+  sinks::flyteadmin::AdminConfig admin;
+  admin.endpoint = started->address();
+  admin.insecure = true;
+  auto sink = sinks::flyte2::SettingsSink::connect(admin, out.description);
+  if (!sink) return sink.error();
+  out.sink = std::move(*sink);
+  return out;
+}
+
 Result<OpenedSink> open_configmap(const config::Config& cfg) {
   auto kube = open_kube_client(cfg);
   if (!kube) return kube.error();
@@ -85,6 +120,13 @@ TargetPart flyteadmin_part(const config::Config& cfg) {
 }
 TargetPart emulator_part(const config::Config&) {
   return {"flyteadmin emulator (embedded)", "embedded-emulator", "emulator"};
+}
+TargetPart flyte2_part(const config::Config& cfg) {
+  const std::string endpoint = normalize_endpoint(cfg.flyte2.admin.endpoint);
+  return {"flyte2 " + endpoint, "flyte2-" + endpoint, "flyte2 " + cfg.flyte2.admin.endpoint};
+}
+TargetPart flyte2_emulator_part(const config::Config&) {
+  return {"flyte2 emulator (embedded)", "embedded-flyte2-emulator", "flyte2 emulator"};
 }
 TargetPart configmap_part(const config::Config& cfg) {
   const auto& cm = cfg.kubernetes.config_map;
@@ -195,6 +237,10 @@ std::string_view to_string(TargetKind k) {
       return "emulator";
     case TargetKind::configmap:
       return "configmap";
+    case TargetKind::flyte2:
+      return "flyte2";
+    case TargetKind::flyte2_emulator:
+      return "flyte2 emulator";
   }
   return "?";
 }
@@ -207,6 +253,12 @@ const std::vector<SinkBackend>& sink_backends() {
       {TargetKind::emulator, "projects, overrides, registrations", "no admin.endpoint",
        [](const config::Config& c) { return admin_target_kind(c) == TargetKind::emulator; },
        open_emulator, emulator_part},
+      {TargetKind::flyte2, "settings", "flyte2.endpoint",
+       [](const config::Config& c) { return admin_target_kind(c) == TargetKind::flyte2; },
+       open_flyte2, flyte2_part},
+      {TargetKind::flyte2_emulator, "settings", "a flyte2 section without an endpoint",
+       [](const config::Config& c) { return admin_target_kind(c) == TargetKind::flyte2_emulator; },
+       open_flyte2_emulator, flyte2_emulator_part},
       {TargetKind::configmap, "overrides, platform defaults", "kubernetes.configMap.enabled",
        configmap_mode, open_configmap, configmap_part},
   };
@@ -221,7 +273,14 @@ std::vector<const SinkBackend*> selected_sinks(const config::Config& cfg) {
 }
 
 TargetKind admin_target_kind(const config::Config& cfg) {
+  if (cfg.flyte2.enabled)
+    return cfg.flyte2.admin.endpoint.empty() ? TargetKind::flyte2_emulator : TargetKind::flyte2;
   return cfg.admin.endpoint.empty() ? TargetKind::emulator : TargetKind::flyteadmin;
+}
+
+bool embedded_target(const config::Config& cfg) {
+  const TargetKind k = admin_target_kind(cfg);
+  return k == TargetKind::emulator || k == TargetKind::flyte2_emulator;
 }
 
 bool configmap_mode(const config::Config& cfg) { return cfg.kubernetes.config_map.enabled; }
@@ -243,6 +302,8 @@ Result<std::unique_ptr<sinks::RoutingSink>> route_by_capabilities(
                 .overrides = held.overrides && !claimed.overrides,
                 .platform_defaults = held.platform_defaults && !claimed.platform_defaults,
                 .registrations = held.registrations && !claimed.registrations};
+    for (const auto& kind : held.objects)
+      if (!claimed.objects.count(kind)) parts[i].objects.insert(kind);
     claimed = claimed | held;
   }
   std::vector<sinks::RoutingSink::Route> routes;

@@ -71,7 +71,7 @@ std::unique_ptr<registration::PackageResolver> make_package_source(
 
 // ---- Sinks ------------------------------------------------------------------------------------
 
-enum class TargetKind { flyteadmin, emulator, configmap };
+enum class TargetKind { flyteadmin, emulator, configmap, flyte2, flyte2_emulator };
 std::string_view to_string(TargetKind k);
 
 // A sink a row opened, with what it needs kept running (the embedded emulator): `keep` outlives
@@ -108,8 +108,12 @@ const std::vector<SinkBackend>& sink_backends();
 std::vector<const SinkBackend*> selected_sinks(const config::Config& cfg);
 
 // Where projects and registrations go: the configured FlyteAdmin endpoint, else the embedded
-// emulator (sinks/emulator, started by its row).
+// emulator (sinks/emulator, started by its row); with a `flyte2:` section, Flyte 2's settings
+// service at its endpoint, else the embedded Flyte 2 emulator.
 TargetKind admin_target_kind(const config::Config& cfg);
+// Whether the target's control plane is an emulator started in this process (flyteadmin or
+// Flyte 2 with no endpoint): its database is in the state directory, so even a reader locks it.
+bool embedded_target(const config::Config& cfg);
 // Whether overrides and platform defaults go to the ConfigMap (kubernetes.configMap.enabled).
 bool configmap_mode(const config::Config& cfg);
 

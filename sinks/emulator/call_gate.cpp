@@ -26,6 +26,8 @@ grpc::StatusCode flyteadmin_code(ErrorCode code) {
       return grpc::StatusCode::DEADLINE_EXCEEDED;
     case ErrorCode::resource_exhausted:
       return grpc::StatusCode::RESOURCE_EXHAUSTED;
+    case ErrorCode::stale:
+      return grpc::StatusCode::FAILED_PRECONDITION;
     case ErrorCode::internal:
       return grpc::StatusCode::INTERNAL;
   }

@@ -13,6 +13,7 @@
 
 #include "daemon/common/log.hpp"
 #include "flytecd_service.grpc.pb.h"
+#include "sinks/flyteadmin/channel.hpp"
 #include "sinks/flyteadmin/hints.hpp"
 #include "sinks/flyteadmin/oauth.hpp"
 #include "sinks/flyteadmin/requests.hpp"
@@ -51,54 +52,8 @@ sinks::OverrideState parse_row(const admin::MatchableAttributesConfiguration& ro
 
 namespace {
 
-ErrorCode map_code(grpc::StatusCode code) {
-  switch (code) {
-    case grpc::StatusCode::INVALID_ARGUMENT:
-    case grpc::StatusCode::FAILED_PRECONDITION:
-    case grpc::StatusCode::OUT_OF_RANGE:
-      return ErrorCode::invalid_input;
-    case grpc::StatusCode::NOT_FOUND:
-      return ErrorCode::not_found;
-    case grpc::StatusCode::ALREADY_EXISTS:
-      return ErrorCode::already_exists;
-    case grpc::StatusCode::ABORTED:
-      return ErrorCode::conflict;
-    case grpc::StatusCode::UNAUTHENTICATED:
-      return ErrorCode::unauthenticated;
-    case grpc::StatusCode::PERMISSION_DENIED:
-      return ErrorCode::permission_denied;
-    case grpc::StatusCode::UNAVAILABLE:
-      return ErrorCode::unavailable;
-    case grpc::StatusCode::DEADLINE_EXCEEDED:
-      return ErrorCode::timeout;
-    case grpc::StatusCode::RESOURCE_EXHAUSTED:
-      return ErrorCode::resource_exhausted;
-    default:
-      return ErrorCode::internal;
-  }
-}
-
-const char* code_name(grpc::StatusCode code) {
-  static const char* k_names[] = {"OK",
-                                  "CANCELLED",
-                                  "UNKNOWN",
-                                  "INVALID_ARGUMENT",
-                                  "DEADLINE_EXCEEDED",
-                                  "NOT_FOUND",
-                                  "ALREADY_EXISTS",
-                                  "PERMISSION_DENIED",
-                                  "RESOURCE_EXHAUSTED",
-                                  "FAILED_PRECONDITION",
-                                  "ABORTED",
-                                  "OUT_OF_RANGE",
-                                  "UNIMPLEMENTED",
-                                  "INTERNAL",
-                                  "UNAVAILABLE",
-                                  "DATA_LOSS",
-                                  "UNAUTHENTICATED"};
-  int i = static_cast<int>(code);
-  return i >= 0 && i <= 16 ? k_names[i] : "UNKNOWN";
-}
+ErrorCode map_code(grpc::StatusCode code) { return map_grpc_code(code); }
+const char* code_name(grpc::StatusCode code) { return grpc_code_name(code); }
 
 // Counting semaphore bounding RPCs in flight.
 class Gate {
@@ -201,43 +156,16 @@ AdminSink::~AdminSink() = default;
 
 Result<std::unique_ptr<AdminSink>> AdminSink::connect(const AdminConfig& cfg,
                                                       const std::string& label) {
-  if (cfg.endpoint.empty())
-    return make_error(ErrorCode::invalid_input, "flyteadmin: no endpoint configured");
-  if (cfg.insecure_skip_verify && !cfg.insecure)
-    return make_error(ErrorCode::invalid_input,
-                      "flyteadmin: insecureSkipVerify is not supported; set caCertFilePath to the "
-                      "server's CA instead");
   auto impl = std::make_unique<Impl>(std::max(1, cfg.max_in_flight));
   impl->cfg = cfg;
   impl->label = label;
   impl->log = log::get("flyteadmin:" + label);
-  std::shared_ptr<grpc::ChannelCredentials> creds;
-  if (cfg.insecure) {
-    creds = grpc::InsecureChannelCredentials();
-  } else {
-    grpc::SslCredentialsOptions opts;
-    if (!cfg.ca_cert_file_path.empty()) {
-      std::ifstream in(cfg.ca_cert_file_path);
-      if (!in)
-        return make_error(ErrorCode::invalid_input,
-                          "flyteadmin: cannot read caCertFilePath " + cfg.ca_cert_file_path);
-      std::stringstream ss;
-      ss << in.rdbuf();
-      opts.pem_root_certs = ss.str();
-    }
-    creds = grpc::SslCredentials(opts);
-  }
-  grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(64 << 20);
-  impl->channel = grpc::CreateCustomChannel(cfg.endpoint, creds, args);
+  auto conn = open_connection(cfg, "flyteadmin");
+  if (!conn) return conn.error();
+  impl->channel = conn->channel;
+  impl->tokens = std::move(conn->tokens);
   impl->stub = flyteidl::service::AdminService::NewStub(impl->channel);
   impl->data_proxy = flyteidl::service::DataProxyService::NewStub(impl->channel);
-  if (cfg.auth_type == "ClientSecret")
-    impl->tokens = std::make_unique<TokenSource>(cfg);
-  else if (!cfg.auth_type.empty())
-    return make_error(ErrorCode::invalid_input,
-                      "flyteadmin: authType '" + cfg.auth_type +
-                          "' is not supported by flytecd (use ClientSecret, or none)");
   return std::unique_ptr<AdminSink>(new AdminSink(std::move(impl)));
 }
 

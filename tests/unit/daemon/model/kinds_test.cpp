@@ -18,19 +18,20 @@ TEST_CASE("document kinds: one row per kind, each with its apiVersion", "[model]
     CHECK(find_document_kind(k.kind) == &k);
   }
   CHECK(kinds == std::vector<std::string>{"Overrides", "WorkflowRegistration", "Project",
-                                          "PlatformDefaults", "FlyteRegistration"});
+                                          "PlatformDefaults", "Settings", "FlyteRegistration"});
   CHECK(find_document_kind("Overrides")->api_version == "flytecd/v1");
   CHECK(find_document_kind("FlyteRegistration")->api_version == "flyte.backend/v1");
-  CHECK(find_document_kind("Settings") == nullptr);
+  CHECK(find_document_kind("Settings")->api_version == "flytecd/v1");
+  CHECK(find_document_kind("AppSettings") == nullptr);
   CHECK(document_kind_names() ==
-        "Overrides, WorkflowRegistration, Project, PlatformDefaults or FlyteRegistration");
+        "Overrides, WorkflowRegistration, Project, PlatformDefaults, Settings or FlyteRegistration");
 }
 
 TEST_CASE("document kinds: an unknown kind and a kind under another kind's apiVersion",
           "[model][kinds]") {
   Documents out;
   Diagnostics diags;
-  parse_file({"a.yaml", "apiVersion: flytecd/v1\nkind: Settings\n", 34}, Limits{}, Policy{}, out,
+  parse_file({"a.yaml", "apiVersion: flytecd/v1\nkind: AppSettings\n", 37}, Limits{}, Policy{}, out,
              diags);
   REQUIRE(diags.size() == 1);
   CHECK(diags[0].kind == DiagKind::unknown_kind);

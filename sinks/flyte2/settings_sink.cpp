@@ -1,0 +1,251 @@
+#include "sinks/flyte2/settings_sink.hpp"
+
+#include <grpcpp/grpcpp.h>
+
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "daemon/common/log.hpp"
+#include "flyteidl2/settings/settings_service.grpc.pb.h"
+#include "sinks/flyteadmin/channel.hpp"
+#include "sinks/flyteadmin/hints.hpp"
+
+namespace flytecd::sinks::flyte2 {
+namespace settings2 = flyteidl2::settings;
+namespace pb = google::protobuf;
+
+std::optional<settings2::SettingsKey> settings_key_of(const std::string& object_key) {
+  constexpr std::string_view k_prefix = "settings/";
+  if (object_key.rfind(k_prefix, 0) != 0) return std::nullopt;
+  std::vector<std::string> parts;
+  size_t start = k_prefix.size();
+  for (size_t slash; (slash = object_key.find('/', start)) != std::string::npos;
+       start = slash + 1)
+    parts.push_back(object_key.substr(start, slash - start));
+  parts.push_back(object_key.substr(start));
+  if (parts.size() != 3 || parts[0].empty()) return std::nullopt;
+  settings2::SettingsKey key;
+  key.set_org(parts[0]);
+  key.set_domain(parts[1]);
+  key.set_project(parts[2]);
+  return key;
+}
+
+void clear_scope_levels(pb::Message& m) {
+  const auto* r = m.GetReflection();
+  if (const auto* level = m.GetDescriptor()->FindFieldByName("scope_level");
+      level && level->enum_type())
+    r->ClearField(&m, level);
+  std::vector<const pb::FieldDescriptor*> set;
+  r->ListFields(m, &set);
+  for (const auto* f : set)
+    if (f->message_type() && !f->is_repeated()) clear_scope_levels(*r->MutableMessage(&m, f));
+}
+
+namespace {
+
+bool empty_settings(const pb::Message& m) {
+  std::vector<const pb::FieldDescriptor*> set;
+  m.GetReflection()->ListFields(m, &set);
+  return set.empty();
+}
+
+// What a refused conditional write means for the pass: the record is not what was observed.
+Error stale(const std::string& key, const std::string& method, const std::string& code,
+            const std::string& message) {
+  return Error{ErrorCode::stale, "flyte2: " + method + " " + key + ": " + code + ": " + message +
+                                     " (the record changed since it was read: reading it again)"};
+}
+
+}  // namespace
+
+struct SettingsSink::Impl {
+  flyteadmin::AdminConfig cfg;
+  std::string label;
+  std::shared_ptr<grpc::Channel> channel;
+  std::unique_ptr<flyteadmin::TokenSource> tokens;
+  std::unique_ptr<settings2::SettingsService::Stub> stub;
+  std::shared_ptr<spdlog::logger> log;
+  std::set<std::string> expected;
+  mutable std::mutex mu;  // stats and versions
+  std::map<std::string, uint64_t> stats;
+  // The version of every record the last observe() read (0: the scope has none), by object key;
+  // a write moves it to the version the server answered with.
+  std::map<std::string, uint64_t> versions;
+
+  uint64_t version_of(const std::string& key) const {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = versions.find(key);
+    return it == versions.end() ? 0 : it->second;
+  }
+  void set_version(const std::string& key, uint64_t v) {
+    std::lock_guard<std::mutex> lock(mu);
+    versions[key] = v;
+  }
+
+  // One call with deadline, auth, retries of transient failures (a conditional write repeated
+  // after an UNAVAILABLE cannot overwrite: if the first one landed, the version moved) and
+  // accounting. The gRPC status is returned for the caller to read.
+  template <typename Req, typename Resp, typename Fn>
+  grpc::Status call(const char* method, const Req& req, Resp* resp, Fn fn) {
+    thread_local std::mt19937_64 rng{std::random_device{}()};
+    bool refreshed = false;
+    for (int attempt = 0;; ++attempt) {
+      grpc::ClientContext ctx;
+      ctx.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::milliseconds(cfg.per_rpc_timeout_ms));
+      std::string sent;
+      if (tokens) {
+        auto key = tokens->metadata_key();
+        auto value = key ? tokens->authorization() : Result<std::string>(key.error());
+        if (!value)
+          return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, value.error().message);
+        ctx.AddMetadata(*key, *value);
+        sent = *value;
+      }
+      grpc::Status st = (stub.get()->*fn)(&ctx, req, resp);
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        ++stats[std::string(method) + " " + flyteadmin::grpc_code_name(st.error_code())];
+      }
+      if (st.ok()) return st;
+      const ErrorCode code = flyteadmin::map_grpc_code(st.error_code());
+      if (code == ErrorCode::unauthenticated && tokens && !refreshed) {
+        tokens->invalidate(sent);
+        refreshed = true;
+        continue;
+      }
+      if (!Error{code, ""}.retryable() || attempt >= cfg.max_retries) return st;
+      const long long cap = std::min<long long>(8000, 100LL << std::min(attempt, 16));
+      std::uniform_int_distribution<long long> dist(cap / 2, cap);
+      std::this_thread::sleep_for(std::chrono::milliseconds(dist(rng)));
+    }
+  }
+
+  Error failure(const char* method, const std::string& key, const grpc::Status& st) const {
+    const ErrorCode code = flyteadmin::map_grpc_code(st.error_code());
+    return Error{code, "flyte2: " + std::string(method) + " " + key + ": " +
+                           flyteadmin::grpc_code_name(st.error_code()) + ": " +
+                           (code == ErrorCode::unavailable
+                                ? flyteadmin::unavailable_message(cfg.endpoint, cfg.insecure,
+                                                                  st.error_message())
+                                : st.error_message())};
+  }
+
+  Status write(const std::string& key, const settings2::Settings& value, uint64_t version);
+};
+
+SettingsSink::SettingsSink(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+SettingsSink::~SettingsSink() = default;
+
+Result<std::unique_ptr<SettingsSink>> SettingsSink::connect(const flyteadmin::AdminConfig& cfg,
+                                                            std::string label) {
+  auto conn = flyteadmin::open_connection(cfg, "flyte2");
+  if (!conn) return conn.error();
+  auto impl = std::make_unique<Impl>();
+  impl->cfg = cfg;
+  impl->label = std::move(label);
+  impl->channel = conn->channel;
+  impl->tokens = std::move(conn->tokens);
+  impl->stub = settings2::SettingsService::NewStub(impl->channel);
+  impl->log = log::get("flyte2");
+  return std::unique_ptr<SettingsSink>(new SettingsSink(std::move(impl)));
+}
+
+Capabilities SettingsSink::capabilities() const { return Capabilities{.objects = {"settings"}}; }
+
+void SettingsSink::expect(const std::set<std::string>& object_keys) {
+  m_impl->expected.clear();
+  for (const auto& k : object_keys)
+    if (settings_key_of(k)) m_impl->expected.insert(k);
+}
+
+Result<State> SettingsSink::observe() {
+  State out;
+  std::map<std::string, uint64_t> versions;
+  for (const auto& key : m_impl->expected) {
+    settings2::GetSettingsForEditRequest req;
+    *req.mutable_key() = *settings_key_of(key);
+    settings2::GetSettingsForEditResponse resp;
+    grpc::Status st = m_impl->call("GetSettingsForEdit", req, &resp,
+                                   &settings2::SettingsService::Stub::GetSettingsForEdit);
+    if (!st.ok()) return m_impl->failure("GetSettingsForEdit", key, st);
+    // Broadest first: the requested scope's own record is the last level.
+    if (resp.levels_size() == 0)
+      return make_error(ErrorCode::internal,
+                        "flyte2: GetSettingsForEdit " + key + ": the server answered no level");
+    const settings2::SettingsRecord& own = resp.levels(resp.levels_size() - 1);
+    versions[key] = own.version();
+    if (own.version() == 0 || empty_settings(own.settings())) continue;
+    auto value = std::make_shared<settings2::Settings>(own.settings());
+    clear_scope_levels(*value);
+    out.objects[key] = ObjectValue{"settings", std::move(value), nullptr, own.version()};
+  }
+  std::lock_guard<std::mutex> lock(m_impl->mu);
+  m_impl->versions = std::move(versions);
+  return out;
+}
+
+Status SettingsSink::Impl::write(const std::string& key, const settings2::Settings& value,
+                                 uint64_t version) {
+  auto sk = settings_key_of(key);
+  if (!sk) return make_error(ErrorCode::invalid_input, "flyte2: not a settings key: " + key);
+  if (version == 0) {
+    settings2::CreateSettingsRequest req;
+    *req.mutable_key() = *sk;
+    *req.mutable_settings() = value;
+    settings2::CreateSettingsResponse resp;
+    grpc::Status st =
+        call("CreateSettings", req, &resp, &settings2::SettingsService::Stub::CreateSettings);
+    if (st.error_code() == grpc::StatusCode::ALREADY_EXISTS)
+      return stale(key, "CreateSettings", "ALREADY_EXISTS", st.error_message());
+    if (!st.ok()) return failure("CreateSettings", key, st);
+    set_version(key, resp.settingsrecord().version());
+    return ok_status();
+  }
+  settings2::UpdateSettingsRequest req;
+  *req.mutable_key() = *sk;
+  *req.mutable_settings() = value;
+  req.set_version(version);
+  settings2::UpdateSettingsResponse resp;
+  grpc::Status st =
+      call("UpdateSettings", req, &resp, &settings2::SettingsService::Stub::UpdateSettings);
+  if (st.error_code() == grpc::StatusCode::FAILED_PRECONDITION)
+    return stale(key, "UpdateSettings", "FAILED_PRECONDITION", st.error_message());
+  if (st.error_code() == grpc::StatusCode::NOT_FOUND)
+    return stale(key, "UpdateSettings", "NOT_FOUND", st.error_message());
+  if (!st.ok()) return failure("UpdateSettings", key, st);
+  set_version(key, resp.settingsrecord().version());
+  return ok_status();
+}
+
+Status SettingsSink::execute(const Step& step) {
+  if (step.kind != ObjectKind::object || !settings_key_of(step.key))
+    return make_error(ErrorCode::internal, "flyte2: cannot execute a step for " + step.key);
+  if (step.action == Action::adopt) return ok_status();
+  // The version this write is conditional on: the one observed (an empty record left by a
+  // removal is observed as absent, but has one).
+  const uint64_t version = m_impl->version_of(step.key);
+  if (step.action == Action::remove) {
+    if (version == 0 || !step.object_live) return ok_status();  // nothing to clear
+    return m_impl->write(step.key, settings2::Settings{}, version);
+  }
+  if (!step.object || !step.object->value)
+    return make_error(ErrorCode::internal, "flyte2: a write step without a value: " + step.key);
+  const auto* value = dynamic_cast<const settings2::Settings*>(step.object->value.get());
+  if (!value)
+    return make_error(ErrorCode::internal,
+                      "flyte2: " + step.key + " holds a " +
+                          step.object->value->GetDescriptor()->full_name() + ", not Settings");
+  return m_impl->write(step.key, *value, version);
+}
+
+std::string SettingsSink::describe() const { return m_impl->label; }
+
+std::map<std::string, uint64_t> SettingsSink::rpc_counts() const {
+  std::lock_guard<std::mutex> lock(m_impl->mu);
+  return m_impl->stats;
+}
+
+}  // namespace flytecd::sinks::flyte2
