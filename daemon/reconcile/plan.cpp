@@ -415,20 +415,25 @@ struct ObjectPlanner {
         ++out.in_sync;
       return;
     }
-    if (git_unchanged) {
-      out.drift.push_back(DriftItem{ObjectKind::object, key,
-                                    have ? "changed outside Git" : "deleted outside Git",
-                                    policy.self_heal, object_changes(have, want)});
+    // Drift: a managed object that is not what flytecd last wrote — also when Git changed since
+    // (a write refused as stale finds this: someone wrote between flytecd's read and its write).
+    // Self-heal writes Git's value over it; without it the change is reported and left.
+    const bool outside = m != managed.end() && !(have && hash_of(*have) == m->second.hash);
+    if (outside) {
+      out.drift.push_back(DriftItem{
+          ObjectKind::object, key,
+          std::string(have ? "changed outside Git" : "deleted outside Git") +
+              (git_unchanged ? "" : " (and changed in Git since flytecd wrote it)"),
+          policy.self_heal, object_changes(have, want)});
       if (!policy.self_heal) return;
     }
-    std::string reason = git_unchanged
-                             ? (have ? "drift: changed outside Git" : "drift: deleted outside Git")
-                         : !have              ? "new in Git"
+    std::string reason = outside ? (have ? "drift: changed outside Git" : "drift: deleted outside Git")
+                         : !have ? "new in Git"
                          : m == managed.end() ? "differs from Git (not yet managed)"
                                               : "changed in Git";
     writes.push_back(step(have ? Action::update : Action::create, key, want,
                           have ? std::optional<ObjectValue>(*have) : std::nullopt,
-                          std::move(reason), git_unchanged));
+                          std::move(reason), outside));
   }
 };
 
