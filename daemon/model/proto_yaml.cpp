@@ -342,14 +342,14 @@ void collect_field_lines(const YAML::Node& node, const google::protobuf::Descrip
       if (desc->field(i)->json_name() == key) f = desc->field(i);
     if (!f) continue;
     const std::string path = prefix.empty() ? f->json_name() : prefix + "." + f->json_name();
-    out.set(path, static_cast<int>(kv.second.Mark().line) + 1);
+    out.set(path, location_of("", kv.second).line);
     if (f->is_map()) {
       const auto* value = f->message_type()->map_value();
       if (!kv.second.IsMap()) continue;
       for (const auto& entry : kv.second) {
         if (!entry.first.IsScalar()) continue;
         const std::string entry_path = path + "." + entry.first.Scalar();
-        out.set(entry_path, static_cast<int>(entry.second.Mark().line) + 1);
+        out.set(entry_path, location_of("", entry.second).line);
         if (value->message_type())
           collect_field_lines(entry.second, value->message_type(), entry_path, out);
       }

@@ -201,7 +201,7 @@ TEST_CASE(
   auto u = load("logs: {level: info}\n", cfg);
   REQUIRE_FALSE(u);
   CHECK_THAT(u.error().message,
-             Catch::Contains("logs: unknown key (expected repo, stateDir, flytectlConfig, admin, "
+             Catch::Contains("logs: unknown key (expected repo, stateDir, flytectlConfig, admin, flyte2, "
                              "policy, domains, parallelism, lockWait, git, interval, http, "
                              "notifications, packages, history, kubernetes, log)"));
   auto g = load("git:\n  url: https://example.com/r.git\n  branch: main\n", cfg);

@@ -83,11 +83,23 @@ TEST_CASE("generic objects: a change outside Git is drift with the field that ch
   REQUIRE(reported.drift.size() == 1);
   CHECK_FALSE(reported.drift[0].healed);
 
-  // Git changed it: an update, not drift.
-  Managed older{{k_key, ManagedRecord{"an older hash", "r0"}}};
+  // Git changed it and live is what flytecd wrote before: an update, not drift.
+  Managed older{{k_key, ManagedRecord{hash_of(live.objects.at(k_key)), "r0"}}};
   auto changed = plan(desired, live, older, Policy{});
   CHECK(changed.drift.empty());
   CHECK(only_step(changed)->reason == "changed in Git");
+
+  // Git changed it and live is neither: someone wrote after flytecd (a stale write re-planned).
+  // Drift with both values; left alone without self-heal.
+  Managed neither{{k_key, ManagedRecord{hash_of(settings("q0")), "r0"}}};
+  auto both = plan(desired, live, neither, Policy{});
+  REQUIRE(both.drift.size() == 1);
+  CHECK(both.drift[0].detail == "changed outside Git (and changed in Git since flytecd wrote it)");
+  CHECK(only_step(both)->drift);
+  auto left = plan(desired, live, neither, report_only);
+  CHECK(left.steps.empty());
+  REQUIRE(left.drift.size() == 1);
+  CHECK_FALSE(left.drift[0].healed);
 }
 
 TEST_CASE("generic objects: removed from Git is removed, kept with prune off, unmanaged left") {

@@ -133,9 +133,10 @@ TEST_CASE("wiring: sinks by target kind", "[wiring]") {
 
   std::vector<wiring::TargetKind> kinds;
   for (const auto& b : wiring::sink_backends()) kinds.push_back(b.kind);
-  CHECK(kinds == std::vector<wiring::TargetKind>{wiring::TargetKind::flyteadmin,
-                                                 wiring::TargetKind::emulator,
-                                                 wiring::TargetKind::configmap});
+  CHECK(kinds == std::vector<wiring::TargetKind>{
+                     wiring::TargetKind::flyteadmin, wiring::TargetKind::emulator,
+                     wiring::TargetKind::flyte2, wiring::TargetKind::flyte2_emulator,
+                     wiring::TargetKind::configmap});
   // The rows that select a configuration: FlyteAdmin and, in ConfigMap mode, the ConfigMap.
   std::vector<wiring::TargetKind> selected;
   for (const auto* b : wiring::selected_sinks(cfg)) selected.push_back(b->kind);
