@@ -41,8 +41,13 @@ struct LeafCheck {
     return Location{file, doc_line, 1};
   }
   void error(DiagKind kind, const std::string& path, std::string message, std::string expected) {
-    diags.push_back(Diagnostic{Severity::error, kind, at(path), "spec." + path, std::move(message),
-                               std::move(expected), {}});
+    diags.push_back(Diagnostic{Severity::error,
+                               kind,
+                               at(path),
+                               "spec." + path,
+                               std::move(message),
+                               std::move(expected),
+                               {}});
   }
 
   // Each leaf: a value only with state VALUE, no scope_level (the server fills it on reads), a
@@ -60,8 +65,9 @@ struct LeafCheck {
               "no scopeLevel in a document (the scope is the document's org, domain, project)");
       } else if (!value_state) {
         error(DiagKind::invalid_value, fpath,
-              f->json_name() + " is set but the state is not SETTING_STATE_VALUE (the server "
-                               "ignores a value in any other state)",
+              f->json_name() +
+                  " is set but the state is not SETTING_STATE_VALUE (the server "
+                  "ignores a value in any other state)",
               "state: SETTING_STATE_VALUE with a value, or SETTING_STATE_INHERIT / "
               "SETTING_STATE_UNSET without one");
       } else if (f->name() == "quantity_value") {
@@ -153,9 +159,13 @@ void parse_settings(const std::string& file, const YAML::Node& doc, Fields& f, c
   if (!json || diags.size() != before) return;
   auto value = std::make_shared<Settings>();
   if (std::string err = json_to_message(*json, value.get()); !err.empty()) {
-    diags.push_back(Diagnostic{Severity::error, DiagKind::invalid_value, location_of(file, spec),
-                               "spec", "protobuf rejected the value: " + err,
-                               "a valid flyteidl2.settings.Settings", {}});
+    diags.push_back(Diagnostic{Severity::error,
+                               DiagKind::invalid_value,
+                               location_of(file, spec),
+                               "spec",
+                               "protobuf rejected the value: " + err,
+                               "a valid flyteidl2.settings.Settings",
+                               {}});
     return;
   }
   sinks::FieldLines lines;
@@ -169,8 +179,8 @@ void parse_settings(const std::string& file, const YAML::Node& doc, Fields& f, c
   o.key = settings_object_key(org, domain, project);
   o.value = std::move(value);
   o.where = where;
-  o.source =
-      std::make_shared<const sinks::SourceLines>(sinks::SourceLines{file, where.line, std::move(lines)});
+  o.source = std::make_shared<const sinks::SourceLines>(
+      sinks::SourceLines{file, where.line, std::move(lines)});
   out.objects.push_back(std::move(o));
 }
 

@@ -420,15 +420,16 @@ struct ObjectPlanner {
     // Self-heal writes Git's value over it; without it the change is reported and left.
     const bool outside = m != managed.end() && !(have && hash_of(*have) == m->second.hash);
     if (outside) {
-      out.drift.push_back(DriftItem{
-          ObjectKind::object, key,
-          std::string(have ? "changed outside Git" : "deleted outside Git") +
-              (git_unchanged ? "" : " (and changed in Git since flytecd wrote it)"),
-          policy.self_heal, object_changes(have, want)});
+      out.drift.push_back(
+          DriftItem{ObjectKind::object, key,
+                    std::string(have ? "changed outside Git" : "deleted outside Git") +
+                        (git_unchanged ? "" : " (and changed in Git since flytecd wrote it)"),
+                    policy.self_heal, object_changes(have, want)});
       if (!policy.self_heal) return;
     }
-    std::string reason = outside ? (have ? "drift: changed outside Git" : "drift: deleted outside Git")
-                         : !have ? "new in Git"
+    std::string reason = outside
+                             ? (have ? "drift: changed outside Git" : "drift: deleted outside Git")
+                         : !have              ? "new in Git"
                          : m == managed.end() ? "differs from Git (not yet managed)"
                                               : "changed in Git";
     writes.push_back(step(have ? Action::update : Action::create, key, want,

@@ -20,8 +20,7 @@ std::optional<settings2::SettingsKey> settings_key_of(const std::string& object_
   if (object_key.rfind(k_prefix, 0) != 0) return std::nullopt;
   std::vector<std::string> parts;
   size_t start = k_prefix.size();
-  for (size_t slash; (slash = object_key.find('/', start)) != std::string::npos;
-       start = slash + 1)
+  for (size_t slash; (slash = object_key.find('/', start)) != std::string::npos; start = slash + 1)
     parts.push_back(object_key.substr(start, slash - start));
   parts.push_back(object_key.substr(start));
   if (parts.size() != 3 || parts[0].empty()) return std::nullopt;
@@ -99,8 +98,7 @@ struct SettingsSink::Impl {
       if (tokens) {
         auto key = tokens->metadata_key();
         auto value = key ? tokens->authorization() : Result<std::string>(key.error());
-        if (!value)
-          return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, value.error().message);
+        if (!value) return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, value.error().message);
         ctx.AddMetadata(*key, *value);
         sent = *value;
       }
@@ -235,9 +233,9 @@ Status SettingsSink::execute(const Step& step) {
     return make_error(ErrorCode::internal, "flyte2: a write step without a value: " + step.key);
   const auto* value = dynamic_cast<const settings2::Settings*>(step.object->value.get());
   if (!value)
-    return make_error(ErrorCode::internal,
-                      "flyte2: " + step.key + " holds a " +
-                          step.object->value->GetDescriptor()->full_name() + ", not Settings");
+    return make_error(ErrorCode::internal, "flyte2: " + step.key + " holds a " +
+                                               step.object->value->GetDescriptor()->full_name() +
+                                               ", not Settings");
   return m_impl->write(step.key, *value, version);
 }
 

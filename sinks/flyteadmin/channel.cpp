@@ -10,8 +10,9 @@ Result<Connection> open_connection(const AdminConfig& cfg, const std::string& wh
     return make_error(ErrorCode::invalid_input, who + ": no endpoint configured");
   if (cfg.insecure_skip_verify && !cfg.insecure)
     return make_error(ErrorCode::invalid_input,
-                      who + ": insecureSkipVerify is not supported; set caCertFilePath to the "
-                            "server's CA instead");
+                      who +
+                          ": insecureSkipVerify is not supported; set caCertFilePath to the "
+                          "server's CA instead");
   std::shared_ptr<grpc::ChannelCredentials> creds;
   if (cfg.insecure) {
     creds = grpc::InsecureChannelCredentials();

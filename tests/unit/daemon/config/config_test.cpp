@@ -200,10 +200,11 @@ TEST_CASE(
   CHECK_THAT(t.error().message, Catch::Contains("(expected a duration like 30s, 5m or 1h)"));
   auto u = load("logs: {level: info}\n", cfg);
   REQUIRE_FALSE(u);
-  CHECK_THAT(u.error().message,
-             Catch::Contains("logs: unknown key (expected repo, stateDir, flytectlConfig, admin, flyte2, "
-                             "policy, domains, parallelism, lockWait, git, interval, http, "
-                             "notifications, packages, history, kubernetes, log)"));
+  CHECK_THAT(
+      u.error().message,
+      Catch::Contains("logs: unknown key (expected repo, stateDir, flytectlConfig, admin, flyte2, "
+                      "policy, domains, parallelism, lockWait, git, interval, http, "
+                      "notifications, packages, history, kubernetes, log)"));
   auto g = load("git:\n  url: https://example.com/r.git\n  branch: main\n", cfg);
   REQUIRE_FALSE(g);
   CHECK_THAT(g.error().message, Catch::Contains(":3: git.branch: unknown key (expected url, ref,"));

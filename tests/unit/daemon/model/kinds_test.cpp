@@ -23,8 +23,9 @@ TEST_CASE("document kinds: one row per kind, each with its apiVersion", "[model]
   CHECK(find_document_kind("FlyteRegistration")->api_version == "flyte.backend/v1");
   CHECK(find_document_kind("Settings")->api_version == "flytecd/v1");
   CHECK(find_document_kind("AppSettings") == nullptr);
-  CHECK(document_kind_names() ==
-        "Overrides, WorkflowRegistration, Project, PlatformDefaults, Settings or FlyteRegistration");
+  CHECK(
+      document_kind_names() ==
+      "Overrides, WorkflowRegistration, Project, PlatformDefaults, Settings or FlyteRegistration");
 }
 
 TEST_CASE("document kinds: an unknown kind and a kind under another kind's apiVersion",

@@ -61,20 +61,23 @@ TEST_CASE("Settings: one object per scope, keyed by org (default flyte), domain 
   CHECK(o.source->fields.find("run.defaultQueue") == 7);
   CHECK(o.source->fields.find("taskResource.max.cpu") == 14);
 
-  auto org = load_one("apiVersion: flytecd/v1\nkind: Settings\norg: acme\ndomain: production\n"
-                      "spec: {run: {defaultQueue: {state: SETTING_STATE_UNSET}}}\n");
+  auto org = load_one(
+      "apiVersion: flytecd/v1\nkind: Settings\norg: acme\ndomain: production\n"
+      "spec: {run: {defaultQueue: {state: SETTING_STATE_UNSET}}}\n");
   REQUIRE(org.ok());
   CHECK(org.documents.objects.at(0).key == "settings/acme/production/");
-  auto top = load_one("apiVersion: flytecd/v1\nkind: Settings\n"
-                      "spec: {run: {defaultQueue: {state: SETTING_STATE_UNSET}}}\n");
+  auto top = load_one(
+      "apiVersion: flytecd/v1\nkind: Settings\n"
+      "spec: {run: {defaultQueue: {state: SETTING_STATE_UNSET}}}\n");
   REQUIRE(top.ok());
   CHECK(top.documents.objects.at(0).key == "settings/flyte//");
 }
 
 TEST_CASE("Settings: an unknown field is refused by name, with the fields there are",
           "[model][settings]") {
-  auto r = load_one("apiVersion: flytecd/v1\nkind: Settings\ndomain: development\nspec:\n"
-                    "  run:\n    podTemplateName: {state: SETTING_STATE_VALUE}\n");
+  auto r = load_one(
+      "apiVersion: flytecd/v1\nkind: Settings\ndomain: development\nspec:\n"
+      "  run:\n    podTemplateName: {state: SETTING_STATE_VALUE}\n");
   CHECK_FALSE(r.ok());
   CHECK(r.documents.objects.empty());
   const auto* d = find(r, model::DiagKind::unknown_field);
@@ -84,9 +87,10 @@ TEST_CASE("Settings: an unknown field is refused by name, with the fields there 
   CHECK(d->expected.find("defaultQueue") != std::string::npos);
 }
 
-TEST_CASE("Settings: a project without a domain, a bad quantity, max below min, a value "
-          "without SETTING_STATE_VALUE, scopeLevel, an empty spec",
-          "[model][settings]") {
+TEST_CASE(
+    "Settings: a project without a domain, a bad quantity, max below min, a value "
+    "without SETTING_STATE_VALUE, scopeLevel, an empty spec",
+    "[model][settings]") {
   const std::string head = "apiVersion: flytecd/v1\nkind: Settings\n";
   auto no_domain =
       load_one(head + "project: p\nspec: {run: {defaultQueue: {state: SETTING_STATE_UNSET}}}\n");
@@ -96,32 +100,36 @@ TEST_CASE("Settings: a project without a domain, a bad quantity, max below min, 
   CHECK(d->where.line == 3);
   CHECK(d->expected.find("InvalidArgument") != std::string::npos);
 
-  auto quantity = load_one(head + "domain: development\nspec:\n  taskResource:\n    min:\n"
-                                  "      cpu: {state: SETTING_STATE_VALUE, quantityValue: lots}\n");
+  auto quantity = load_one(head +
+                           "domain: development\nspec:\n  taskResource:\n    min:\n"
+                           "      cpu: {state: SETTING_STATE_VALUE, quantityValue: lots}\n");
   d = find(quantity, model::DiagKind::bad_quantity);
   REQUIRE(d);
   CHECK(d->path == "spec.taskResource.min.cpu.quantityValue");
   CHECK(d->where.line == 7);
 
-  auto bounds = load_one(head + "domain: development\nspec:\n  taskResource:\n"
-                                "    min: {memory: {state: SETTING_STATE_VALUE, quantityValue: 2Gi}}\n"
-                                "    max: {memory: {state: SETTING_STATE_VALUE, "
-                                "quantityValue: 512Mi}}\n");
+  auto bounds = load_one(head +
+                         "domain: development\nspec:\n  taskResource:\n"
+                         "    min: {memory: {state: SETTING_STATE_VALUE, quantityValue: 2Gi}}\n"
+                         "    max: {memory: {state: SETTING_STATE_VALUE, "
+                         "quantityValue: 512Mi}}\n");
   d = find(bounds, model::DiagKind::limits_below_defaults);
   REQUIRE(d);
   CHECK(d->path == "spec.taskResource.max.memory");
   CHECK(d->message == "max 512Mi is below min 2Gi");
   CHECK(d->where.line == 7);
 
-  auto stateless = load_one(head + "domain: development\nspec:\n  run:\n"
-                                   "    defaultQueue: {stringValue: gpu}\n");
+  auto stateless = load_one(head +
+                            "domain: development\nspec:\n  run:\n"
+                            "    defaultQueue: {stringValue: gpu}\n");
   d = find(stateless, model::DiagKind::invalid_value);
   REQUIRE(d);
   CHECK(d->path == "spec.run.defaultQueue.stringValue");
   CHECK(d->message.find("not SETTING_STATE_VALUE") != std::string::npos);
 
-  auto level = load_one(head + "domain: development\nspec:\n  run:\n"
-                               "    defaultQueue: {state: SETTING_STATE_UNSET, scopeLevel: 2}\n");
+  auto level = load_one(head +
+                        "domain: development\nspec:\n  run:\n"
+                        "    defaultQueue: {state: SETTING_STATE_UNSET, scopeLevel: 2}\n");
   d = find(level, model::DiagKind::invalid_value);
   REQUIRE(d);
   CHECK(d->path == "spec.run.defaultQueue.scopeLevel");

@@ -206,9 +206,10 @@ TEST_CASE("flyte2 sink: round trip into the emulator; a second apply writes noth
   CHECK(live->objects.count(k_project) == 1);
 }
 
-TEST_CASE("flyte2 sink: a write between flytecd's read and its write is FailedPrecondition: "
-          "re-read, drift with values, healed with self-heal or left without it",
-          "[flyte2][sink]") {
+TEST_CASE(
+    "flyte2 sink: a write between flytecd's read and its write is FailedPrecondition: "
+    "re-read, drift with values, healed with self-heal or left without it",
+    "[flyte2][sink]") {
   for (const bool self_heal : {true, false}) {
     DYNAMIC_SECTION("selfHeal " << self_heal) {
       Peer peer;
@@ -251,9 +252,10 @@ TEST_CASE("flyte2 sink: a write between flytecd's read and its write is FailedPr
   }
 }
 
-TEST_CASE("flyte2 sink: 8 concurrent out-of-band writers lose no acknowledged update Git does "
-          "not override, and flytecd never writes with a stale version",
-          "[flyte2][sink]") {
+TEST_CASE(
+    "flyte2 sink: 8 concurrent out-of-band writers lose no acknowledged update Git does "
+    "not override, and flytecd never writes with a stale version",
+    "[flyte2][sink]") {
   Peer peer;
   auto ledger = memory_ledger();
   reconcile::State desired;
@@ -264,8 +266,8 @@ TEST_CASE("flyte2 sink: 8 concurrent out-of-band writers lose no acknowledged up
   std::vector<std::thread> writers;
   for (int w = 0; w < 8; ++w)
     writers.emplace_back([&, w] {
-      const std::string key = w < 6 ? "settings/flyte/development/team" + std::to_string(w)
-                                    : k_project;
+      const std::string key =
+          w < 6 ? "settings/flyte/development/team" + std::to_string(w) : k_project;
       for (int i = 0; i < 40 && !stop; ++i) {
         const std::string value = "w" + std::to_string(w) + "-" + std::to_string(i);
         if (peer.write_queue(key, value)) last[w] = value;
