@@ -150,7 +150,7 @@ std::string queue_of(const fset::SettingsRecord& r) {
 
 }  // namespace
 
-TEST_CASE("flyte2 sink: round trip into the emulator; a second apply writes nothing",
+TEST_CASE("flyte2 sink: round trip into the emulator, a second apply writes nothing",
           "[flyte2][sink]") {
   Peer peer;
   auto ledger = memory_ledger();
