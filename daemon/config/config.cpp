@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -142,8 +143,12 @@ Status parse_package_verify(const YAML::Node& v, const std::string& at, Config& 
   return ok_status();
 }
 
-Status parse_admin(const YAML::Node& v, const std::string& at, Config& cfg) {
-  if (!v.IsMap()) return make_error(ErrorCode::invalid_input, at + ": admin: expected a mapping");
+// A section of flytectl's `admin:` keys (admin, flyte2) into `out`, errors at the key's line.
+// `strict`: a key apply_admin_key does not read is an error (flytectl's admin: ignores them).
+Status parse_admin_keys(const YAML::Node& v, const std::string& at, const std::string& section,
+                        sinks::flyteadmin::AdminConfig& out, bool strict) {
+  if (!v.IsMap())
+    return make_error(ErrorCode::invalid_input, at + ": " + section + ": expected a mapping");
   const std::string file = at.substr(0, at.rfind(':'));  // "config PATH"
   for (const auto& a : v) {
     std::vector<std::string> values;
@@ -151,31 +156,32 @@ Status parse_admin(const YAML::Node& v, const std::string& at, Config& cfg) {
       values = a.second.as<std::vector<std::string>>();
     else if (a.second.IsScalar())
       values.push_back(a.second.Scalar());
-    if (auto s = sinks::flyteadmin::apply_admin_key(cfg.admin, a.first.Scalar(), values); !s)
-      return make_error(
-          ErrorCode::invalid_input,
-          file + ":" + std::to_string(a.first.Mark().line + 1) + ": admin: " + s.error().message);
+    const auto& known = sinks::flyteadmin::admin_keys();
+    if (strict && std::find(known.begin(), known.end(), a.first.Scalar()) == known.end()) {
+      std::string names;
+      for (const auto& k : known) names += (names.empty() ? "" : ", ") + k;
+      return make_error(ErrorCode::invalid_input,
+                        file + ":" + std::to_string(a.first.Mark().line + 1) + ": " + section +
+                            "." + scan::printable(a.first.Scalar()) + ": unknown key (expected " +
+                            names + ")");
+    }
+    if (auto s = sinks::flyteadmin::apply_admin_key(out, a.first.Scalar(), values); !s)
+      return make_error(ErrorCode::invalid_input, file + ":" +
+                                                      std::to_string(a.first.Mark().line + 1) +
+                                                      ": " + section + ": " + s.error().message);
   }
   return ok_status();
 }
 
+Status parse_admin(const YAML::Node& v, const std::string& at, Config& cfg) {
+  return parse_admin_keys(v, at, "admin", cfg.admin, false);
+}
+
+// flyte2: the target is Flyte 2; `flyte2:` or `flyte2: {}` alone is the embedded emulator.
 Status parse_flyte2(const YAML::Node& v, const std::string& at, Config& cfg) {
   cfg.flyte2.enabled = true;
-  if (v.IsNull()) return ok_status();  // `flyte2: {}` or `flyte2:`: the embedded emulator
-  if (!v.IsMap()) return make_error(ErrorCode::invalid_input, at + ": flyte2: expected a mapping");
-  const std::string file = at.substr(0, at.rfind(':'));  // "config PATH"
-  for (const auto& a : v) {
-    std::vector<std::string> values;
-    if (a.second.IsSequence())
-      values = a.second.as<std::vector<std::string>>();
-    else if (a.second.IsScalar())
-      values.push_back(a.second.Scalar());
-    if (auto s = sinks::flyteadmin::apply_admin_key(cfg.flyte2.admin, a.first.Scalar(), values); !s)
-      return make_error(
-          ErrorCode::invalid_input,
-          file + ":" + std::to_string(a.first.Mark().line + 1) + ": flyte2: " + s.error().message);
-  }
-  return ok_status();
+  if (v.IsNull()) return ok_status();
+  return parse_admin_keys(v, at, "flyte2", cfg.flyte2.admin, true);
 }
 
 Status parse_kubernetes(const YAML::Node& v, const std::string& at, Config& cfg) {

@@ -47,25 +47,45 @@ Result<OpenedSink> open_flyteadmin(const config::Config& cfg) {
   return out;
 }
 
-// The embedded FlyteAdmin emulator, started in-process on loopback and persisted in the state
-// directory; the sink reaches it over gRPC like any FlyteAdmin.
-Result<OpenedSink> open_emulator(const config::Config& cfg) {
+// An embedded emulator (FlyteAdmin's, or Flyte 2's with `flyte2`), started in-process on loopback
+// and persisted in the state directory: `out` keeps it running, names it, and says where the sink
+// reaches it over gRPC (plaintext on loopback).
+struct Embedded {
+  TargetKind kind;
+  const char* db_file;   // in the state directory
+  const char* server;    // "FlyteAdmin", "Flyte 2"
+  const char* label;     // "flyteadmin", "flyte2"
+  const char* endpoint;  // the key that targets a real one
+};
+Result<sinks::flyteadmin::AdminConfig> start_embedded(const config::Config& cfg, const Embedded& e,
+                                                      OpenedSink& out) {
   sinks::emulator::Options opts;
-  opts.db_path = cfg.state_dir + "/emulator.db";
+  opts.db_path = cfg.state_dir + "/" + e.db_file;
   opts.domains = cfg.documents.domains;
+  opts.flyte2 = e.kind == TargetKind::flyte2_emulator;
   auto emu = sinks::emulator::Emulator::start(opts);
-  if (!emu) return emu.error().wrap("embedded emulator");
+  if (!emu) return emu.error().wrap(std::string("embedded ") + e.server + " emulator");
   std::shared_ptr<sinks::emulator::Emulator> started = std::move(*emu);
-  OpenedSink out{TargetKind::emulator, started};
-  out.description = "flyteadmin EMULATOR (embedded, " + started->address() + ", " + opts.db_path +
-                    ") — not a real FlyteAdmin; set admin.endpoint to target one";
-  log::get("flytecd")->warn(
-      "no FlyteAdmin endpoint configured: using the embedded FlyteAdmin emulator at {} ({})",
-      started->address(), opts.db_path);
+  out.kind = e.kind;
+  out.keep = started;
+  out.description = std::string(e.label) + " EMULATOR (embedded, " + started->address() + ", " +
+                    opts.db_path + ") — not a real " + e.server + "; set " + e.endpoint +
+                    " to target one";
+  log::get("flytecd")->warn("no {} endpoint configured: using the embedded {} emulator at {} ({})",
+                            e.server, e.server, started->address(), opts.db_path);
   sinks::flyteadmin::AdminConfig admin;
   admin.endpoint = started->address();
   admin.insecure = true;
-  auto sink = make_admin_sink(admin, out.description);
+  return admin;
+}
+
+Result<OpenedSink> open_emulator(const config::Config& cfg) {
+  OpenedSink out;
+  auto admin = start_embedded(
+      cfg, {TargetKind::emulator, "emulator.db", "FlyteAdmin", "flyteadmin", "admin.endpoint"},
+      out);
+  if (!admin) return admin.error();
+  auto sink = make_admin_sink(*admin, out.description);
   if (!sink) return sink.error();
   out.sink = std::move(*sink);
   return out;
@@ -80,26 +100,14 @@ Result<OpenedSink> open_flyte2(const config::Config& cfg) {
   return out;
 }
 
-// The embedded Flyte 2 emulator (SettingsService), like the FlyteAdmin one: in-process on
-// loopback, persisted in the state directory, reached over gRPC.
 Result<OpenedSink> open_flyte2_emulator(const config::Config& cfg) {
-  sinks::emulator::Options opts;
-  opts.db_path = cfg.state_dir + "/flyte2-emulator.db";
-  opts.domains = cfg.documents.domains;
-  opts.flyte2 = true;
-  auto emu = sinks::emulator::Emulator::start(opts);
-  if (!emu) return emu.error().wrap("embedded Flyte 2 emulator");
-  std::shared_ptr<sinks::emulator::Emulator> started = std::move(*emu);
-  OpenedSink out{TargetKind::flyte2_emulator, started};
-  out.description = "flyte2 EMULATOR (embedded, " + started->address() + ", " + opts.db_path +
-                    ") — not a real Flyte 2; set flyte2.endpoint to target one";
-  log::get("flytecd")->warn(
-      "no Flyte 2 endpoint configured: using the embedded Flyte 2 emulator at {} ({})",
-      started->address(), opts.db_path);
-  sinks::flyteadmin::AdminConfig admin;
-  admin.endpoint = started->address();
-  admin.insecure = true;
-  auto sink = sinks::flyte2::SettingsSink::connect(admin, out.description);
+  OpenedSink out;
+  auto admin = start_embedded(
+      cfg,
+      {TargetKind::flyte2_emulator, "flyte2-emulator.db", "Flyte 2", "flyte2", "flyte2.endpoint"},
+      out);
+  if (!admin) return admin.error();
+  auto sink = sinks::flyte2::SettingsSink::connect(*admin, out.description);
   if (!sink) return sink.error();
   out.sink = std::move(*sink);
   return out;

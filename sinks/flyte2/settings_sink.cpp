@@ -3,13 +3,10 @@
 #include <grpcpp/grpcpp.h>
 
 #include <mutex>
-#include <random>
-#include <thread>
 
 #include "daemon/common/log.hpp"
 #include "flyteidl2/settings/settings_service.grpc.pb.h"
 #include "sinks/flyteadmin/channel.hpp"
-#include "sinks/flyteadmin/hints.hpp"
 
 namespace flytecd::sinks::flyte2 {
 namespace settings2 = flyteidl2::settings;
@@ -83,52 +80,27 @@ struct SettingsSink::Impl {
     versions[key] = v;
   }
 
-  // One call with deadline, auth, retries of transient failures (a conditional write repeated
-  // after an UNAVAILABLE cannot overwrite: if the first one landed, the version moved) and
-  // accounting. The gRPC status is returned for the caller to read.
+  // One call (flyteadmin::call_with_retries: deadline, auth, retries of transient failures — a
+  // conditional write repeated after an UNAVAILABLE cannot overwrite: if the first one landed,
+  // the version moved) and accounting. The gRPC status is returned for the caller to read; a
+  // token that cannot be had is UNAUTHENTICATED with its reason.
   template <typename Req, typename Resp, typename Fn>
   grpc::Status call(const char* method, const Req& req, Resp* resp, Fn fn) {
-    thread_local std::mt19937_64 rng{std::random_device{}()};
-    bool refreshed = false;
-    for (int attempt = 0;; ++attempt) {
-      grpc::ClientContext ctx;
-      ctx.set_deadline(std::chrono::system_clock::now() +
-                       std::chrono::milliseconds(cfg.per_rpc_timeout_ms));
-      std::string sent;
-      if (tokens) {
-        auto key = tokens->metadata_key();
-        auto value = key ? tokens->authorization() : Result<std::string>(key.error());
-        if (!value) return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, value.error().message);
-        ctx.AddMetadata(*key, *value);
-        sent = *value;
-      }
-      grpc::Status st = (stub.get()->*fn)(&ctx, req, resp);
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        ++stats[std::string(method) + " " + flyteadmin::grpc_code_name(st.error_code())];
-      }
-      if (st.ok()) return st;
-      const ErrorCode code = flyteadmin::map_grpc_code(st.error_code());
-      if (code == ErrorCode::unauthenticated && tokens && !refreshed) {
-        tokens->invalidate(sent);
-        refreshed = true;
-        continue;
-      }
-      if (!Error{code, ""}.retryable() || attempt >= cfg.max_retries) return st;
-      const long long cap = std::min<long long>(8000, 100LL << std::min(attempt, 16));
-      std::uniform_int_distribution<long long> dist(cap / 2, cap);
-      std::this_thread::sleep_for(std::chrono::milliseconds(dist(rng)));
-    }
+    auto out = flyteadmin::call_with_retries(
+        cfg, tokens.get(), method,
+        [&](grpc::ClientContext& ctx) { return (stub.get()->*fn)(&ctx, req, resp); },
+        [&](grpc::StatusCode code) {
+          std::lock_guard<std::mutex> lock(mu);
+          ++stats[std::string(method) + " " + flyteadmin::grpc_code_name(code)];
+        },
+        *log);
+    if (out.auth_error)
+      return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, out.auth_error->message);
+    return out.status;
   }
 
   Error failure(const char* method, const std::string& key, const grpc::Status& st) const {
-    const ErrorCode code = flyteadmin::map_grpc_code(st.error_code());
-    return Error{code, "flyte2: " + std::string(method) + " " + key + ": " +
-                           flyteadmin::grpc_code_name(st.error_code()) + ": " +
-                           (code == ErrorCode::unavailable
-                                ? flyteadmin::unavailable_message(cfg.endpoint, cfg.insecure,
-                                                                  st.error_message())
-                                : st.error_message())};
+    return flyteadmin::call_error(cfg, "flyte2: " + std::string(method) + " " + key, st);
   }
 
   Status write(const std::string& key, const settings2::Settings& value, uint64_t version);

@@ -52,7 +52,6 @@ sinks::OverrideState parse_row(const admin::MatchableAttributesConfiguration& ro
 
 namespace {
 
-ErrorCode map_code(grpc::StatusCode code) { return map_grpc_code(code); }
 const char* code_name(grpc::StatusCode code) { return grpc_code_name(code); }
 
 // Counting semaphore bounding RPCs in flight.
@@ -105,49 +104,23 @@ struct AdminSink::Impl {
     if (auto why = empty_scope(req))
       return make_error(ErrorCode::invalid_input,
                         std::string("flyteadmin: ") + method + ": not sent: " + *why);
-    thread_local std::mt19937_64 rng{std::random_device{}()};
-    bool refreshed = false;
-    std::string sent_authorization;
-    const int attempts = cfg.max_retries + 1;
-    for (int attempt = 0;; ++attempt) {
-      grpc::ClientContext ctx;
-      ctx.set_deadline(std::chrono::system_clock::now() +
-                       std::chrono::milliseconds(cfg.per_rpc_timeout_ms));
-      if (tokens) {
-        auto key = tokens->metadata_key();
-        auto value = key ? tokens->authorization() : Result<std::string>(key.error());
-        if (!value) return value.error().wrap(std::string("flyteadmin: ") + method);
-        ctx.AddMetadata(*key, *value);
-        sent_authorization = *value;
-      }
-      gate.acquire();
-      grpc::Status st = (target->*fn)(&ctx, req, resp);
-      gate.release();
-      {
-        std::lock_guard<std::mutex> lock(stats_mu);
-        ++stats[std::string(method) + " " + code_name(st.error_code())];
-      }
-      if (st.ok()) return ok_status();
-      const ErrorCode code = map_code(st.error_code());
-      if (code == ErrorCode::unauthenticated && tokens && !refreshed) {
-        tokens->invalidate(sent_authorization);
-        refreshed = true;
-        continue;
-      }
-      Error err{code, std::string("flyteadmin: ") + method + ": " + code_name(st.error_code()) +
-                          ": " +
-                          (code == ErrorCode::unavailable
-                               ? unavailable_message(cfg.endpoint, cfg.insecure, st.error_message())
-                               : st.error_message())};
-      if (!err.retryable() || attempt + 1 >= attempts) return err;
-      // Exponential backoff with full jitter: 100ms * 2^attempt, capped at 8 s.
-      long long cap = std::min<long long>(8000, 100LL << std::min(attempt, 16));
-      std::uniform_int_distribution<long long> dist(cap / 2, cap);
-      auto delay = std::chrono::milliseconds(dist(rng));
-      log->debug("{} failed ({}), retry {}/{} in {} ms", method, code_name(st.error_code()),
-                 attempt + 1, attempts - 1, delay.count());
-      std::this_thread::sleep_for(delay);
-    }
+    const std::string where = std::string("flyteadmin: ") + method;
+    CallOutcome out = call_with_retries(
+        cfg, tokens.get(), method,
+        [&](grpc::ClientContext& ctx) {
+          gate.acquire();
+          grpc::Status st = (target->*fn)(&ctx, req, resp);
+          gate.release();
+          return st;
+        },
+        [&](grpc::StatusCode code) {
+          std::lock_guard<std::mutex> lock(stats_mu);
+          ++stats[std::string(method) + " " + code_name(code)];
+        },
+        *log);
+    if (out.auth_error) return out.auth_error->wrap(where);
+    if (out.status.ok()) return ok_status();
+    return call_error(cfg, where, out.status);
   }
 };
 

@@ -1,7 +1,13 @@
 #include "sinks/flyteadmin/channel.hpp"
 
+#include <spdlog/logger.h>
+
 #include <fstream>
+#include <random>
 #include <sstream>
+#include <thread>
+
+#include "sinks/flyteadmin/hints.hpp"
 
 namespace flytecd::sinks::flyteadmin {
 
@@ -89,6 +95,52 @@ const char* grpc_code_name(grpc::StatusCode code) {
                                   "UNAUTHENTICATED"};
   int i = static_cast<int>(code);
   return i >= 0 && i <= 16 ? k_names[i] : "UNKNOWN";
+}
+
+CallOutcome call_with_retries(const AdminConfig& cfg, TokenSource* tokens, std::string_view method,
+                              const std::function<grpc::Status(grpc::ClientContext&)>& invoke,
+                              const std::function<void(grpc::StatusCode)>& count,
+                              spdlog::logger& log) {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  bool refreshed = false;
+  std::string sent_authorization;
+  for (int attempt = 0;; ++attempt) {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() +
+                     std::chrono::milliseconds(cfg.per_rpc_timeout_ms));
+    if (tokens) {
+      auto key = tokens->metadata_key();
+      auto value = key ? tokens->authorization() : Result<std::string>(key.error());
+      if (!value) return CallOutcome{grpc::Status::OK, value.error()};
+      ctx.AddMetadata(*key, *value);
+      sent_authorization = *value;
+    }
+    grpc::Status st = invoke(ctx);
+    count(st.error_code());
+    if (st.ok()) return CallOutcome{st, std::nullopt};
+    const ErrorCode code = map_grpc_code(st.error_code());
+    if (code == ErrorCode::unauthenticated && tokens && !refreshed) {
+      tokens->invalidate(sent_authorization);
+      refreshed = true;
+      continue;
+    }
+    if (!Error{code, ""}.retryable() || attempt >= cfg.max_retries)
+      return CallOutcome{st, std::nullopt};
+    const long long cap = std::min<long long>(8000, 100LL << std::min(attempt, 16));
+    std::uniform_int_distribution<long long> dist(cap / 2, cap);
+    const auto delay = std::chrono::milliseconds(dist(rng));
+    log.debug("{} failed ({}), retry {}/{} in {} ms", method, grpc_code_name(st.error_code()),
+              attempt + 1, cfg.max_retries, delay.count());
+    std::this_thread::sleep_for(delay);
+  }
+}
+
+Error call_error(const AdminConfig& cfg, const std::string& prefix, const grpc::Status& st) {
+  const ErrorCode code = map_grpc_code(st.error_code());
+  return Error{code, prefix + ": " + grpc_code_name(st.error_code()) + ": " +
+                         (code == ErrorCode::unavailable
+                              ? unavailable_message(cfg.endpoint, cfg.insecure, st.error_message())
+                              : st.error_message())};
 }
 
 }  // namespace flytecd::sinks::flyteadmin

@@ -6,8 +6,15 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
+
+namespace spdlog {
+class logger;
+}
 
 #include "daemon/common/result.hpp"
 #include "sinks/flyteadmin/config.hpp"
@@ -24,6 +31,26 @@ struct Connection {
 // invalid_input (no endpoint, insecureSkipVerify, an unreadable caCertFilePath, an unsupported
 // authType).
 Result<Connection> open_connection(const AdminConfig& cfg, const std::string& who);
+
+// What call_with_retries ended with: the last answer, or why no call was made (no token).
+struct CallOutcome {
+  grpc::Status status;
+  std::optional<Error> auth_error;
+};
+
+// One RPC the way both sinks make it: a deadline of cfg.per_rpc_timeout_ms, the token in its
+// metadata key, one refresh after UNAUTHENTICATED, and retries of unavailable / timeout /
+// resource_exhausted answers (up to cfg.max_retries, exponential backoff with full jitter from
+// 100 ms, capped at 8 s). `invoke` makes the call on the prepared context; `count` sees the code
+// of every answer (for the sink's RPC counters).
+CallOutcome call_with_retries(const AdminConfig& cfg, TokenSource* tokens, std::string_view method,
+                              const std::function<grpc::Status(grpc::ClientContext&)>& invoke,
+                              const std::function<void(grpc::StatusCode)>& count,
+                              spdlog::logger& log);
+
+// The error of a failed answer: "PREFIX: CODE: message", the connection hint first for
+// UNAVAILABLE (hints.hpp), in flytecd's category of the code.
+Error call_error(const AdminConfig& cfg, const std::string& prefix, const grpc::Status& st);
 
 // flytecd's category of a gRPC code (FAILED_PRECONDITION as invalid_input, FlyteAdmin's reading;
 // a sink whose server means "stale version" by it maps that itself).

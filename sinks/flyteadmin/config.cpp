@@ -95,6 +95,26 @@ Status apply_admin_key(AdminConfig& cfg, const std::string& key,
   return ok_status();
 }
 
+const std::vector<std::string>& admin_keys() {
+  static const std::vector<std::string> k_keys = {"endpoint",
+                                                  "insecure",
+                                                  "insecureSkipVerify",
+                                                  "caCertFilePath",
+                                                  "authType",
+                                                  "clientId",
+                                                  "clientSecretLocation",
+                                                  "clientSecretEnvVar",
+                                                  "scopes",
+                                                  "audience",
+                                                  "tokenUrl",
+                                                  "authorizationHeader",
+                                                  "httpEndpoint",
+                                                  "perRetryTimeout",
+                                                  "maxRetries",
+                                                  "maxInFlight"};
+  return k_keys;
+}
+
 Result<AdminConfig> load_flytectl_config(const std::string& path) {
   // A directory (a ConfigMap mounted where a file was expected) makes YAML::LoadFile throw an
   // I/O exception, not a YAML::Exception.

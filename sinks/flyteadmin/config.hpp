@@ -38,6 +38,10 @@ Result<AdminConfig> load_flytectl_config(const std::string& path);
 Status apply_admin_key(AdminConfig& cfg, const std::string& key,
                        const std::vector<std::string>& values);
 
+// The keys apply_admin_key reads, in its order ("endpoint", "insecure", …): a section that is
+// flytecd's own (flyte2:) refuses any other, where flytectl's admin: ignores them.
+const std::vector<std::string>& admin_keys();
+
 // Reads the client secret from the configured env var or file (whitespace-trimmed).
 // The error names the source, never the value.
 Result<std::string> read_client_secret(const AdminConfig& cfg);

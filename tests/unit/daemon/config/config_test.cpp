@@ -97,6 +97,35 @@ TEST_CASE("config: packages.verify entries and packages.trustedRoot, errors with
   CHECK_THAT(not_list.error().message, Catch::Contains("expected a list"));
 }
 
+TEST_CASE("config: a flyte2 section makes the target Flyte 2, with admin's keys and errors",
+          "[config][flyte2]") {
+  auto cfg = flytecd::config::defaults();
+  CHECK_FALSE(cfg.flyte2.enabled);
+  REQUIRE(load("flyte2: {}\n", cfg));
+  CHECK(cfg.flyte2.enabled);
+  CHECK(cfg.flyte2.admin.endpoint.empty());  // the embedded Flyte 2 emulator
+  auto full = flytecd::config::defaults();
+  REQUIRE(
+      load("flyte2:\n  endpoint: dns:///f2:443\n  caCertFilePath: /etc/ca.pem\n"
+           "  authType: ClientSecret\n  clientId: flytecd\n",
+           full));
+  CHECK(full.flyte2.enabled);
+  CHECK(full.flyte2.admin.endpoint == "dns:///f2:443");
+  CHECK(full.flyte2.admin.ca_cert_file_path == "/etc/ca.pem");
+  CHECK(full.flyte2.admin.client_id == "flytecd");
+  CHECK(full.admin.endpoint.empty());  // admin: is left alone
+  auto bad = flytecd::config::defaults();
+  auto s = load("repo: .\nflyte2:\n  endpoint: x\n  endpont: y\n", bad);
+  REQUIRE_FALSE(s);
+  // A typo is an error (it would otherwise target the embedded emulator without a word).
+  CHECK_THAT(s.error().message,
+             Catch::Contains(":4: flyte2.endpont: unknown key (expected endpoint, insecure, "));
+  auto list = flytecd::config::defaults();
+  auto l = load("flyte2: [a]\n", list);
+  REQUIRE_FALSE(l);
+  CHECK_THAT(l.error().message, Catch::Contains("flyte2: expected a mapping"));
+}
+
 TEST_CASE("config: lockWait is a duration", "[config][lock]") {
   auto cfg = flytecd::config::defaults();
   CHECK(load("lockWait: 30s\n", cfg));
