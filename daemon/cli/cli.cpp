@@ -25,6 +25,7 @@ const std::vector<Command>& command_table() {
       {"run", add_run_command},
       {"history", add_history_command},
       {"import", add_import_command},
+      {"convert", add_convert_command},
       {"status", add_status_command},
       {"get objects", add_get_objects_row},
       {"sync", add_sync_command},

@@ -59,6 +59,7 @@ Runner add_plan_command(CLI::App& app, CommandContext& ctx);
 Runner add_run_command(CLI::App& app, CommandContext& ctx);
 Runner add_history_command(CLI::App& app, CommandContext& ctx);
 Runner add_import_command(CLI::App& app, CommandContext& ctx);
+Runner add_convert_command(CLI::App& app, CommandContext& ctx);
 Runner add_status_command(CLI::App& app, CommandContext& ctx);
 Runner add_get_objects_row(CLI::App& app, CommandContext& ctx);
 Runner add_sync_command(CLI::App& app, CommandContext& ctx);

@@ -7,6 +7,7 @@
 
 #include "daemon/cli/command.hpp"
 #include "daemon/cli/compile_command.hpp"
+#include "daemon/cli/get_settings.hpp"
 #include "daemon/cli/import_flytectl.hpp"
 #include "daemon/cli/live_overrides.hpp"
 #include "daemon/model/flytectl_attrs.hpp"
@@ -126,8 +127,10 @@ Runner add_get_command(CLI::App& app, CommandContext& ctx) {
   ctx.get->require_subcommand(1);
   auto overrides = add_get_overrides(*ctx.get);
   auto registrations = add_get_registrations(*ctx.get);
-  return [overrides, registrations]() -> std::optional<int> {
+  auto settings = add_get_settings(*ctx.get);
+  return [overrides, registrations, settings]() -> std::optional<int> {
     if (auto rc = overrides()) return rc;
+    if (auto rc = settings()) return rc;
     return registrations();
   };
 }

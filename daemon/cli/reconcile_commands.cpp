@@ -12,6 +12,7 @@
 #include "daemon/cli/suggest.hpp"
 #include "daemon/common/http/client.hpp"
 #include "daemon/common/json_dump.hpp"
+#include "daemon/common/text.hpp"
 #include "daemon/common/log.hpp"
 #include "daemon/common/scan.hpp"
 #include "daemon/model/proto_yaml.hpp"
@@ -334,6 +335,12 @@ namespace {
 // Writes the live projects and overrides under `out_dir` (which must be empty or absent): one
 // project.yaml per project, all of a project's scopes in its overrides.yaml. Prints what was
 // written; false (with the error printed) when it cannot.
+size_t object_files_count(const reconcile::State& live) {
+  size_t n = 0;
+  for (const auto& [key, o] : live.objects) n += o.kind == "settings";
+  return n;
+}
+
 bool write_import(const reconcile::State& live, const std::string& out_dir,
                   const std::string& description, std::ostream& out, std::ostream& err) {
   namespace fs = std::filesystem;
@@ -377,6 +384,32 @@ bool write_import(const reconcile::State& live, const std::string& out_dir,
     }
     ++docs;
   }
+  // Objects of a document kind (Flyte 2 settings), one document each in the file of their
+  // project (the org and domain records in settings.yaml).
+  std::map<std::string, std::string> object_files;
+  for (const auto& [key, o] : live.objects) {
+    if (o.kind != "settings") continue;
+    const auto parts = text::split(key, '/');  // settings/<org>/<domain>/<project>
+    if (parts.size() != 4) continue;
+    nlohmann::ordered_json j;
+    j["apiVersion"] = "flytecd/v1";
+    j["kind"] = "Settings";
+    if (parts[1] != "flyte") j["org"] = parts[1];
+    if (!parts[2].empty()) j["domain"] = parts[2];
+    if (!parts[3].empty()) j["project"] = parts[3];
+    j["spec"] = nlohmann::ordered_json::parse(dump_json(model::message_to_json(*o.value)));
+    const std::string file =
+        parts[3].empty() ? "settings.yaml" : "projects/" + parts[3] + "/settings.yaml";
+    std::string& text = object_files[file];
+    text += (text.empty() ? "# imported by flytecd; one document per scope\n" : "---\n") +
+            model::json_to_yaml(j);
+    ++docs;
+  }
+  for (const auto& [file, text] : object_files)
+    if (!write(fs::path(out_dir) / file, text)) {
+      err << "flytecd import: cannot write under " << out_dir << "\n";
+      return false;
+    }
   for (const auto& [project, scopes] : by_project) {
     std::string text = "# imported by flytecd; one document per scope\n";
     bool first = true;
@@ -402,8 +435,8 @@ bool write_import(const reconcile::State& live, const std::string& out_dir,
       return false;
     }
   }
-  out << "imported " << live.projects.size() << " projects and " << live.overrides.size() - skipped
-      << " overrides from " << description << " into " << out_dir << " (" << files << " files, "
+  out << "imported " << live.projects.size() << " projects, " << live.overrides.size() - skipped
+      << " overrides and " << object_files_count(live) << " settings records from " << description << " into " << out_dir << " (" << files << " files, "
       << docs << " documents)\n";
   if (skipped)
     out << "warning: " << skipped
@@ -493,6 +526,18 @@ int run_import(const TargetOptions& opt, const std::string& out_dir, std::ostrea
   if (!live) {
     err << "flytecd import: " << live.error().message << "\n";
     return 1;
+  }
+  // A settings service cannot list: read every key the projects observed and the domains can
+  // hold, then observe again.
+  if (target->pass_sink().capabilities().objects.count("settings")) {
+    std::set<std::string> projects;
+    for (const auto& [id, p] : live->projects) projects.insert(id);
+    target->pass_sink().expect(model::settings_candidate_keys(projects, cfg->documents.domains));
+    live = target->pass_sink().observe();
+    if (!live) {
+      err << "flytecd import: " << live.error().message << "\n";
+      return 1;
+    }
   }
   const pass::PassScope only{opt.project, opt.domain};
   pass::narrow(only, *live);  // --project/--domain: only those scopes are imported

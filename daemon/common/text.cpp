@@ -1,5 +1,7 @@
 #include "daemon/common/text.hpp"
 
+#include <charconv>
+
 namespace flytecd::text {
 namespace {
 
@@ -100,6 +102,42 @@ std::string cut_utf8(std::string_view s, std::size_t max_bytes) {
   while (n > 0 && (static_cast<unsigned char>(out[n]) & 0xC0) == 0x80) --n;
   out.resize(n);
   return out;
+}
+
+std::string ascii_lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  auto space = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+  };
+  while (!s.empty() && space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string> split(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  for (size_t start = 0;;) {
+    const size_t at = s.find(sep, start);
+    out.emplace_back(s.substr(start, at == std::string_view::npos ? s.npos : at - start));
+    if (at == std::string_view::npos) return out;
+    start = at + 1;
+  }
+}
+
+std::optional<int64_t> parse_int64(std::string_view s) {
+  int64_t v = 0;
+  const char* begin = s.data();
+  if (!s.empty() && s.front() == '+') ++begin;
+  auto [end, ec] = std::from_chars(begin, s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || begin == s.data() + s.size())
+    return std::nullopt;
+  return v;
 }
 
 }  // namespace flytecd::text

@@ -1,8 +1,11 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 // Text that comes from outside (registry answers, file names, commit messages, API requests)
 // is bytes; JSON, status and the ledger need UTF-8. Every external string goes through one of
@@ -27,5 +30,14 @@ std::string latin1_to_utf8(std::string_view s);
 // The longest prefix of to_utf8_lossy(s) of at most max_bytes that ends on a character
 // boundary: valid UTF-8, never half a character.
 std::string cut_utf8(std::string_view s, std::size_t max_bytes);
+
+// s with ASCII letters lower-cased (other bytes as they are).
+std::string ascii_lower(std::string_view s);
+// s without leading and trailing ASCII whitespace.
+std::string_view trim(std::string_view s);
+// The parts of s between occurrences of `sep` (an empty s is one empty part).
+std::vector<std::string> split(std::string_view s, char sep);
+// A whole decimal integer with an optional sign; nullopt when s is not one or overflows.
+std::optional<int64_t> parse_int64(std::string_view s);
 
 }  // namespace flytecd::text

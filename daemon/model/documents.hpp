@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -121,6 +122,11 @@ struct ObjectDoc {
 // org read as Flyte 2 reads it ("flyte"), empty segments kept. Pure.
 std::string settings_object_key(const std::string& org, const std::string& domain,
                                 const std::string& project);
+// Every settings key a deployment with these projects and domains can hold under the default
+// org: the org, each domain, each project in each domain (what `import` asks a Flyte 2 target
+// for: its settings service cannot list). Pure.
+std::set<std::string> settings_candidate_keys(const std::set<std::string>& projects,
+                                              const std::vector<std::string>& domains);
 
 // Everything one repository revision declares, after per-document validation.
 struct Documents {

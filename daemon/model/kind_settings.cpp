@@ -191,6 +191,16 @@ std::string settings_object_key(const std::string& org, const std::string& domai
   return "settings/" + (org.empty() ? std::string("flyte") : org) + "/" + domain + "/" + project;
 }
 
+std::set<std::string> settings_candidate_keys(const std::set<std::string>& projects,
+                                              const std::vector<std::string>& domains) {
+  std::set<std::string> out{settings_object_key("", "", "")};
+  for (const auto& d : domains) {
+    out.insert(settings_object_key("", d, ""));
+    for (const auto& p : projects) out.insert(settings_object_key("", d, p));
+  }
+  return out;
+}
+
 void parse_settings_kind(const KindInput& in, Fields& f, Documents& out, Diagnostics& diags) {
   parse_settings(in.file, in.doc, f, in.policy, out, diags);
 }

@@ -11,7 +11,7 @@
 #include "daemon/model/loader.hpp"
 #include "daemon/wiring/target_identity.hpp"
 #include "sinks/emulator/emulator.hpp"
-#include "sinks/flyte2/settings_sink.hpp"
+#include "sinks/flyte2/flyte2_sink.hpp"
 #include "sources/local/package_source.hpp"
 #include "sources/oci/package_source.hpp"
 
@@ -94,7 +94,7 @@ Result<OpenedSink> open_emulator(const config::Config& cfg) {
 Result<OpenedSink> open_flyte2(const config::Config& cfg) {
   OpenedSink out{TargetKind::flyte2};
   out.description = "flyte2 " + log::redact_url(cfg.flyte2.admin.endpoint);
-  auto sink = sinks::flyte2::SettingsSink::connect(cfg.flyte2.admin, out.description);
+  auto sink = sinks::flyte2::Flyte2Sink::connect(cfg.flyte2.admin, out.description);
   if (!sink) return sink.error();
   out.sink = std::move(*sink);
   return out;
@@ -107,7 +107,7 @@ Result<OpenedSink> open_flyte2_emulator(const config::Config& cfg) {
       {TargetKind::flyte2_emulator, "flyte2-emulator.db", "Flyte 2", "flyte2", "flyte2.endpoint"},
       out);
   if (!admin) return admin.error();
-  auto sink = sinks::flyte2::SettingsSink::connect(*admin, out.description);
+  auto sink = sinks::flyte2::Flyte2Sink::connect(*admin, out.description);
   if (!sink) return sink.error();
   out.sink = std::move(*sink);
   return out;

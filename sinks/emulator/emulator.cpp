@@ -11,7 +11,7 @@
 #include "daemon/common/log.hpp"
 #include "sinks/emulator/admin.hpp"
 #include "sinks/emulator/faults.hpp"
-#include "sinks/emulator/flyte2_settings.hpp"
+#include "sinks/emulator/flyte2_service.hpp"
 #include "sinks/emulator/service.hpp"
 #include "sinks/emulator/store.hpp"
 #include "sinks/emulator/upload_server.hpp"
@@ -63,6 +63,7 @@ struct Emulator::Impl {
   std::unique_ptr<UploadServer> uploads;
   std::unique_ptr<RpcFrontend> frontend;
   std::unique_ptr<Flyte2Settings> settings;  // Flyte 2 (options.flyte2), instead of the above
+  std::unique_ptr<Flyte2Projects> projects;
   std::unique_ptr<Flyte2Frontend> flyte2_frontend;
   std::unique_ptr<grpc::Server> server;  // declared last: destroyed first
   std::string address;
@@ -119,8 +120,11 @@ Result<std::unique_ptr<Emulator>> Emulator::start(const Options& options) {
   impl->log = log::get("emulator:" + options.listen);
   if (options.flyte2) {
     impl->settings = std::make_unique<Flyte2Settings>(*impl->store);
+    impl->projects = std::make_unique<Flyte2Projects>(*impl->store, options.domains);
+    for (const auto& id : options.flyte2_seed_projects)
+      if (auto s = impl->projects->seed(id); !s) return s.error().wrap("seeding project " + id);
     impl->flyte2_frontend =
-        std::make_unique<Flyte2Frontend>(*impl->settings, impl->faults, impl->log);
+        std::make_unique<Flyte2Frontend>(*impl->settings, *impl->projects, impl->faults, impl->log);
   } else if (auto s = start_flyteadmin(*impl, upload_at); !s) {
     return s.error();
   }
@@ -157,7 +161,8 @@ Result<std::unique_ptr<Emulator>> Emulator::start(const Options& options) {
   } else {
     impl->flyte2_frontend->set_log(impl->log);
     impl->log->info(
-        "flytecd Flyte 2 EMULATOR (not Flyte 2) serving flyteidl2.settings.SettingsService on {}, "
+        "flytecd Flyte 2 EMULATOR (not Flyte 2) serving flyteidl2.settings.SettingsService + "
+        "flyteidl2.project.ProjectService on {}, "
         "database {}",
         impl->address, options.db_path);
   }
@@ -225,7 +230,8 @@ int run_standalone(const Options& options) {
   }
   if (options.flyte2) {
     log->warn(
-        "this is the flytecd Flyte 2 EMULATOR, not Flyte 2: it follows the SettingsService of "
+        "this is the flytecd Flyte 2 EMULATOR, not Flyte 2: it follows the SettingsService and "
+        "ProjectService of "
         "flyteorg/flyte main (versioned, conflict-safe settings) for testing and local use");
     std::printf("flytecd Flyte 2 emulator listening on %s\n", (*emulator)->address().c_str());
   } else {

@@ -46,9 +46,12 @@ struct Options {
   uint64_t seed = 0;  // seeds the fault RNG (deterministic error_rate)
   // HTTP endpoint that receives signed-URL uploads. Empty: same host as `listen`, free port.
   std::string upload_listen;
-  // Serve Flyte 2's flyteidl2.settings.SettingsService (as flyteorg/flyte `main` does) instead
+  // Serve Flyte 2's SettingsService and ProjectService (as flyteorg/flyte `main` does) instead
   // of FlyteAdmin's services; no upload endpoint then.
   bool flyte2 = false;
+  // With flyte2: the projects the server creates at startup when they are missing (runs/setup.go
+  // seeds its configured default project, `flytesnacks`, ACTIVE, named as its id).
+  std::vector<std::string> flyte2_seed_projects{"flytesnacks"};
 };
 
 class Emulator {

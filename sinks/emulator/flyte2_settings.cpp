@@ -1,15 +1,11 @@
 #include "sinks/emulator/flyte2_settings.hpp"
 
 #include <google/protobuf/util/json_util.h>
-#include <grpcpp/grpcpp.h>
 
 #include <chrono>
 #include <map>
 #include <string>
 #include <vector>
-
-#include "flyteidl2/settings/settings_service.grpc.pb.h"
-#include "sinks/emulator/call_gate.hpp"
 
 namespace flytecd::sinks::emulator {
 namespace {
@@ -36,12 +32,6 @@ Result<std::string> to_protojson(const settings2::Settings& settings) {
   auto st = google::protobuf::util::MessageToJsonString(settings, &out);
   if (!st.ok()) return make_error(ErrorCode::invalid_input, std::string(st.message()));
   return out;
-}
-
-grpc::StatusCode flyte2_code(ErrorCode code) {
-  // A stale version: the repository's ErrSettingsVersionConflict, returned as FailedPrecondition.
-  if (code == ErrorCode::conflict) return grpc::StatusCode::FAILED_PRECONDITION;
-  return flyteadmin_code(code);
 }
 
 }  // namespace
@@ -143,65 +133,6 @@ Status Flyte2Settings::update(const settings2::UpdateSettingsRequest& req,
   *record->mutable_settings() = req.settings();
   record->set_version(req.version() + 1);
   return ok_status();
-}
-
-namespace {
-
-using GStatus = grpc::Status;
-using grpc::ServerContext;
-
-class SettingsServiceImpl final : public settings2::SettingsService::Service {
- public:
-  SettingsServiceImpl(Flyte2Settings& settings, CallGate& gate)
-      : m_settings(settings), m_gate(gate) {}
-
-  GStatus GetSettings(ServerContext* ctx, const settings2::GetSettingsRequest*,
-                      settings2::GetSettingsResponse*) override {
-    GStatus st = m_gate.run(ctx, "GetSettings", [] { return ok_status(); });
-    if (!st.ok()) return st;
-    return GStatus(grpc::StatusCode::UNIMPLEMENTED,
-                   "settings resolution engine not implemented yet");
-  }
-  GStatus GetSettingsForEdit(ServerContext* ctx, const settings2::GetSettingsForEditRequest* req,
-                             settings2::GetSettingsForEditResponse* resp) override {
-    return m_gate.run(ctx, "GetSettingsForEdit",
-                      [&] { return m_settings.get_for_edit(*req, resp); });
-  }
-  GStatus CreateSettings(ServerContext* ctx, const settings2::CreateSettingsRequest* req,
-                         settings2::CreateSettingsResponse* resp) override {
-    return m_gate.run(ctx, "CreateSettings", [&] { return m_settings.create(*req, resp); });
-  }
-  GStatus UpdateSettings(ServerContext* ctx, const settings2::UpdateSettingsRequest* req,
-                         settings2::UpdateSettingsResponse* resp) override {
-    return m_gate.run(ctx, "UpdateSettings", [&] { return m_settings.update(*req, resp); });
-  }
-
- private:
-  Flyte2Settings& m_settings;
-  CallGate& m_gate;
-};
-
-}  // namespace
-
-struct Flyte2Frontend::Impl {
-  Impl(Flyte2Settings& settings, FaultInjector& faults, std::shared_ptr<spdlog::logger> log)
-      : gate(faults, std::move(log), flyte2_code), service(settings, gate) {}
-  CallGate gate;
-  SettingsServiceImpl service;
-};
-
-Flyte2Frontend::Flyte2Frontend(Flyte2Settings& settings, FaultInjector& faults,
-                               std::shared_ptr<spdlog::logger> log)
-    : m_impl(std::make_unique<Impl>(settings, faults, std::move(log))) {}
-Flyte2Frontend::~Flyte2Frontend() = default;
-void Flyte2Frontend::register_with(grpc::ServerBuilder& builder) {
-  builder.RegisterService(&m_impl->service);
-}
-void Flyte2Frontend::set_log(std::shared_ptr<spdlog::logger> log) {
-  m_impl->gate.set_log(std::move(log));
-}
-uint64_t Flyte2Frontend::calls(const std::string& method) const {
-  return m_impl->gate.calls(method);
 }
 
 }  // namespace flytecd::sinks::emulator

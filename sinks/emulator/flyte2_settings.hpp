@@ -4,20 +4,13 @@
 // (runs/service/settings_service.go over runs/repository/impl/settings.go), internal to
 // sinks/emulator: the logic over the store, and its gRPC face.
 
-#include <spdlog/logger.h>
-
 #include <cstdint>
 #include <memory>
 #include <string>
 
 #include "daemon/common/result.hpp"
 #include "flyteidl2/settings/settings_service.pb.h"
-#include "sinks/emulator/faults.hpp"
 #include "sinks/emulator/store.hpp"
-
-namespace grpc {
-class ServerBuilder;
-}
 
 namespace flytecd::sinks::emulator {
 
@@ -40,26 +33,6 @@ class Flyte2Settings {
 
  private:
   Store& m_store;
-};
-
-// The gRPC service (flyteidl2.settings.SettingsService): counts calls, applies the fault rules,
-// maps errors as Flyte 2's server does (a version conflict is FAILED_PRECONDITION), and answers
-// GetSettings with UNIMPLEMENTED, as the open-source server does today.
-class Flyte2Frontend {
- public:
-  Flyte2Frontend(Flyte2Settings& settings, FaultInjector& faults,
-                 std::shared_ptr<spdlog::logger> log);
-  ~Flyte2Frontend();
-  Flyte2Frontend(const Flyte2Frontend&) = delete;
-  Flyte2Frontend& operator=(const Flyte2Frontend&) = delete;
-  void register_with(grpc::ServerBuilder& builder);
-  void set_log(std::shared_ptr<spdlog::logger> log);
-  uint64_t calls(const std::string& method) const;
-
-  struct Impl;
-
- private:
-  std::unique_ptr<Impl> m_impl;
 };
 
 }  // namespace flytecd::sinks::emulator

@@ -15,9 +15,9 @@
 namespace flytecd::sinks::emulator {
 namespace {
 
-// 1: FlyteAdmin's tables; 2: and Flyte 2's settings (added by CREATE TABLE IF NOT EXISTS, so a
-// version-1 file opens as it is and becomes version 2).
-constexpr int k_schema_version = 2;
+// 1: FlyteAdmin's tables; 2: and Flyte 2's settings; 3: and Flyte 2's projects (each added by
+// CREATE TABLE IF NOT EXISTS, so an older file opens as it is and is upgraded in place).
+constexpr int k_schema_version = 3;
 
 constexpr const char* k_schema = R"sql(
 CREATE TABLE IF NOT EXISTS projects(
@@ -47,6 +47,12 @@ CREATE TABLE IF NOT EXISTS settings(
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   key TEXT NOT NULL UNIQUE, data TEXT NOT NULL DEFAULT '{}',
   version INTEGER NOT NULL DEFAULT 1,
+  created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS flyte2_projects(
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  identifier TEXT NOT NULL UNIQUE, name TEXT NOT NULL DEFAULT '',
+  description TEXT NOT NULL DEFAULT '', labels BLOB NOT NULL DEFAULT '',
+  state INTEGER NOT NULL DEFAULT 0,
   created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
 )sql";
 
@@ -581,6 +587,59 @@ Result<int64_t> Tx::update_settings(const std::string& key, const std::string& d
   st->bind(data).bind(updated_at_ms).bind(key).bind(static_cast<int64_t>(version));
   if (auto s = st->run(); !s) return s.error();
   return static_cast<int64_t>(m_store->m_db->changes());
+}
+
+namespace {
+constexpr const char* k_flyte2_project_cols =
+    "identifier, name, description, labels, state, created_at, updated_at";
+Flyte2ProjectRow read_flyte2_project(const sqlite::Statement& s) {
+  return Flyte2ProjectRow{s.text(0),  s.text(1),  s.text(2), s.blob(3),
+                          s.int64(4), s.int64(5), s.int64(6)};
+}
+}  // namespace
+
+Status Tx::insert_flyte2_project(const Flyte2ProjectRow& row) {
+  auto st =
+      m_store->m_db->prepare(std::string("INSERT INTO flyte2_projects(") + k_flyte2_project_cols +
+                                 ") VALUES (?, ?, ?, ?, ?, ?, ?) "
+                                 "ON CONFLICT(identifier) DO NOTHING",
+                             "create project");
+  if (!st) return st.error();
+  st->bind(row.identifier).bind(row.name).bind(row.description).bind_blob(row.labels);
+  st->bind(row.state).bind(row.created_at_ms).bind(row.updated_at_ms);
+  if (auto s = st->run(); !s) return s;
+  if (m_store->m_db->changes() == 0)
+    return make_error(ErrorCode::already_exists, "project already exists: " + row.identifier);
+  return ok_status();
+}
+
+Result<int64_t> Tx::update_flyte2_project(const Flyte2ProjectRow& row) {
+  auto st = m_store->m_db->prepare(
+      "UPDATE flyte2_projects SET name = ?, description = ?, labels = ?, state = ?, updated_at = ? "
+      "WHERE identifier = ?",
+      "update project");
+  if (!st) return st.error();
+  st->bind(row.name).bind(row.description).bind_blob(row.labels).bind(row.state);
+  st->bind(row.updated_at_ms).bind(row.identifier);
+  if (auto s = st->run(); !s) return s.error();
+  return static_cast<int64_t>(m_store->m_db->changes());
+}
+
+Result<std::optional<Flyte2ProjectRow>> Tx::get_flyte2_project(const std::string& identifier) {
+  auto st = m_store->m_db->prepare(
+      std::string("SELECT ") + k_flyte2_project_cols + " FROM flyte2_projects WHERE identifier = ?",
+      "get project");
+  if (!st) return st.error();
+  st->bind(identifier);
+  return first<Flyte2ProjectRow>(*st, read_flyte2_project);
+}
+
+Result<std::vector<Flyte2ProjectRow>> Tx::list_flyte2_projects() {
+  auto st = m_store->m_db->prepare(
+      std::string("SELECT ") + k_flyte2_project_cols + " FROM flyte2_projects ORDER BY seq",
+      "list projects");
+  if (!st) return st.error();
+  return collect<Flyte2ProjectRow>(*st, read_flyte2_project);
 }
 
 }  // namespace flytecd::sinks::emulator

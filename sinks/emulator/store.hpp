@@ -90,6 +90,18 @@ struct SettingsRow {
   int64_t updated_at_ms = 0;
 };
 
+// One row of Flyte 2's `projects` table (runs/repository/models/project.go): the org is not
+// stored, and domains are the server's configuration, injected into every answer.
+struct Flyte2ProjectRow {
+  std::string identifier;
+  std::string name;
+  std::string description;
+  std::string labels;  // serialized flyteidl2.task.Labels, or empty for none
+  int64_t state = 0;   // flyteidl2.project.ProjectState
+  int64_t created_at_ms = 0;
+  int64_t updated_at_ms = 0;
+};
+
 class Store;
 
 // One SQLite transaction holding the store's lock. Rolls back on destruction unless
@@ -146,6 +158,13 @@ class Tx {
   Status insert_settings(const SettingsRow& row);
   Result<int64_t> update_settings(const std::string& key, const std::string& data, uint64_t version,
                                   int64_t updated_at_ms);
+
+  // Flyte 2's project rows (runs/repository/impl/project.go). insert: already_exists when the
+  // identifier has a row; update: the rows it changed (0: no such project); list: insertion order.
+  Status insert_flyte2_project(const Flyte2ProjectRow& row);
+  Result<int64_t> update_flyte2_project(const Flyte2ProjectRow& row);
+  Result<std::optional<Flyte2ProjectRow>> get_flyte2_project(const std::string& identifier);
+  Result<std::vector<Flyte2ProjectRow>> list_flyte2_projects();
 
   Status put_upload_location(const UploadLocation& loc);
   Result<std::optional<UploadLocation>> get_upload_location(const std::string& path);

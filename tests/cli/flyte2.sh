@@ -83,4 +83,71 @@ out="$("$bin" apply --config "$tmp/bad.yaml" --log-level warn 2>&1)"; rc=$?
   && ok "a bad quantity is refused at settings.yaml:10 (rc $rc)" || bad "bad document (rc $rc): $out"
 out="$("$bin" plan --live --config "$tmp/flytecd.yaml" --log-level warn 2>&1)"; rc=$?
 [[ $rc -eq 0 ]] && ok "nothing was written by the refused revision" || bad "after refusal (rc $rc): $out"
+# Projects through Flyte 2's ProjectService, beside the settings.
+mkdir -p "$tmp/p2"
+cp "$tmp/repo/settings.yaml" "$tmp/p2/"
+cat > "$tmp/p2/project.yaml" <<'YAML'
+apiVersion: flytecd/v1
+kind: Project
+id: ml
+name: Machine learning
+description: models
+labels: {team: ml}
+YAML
+cfg "$tmp/p2" "$tmp/p2state" true "$tmp/p2.yaml"
+out="$("$bin" apply --config "$tmp/p2.yaml" --log-level warn 2>&1)"; rc=$?
+[[ $rc -eq 0 ]] && grep -q 'create project ml' <<<"$out" \
+  && ok "a Project document is created through ProjectService" || bad "project apply (rc $rc): $out"
+out="$("$bin" apply --config "$tmp/p2.yaml" --log-level warn 2>&1)"; rc=$?
+[[ $rc -eq 0 ]] && grep -q 'applied 0 steps' <<<"$out" && grep -q 'in sync 3' <<<"$out" \
+  && ok "a second apply writes nothing (the project and two records in sync)" || bad "second project apply (rc $rc): $out"
+sed -i 's/description: models/description: models and features/' "$tmp/p2/project.yaml"
+out="$("$bin" apply --config "$tmp/p2.yaml" --log-level warn 2>&1)"; rc=$?
+[[ $rc -eq 0 ]] && grep -q 'update project ml' <<<"$out" \
+  && ok "a changed description is an UpdateProject" || bad "project update (rc $rc): $out"
+
+# get settings: from Git, each leaf with the level that set it; --live from the records.
+out="$("$bin" get settings -d development -p flytesnacks --repo "$tmp/repo" 2>&1)"; rc=$?
+line="$(grep '^run.defaultQueue' <<<"$out")"; sa="$(grep '^security.serviceAccount' <<<"$out")"
+[[ $rc -eq 0 ]] && grep -q '"gpu"  (project, settings.yaml:1' <<<"$line" && grep -q '"runner"  (domain, settings.yaml:12' <<<"$sa" \
+  && ok "get settings: the project's queue and the domain's service account, each with its level" || bad "get settings (rc $rc): $out"
+json="$("$bin" get settings -d development -p flytesnacks --repo "$tmp/repo" -o json 2>&1)"
+python3 - "$json" <<'PY' && ok "get settings -o json: leaves with state, value and level" || bad "get settings json: $json"
+import json, sys
+d = json.loads(sys.argv[1])
+leaves = {l["path"]: l for l in d["settings"]}
+assert leaves["run.defaultQueue"]["value"] == "gpu" and leaves["run.defaultQueue"]["level"] == "project"
+assert leaves["taskResource.max.memory"]["value"] == "8Gi"
+assert leaves["storage.rawDataPath"]["state"] == "inherit" and leaves["storage.rawDataPath"]["level"] is None
+PY
+out="$("$bin" get settings -p flytesnacks --repo "$tmp/repo" 2>&1)"; rc=$?
+[[ $rc -eq 1 ]] && grep -q 'needs --domain' <<<"$out" && ok "get settings: a project without a domain is refused" || bad "project without domain (rc $rc): $out"
+out="$("$bin" get settings --live -d development -p flytesnacks --config "$tmp/report.yaml" --log-level warn 2>&1)"; rc=$?
+[[ $rc -eq 0 ]] && grep -q '^run.defaultQueue *"gpu"  (project, version' <<<"$out" \
+  && ok "get settings --live: the record's value and version" || bad "get settings --live (rc $rc): $out"
+"$bin" apply --config "$tmp/oob.yaml" --log-level warn > "$tmp/oob.log" 2>&1 || bad "out-of-band apply: $(cat "$tmp/oob.log")"
+out="$("$bin" get settings --live -d development -p flytesnacks --config "$tmp/report.yaml" --log-level warn 2>&1)"; rc=$?
+grep -q '^run.defaultQueue *"cpu".*≠ Git: "gpu"' <<<"$out" \
+  && ok "get settings --live: an out-of-band value beside Git's" || bad "get settings --live drift (rc $rc): $out"
+out="$("$bin" get settings --live -d development --repo "$tmp/repo" --state-dir "$tmp/fa" --log-level warn 2>&1)"; rc=$?
+[[ $rc -eq 1 ]] && grep -q 'holds no Flyte 2 settings' <<<"$out" \
+  && ok "get settings --live against FlyteAdmin says it has no settings" || bad "get settings --live on FlyteAdmin (rc $rc): $out"
+
+# import: the Flyte 2 target's projects and settings records as a repository, checked by a plan.
+out="$("$bin" import --config "$tmp/p2.yaml" --out "$tmp/imported" --log-level warn 2>&1)"; rc=$?
+[[ $rc -eq 0 ]] && grep -q '2 settings records' <<<"$out" && grep -q 'name: Machine learning' "$tmp/imported/projects/ml/project.yaml" \
+  && grep -q 'stringValue: gpu' "$tmp/imported/projects/flytesnacks/settings.yaml" && grep -q 'stringValue: runner' "$tmp/imported/settings.yaml" \
+  && ok "import writes Project and Settings documents from Flyte 2" || bad "import from flyte2 (rc $rc): $out $(ls -R "$tmp/imported" 2>&1)"
+
+# convert: the example repository's Overrides as Settings, applied into the Flyte 2 emulator.
+out="$("$bin" convert --to flyte2 "$src/repo-layout-example" --out "$tmp/converted" 2>&1)"; rc=$?
+[[ $rc -eq 0 ]] && grep -q 'Settings documents' <<<"$out" && grep -q 'executionQueueAttributes' <<<"$out" \
+  && grep -q 'no workflow level' <<<"$out" && ok "convert --to flyte2 writes Settings and lists what has no counterpart" || bad "convert (rc $rc): $out"
+out="$("$bin" validate "$tmp/converted" 2>&1)"; rc=$?
+[[ $rc -eq 0 ]] && ok "the converted repository validates" || bad "converted validate (rc $rc): $out"
+printf 'repo: %s\nstateDir: %s\nflyte2: {}\n' "$tmp/converted" "$tmp/convstate" > "$tmp/conv.yaml"
+out="$("$bin" apply --config "$tmp/conv.yaml" --log-level warn 2>&1)"; rc=$?
+[[ $rc -eq 0 ]] && grep -q 'create settings' <<<"$out" && ok "the converted repository applies into Flyte 2" || bad "converted apply (rc $rc): $out"
+out="$("$bin" convert --to flyte2 "$src/repo-layout-example" --out "$tmp/converted" 2>&1)"; rc=$?
+[[ $rc -eq 1 ]] && grep -q 'not empty' <<<"$out" && ok "convert refuses a non-empty output directory" || bad "convert overwrite (rc $rc): $out"
 exit $fail

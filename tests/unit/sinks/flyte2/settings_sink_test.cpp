@@ -2,7 +2,7 @@
 // apply() the reconcile pass runs: a round trip that writes nothing the second time, a write
 // between flytecd's read and its write (FailedPrecondition: re-read, drift with values, healed
 // with self-heal, left and reported without it), and 8 concurrent out-of-band writers.
-#include "sinks/flyte2/settings_sink.hpp"
+#include "sinks/flyte2/flyte2_sink.hpp"
 
 #include <grpcpp/grpcpp.h>
 
@@ -13,6 +13,7 @@
 
 #include "daemon/pass/apply.hpp"
 #include "daemon/reconcile/plan.hpp"
+#include "flyteidl2/project/project_service.grpc.pb.h"
 #include "flyteidl2/settings/settings_service.grpc.pb.h"
 #include "sinks/emulator/emulator.hpp"
 
@@ -26,7 +27,7 @@ namespace {
 struct Peer {
   std::unique_ptr<sinks::emulator::Emulator> emu;
   std::unique_ptr<fset::SettingsService::Stub> stub;
-  std::unique_ptr<sinks::flyte2::SettingsSink> sink;
+  std::unique_ptr<sinks::flyte2::Flyte2Sink> sink;
 
   Peer() {
     sinks::emulator::Options o;
@@ -40,7 +41,7 @@ struct Peer {
     sinks::flyteadmin::AdminConfig cfg;
     cfg.endpoint = emu->address();
     cfg.insecure = true;
-    auto s = sinks::flyte2::SettingsSink::connect(cfg, "flyte2 test");
+    auto s = sinks::flyte2::Flyte2Sink::connect(cfg, "flyte2 test");
     if (!s) FAIL(s.error().message);
     sink = std::move(*s);
   }
@@ -294,10 +295,84 @@ TEST_CASE(
   CHECK(counts.count("UpdateSettings INVALID_ARGUMENT") == 0);
   for (const auto& [call, n] : counts) {
     INFO(call << " x" << n);
-    CHECK((call.rfind("GetSettingsForEdit OK", 0) == 0 || call == "CreateSettings OK" ||
+    CHECK((call.rfind("GetSettingsForEdit OK", 0) == 0 || call == "ListProjects OK" ||
+           call == "CreateSettings OK" ||
            call == "UpdateSettings OK" || call == "UpdateSettings FAILED_PRECONDITION" ||
            call == "CreateSettings ALREADY_EXISTS"));  // a writer created it first
   }
+}
+
+TEST_CASE("flyte2 sink: projects through ProjectService, paged past one page, archived on prune",
+          "[flyte2][sink]") {
+  Peer peer;  // the emulator seeds the server's default project, flytesnacks
+  auto projects = flyteidl2::project::ProjectService::NewStub(
+      grpc::CreateChannel(peer.emu->address(), grpc::InsecureChannelCredentials()));
+  auto get = [&](const std::string& id, flyteidl2::project::Project* out) {
+    flyteidl2::project::GetProjectRequest req;
+    req.set_id(id);
+    flyteidl2::project::GetProjectResponse resp;
+    grpc::ClientContext ctx;
+    auto st = projects->GetProject(&ctx, req, &resp);
+    *out = resp.project();
+    return st;
+  };
+  auto ledger = memory_ledger();
+  reconcile::State desired;
+  // More than one page of ListProjects (500): every one is observed, none created twice.
+  for (int i = 0; i < 520; ++i) {
+    const std::string id = "p" + std::to_string(1000 + i);
+    desired.projects[id] = sinks::ProjectState{id, "Project " + id, "", {}, false};
+  }
+  desired.projects["ml"] = sinks::ProjectState{"ml", "ML", "models", {{"team", "ml"}}, false};
+  desired.objects[k_project] = queue_settings("gpu");
+
+  auto first = run_apply(*peer.sink, *ledger, desired, true, "r1");
+  INFO(first.error);
+  REQUIRE(first.ok());
+  CHECK(peer.emu->calls("CreateProject") == 521);
+  flyteidl2::project::Project got;
+  REQUIRE(get("ml", &got).ok());
+  CHECK(got.name() == "ML");
+  CHECK(got.description() == "models");
+  CHECK(got.labels().values().at("team") == "ml");
+
+  auto second = run_apply(*peer.sink, *ledger, desired, true, "r1");
+  REQUIRE(second.ok());
+  CHECK(second.rpc_steps == 0);
+  CHECK(peer.emu->calls("CreateProject") == 521);
+  CHECK(peer.emu->calls("UpdateProject") == 0);
+  CHECK(peer.emu->calls("ListProjects") >= 4);  // two pages of active ones, and archived ones
+
+  // A changed description is an UpdateProject of the whole project.
+  desired.projects["ml"].description = "models and features";
+  auto third = run_apply(*peer.sink, *ledger, desired, true, "r2");
+  REQUIRE(third.ok());
+  CHECK(peer.emu->calls("UpdateProject") == 1);
+  REQUIRE(get("ml", &got).ok());
+  CHECK(got.description() == "models and features");
+  CHECK(got.labels().values().at("team") == "ml");  // the whole project is sent: labels kept
+
+  // Dropped from Git with prune: archived (Flyte 2 has no delete), and observed as archived.
+  desired.projects.erase("ml");
+  auto managed = ledger->managed();
+  REQUIRE(managed.ok());
+  peer.sink->expect(reconcile::expected_objects(desired, *managed));
+  pass::ApplyOptions o;
+  o.revision = "r3";
+  o.policy.prune = true;
+  o.policy.allow_empty = true;
+  auto pruned = pass::apply(*peer.sink, *ledger, desired, o);
+  INFO(pruned.error);
+  REQUIRE(pruned.ok());
+  REQUIRE(get("ml", &got).ok());
+  CHECK(got.state() == flyteidl2::project::PROJECT_STATE_ARCHIVED);
+  auto observed = peer.sink->observe();
+  REQUIRE(observed.ok());
+  CHECK(observed->projects.at("ml").archived);
+  // The server's own project, which Git never declared, is left alone.
+  REQUIRE(get("flytesnacks", &got).ok());
+  CHECK(got.state() == flyteidl2::project::PROJECT_STATE_ACTIVE);
+  CHECK(observed->projects.size() == 522);
 }
 
 }  // namespace FLYTECD_UNITY_ID

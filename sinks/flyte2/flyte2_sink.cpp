@@ -1,15 +1,18 @@
-#include "sinks/flyte2/settings_sink.hpp"
+#include "sinks/flyte2/flyte2_sink.hpp"
 
 #include <grpcpp/grpcpp.h>
 
 #include <mutex>
+#include <type_traits>
 
 #include "daemon/common/log.hpp"
+#include "flyteidl2/project/project_service.grpc.pb.h"
 #include "flyteidl2/settings/settings_service.grpc.pb.h"
 #include "sinks/flyteadmin/channel.hpp"
 
 namespace flytecd::sinks::flyte2 {
 namespace settings2 = flyteidl2::settings;
+namespace project2 = flyteidl2::project;
 namespace pb = google::protobuf;
 
 std::optional<settings2::SettingsKey> settings_key_of(const std::string& object_key) {
@@ -39,6 +42,27 @@ void clear_scope_levels(pb::Message& m) {
     if (f->message_type() && !f->is_repeated()) clear_scope_levels(*r->MutableMessage(&m, f));
 }
 
+project2::Project render_project(const ProjectState& p) {
+  project2::Project out;
+  out.set_id(p.id);
+  out.set_name(p.name);
+  out.set_description(p.description);
+  for (const auto& [k, v] : p.labels) (*out.mutable_labels()->mutable_values())[k] = v;
+  out.set_state(p.archived ? project2::PROJECT_STATE_ARCHIVED : project2::PROJECT_STATE_ACTIVE);
+  return out;
+}
+
+ProjectState parse_project(const project2::Project& p) {
+  ProjectState out;
+  out.id = p.id();
+  out.name = p.name();
+  out.description = p.description();
+  for (const auto& [k, v] : p.labels().values()) out.labels[k] = v;
+  out.archived = p.state() == project2::PROJECT_STATE_ARCHIVED ||
+                 p.state() == project2::PROJECT_STATE_SYSTEM_ARCHIVED;
+  return out;
+}
+
 namespace {
 
 bool empty_settings(const pb::Message& m) {
@@ -56,12 +80,13 @@ Error stale(const std::string& key, const std::string& method, const std::string
 
 }  // namespace
 
-struct SettingsSink::Impl {
+struct Flyte2Sink::Impl {
   flyteadmin::AdminConfig cfg;
   std::string label;
   std::shared_ptr<grpc::Channel> channel;
   std::unique_ptr<flyteadmin::TokenSource> tokens;
   std::unique_ptr<settings2::SettingsService::Stub> stub;
+  std::unique_ptr<project2::ProjectService::Stub> projects;
   std::shared_ptr<spdlog::logger> log;
   std::set<std::string> expected;
   mutable std::mutex mu;  // stats and versions
@@ -84,11 +109,17 @@ struct SettingsSink::Impl {
   // conditional write repeated after an UNAVAILABLE cannot overwrite: if the first one landed,
   // the version moved) and accounting. The gRPC status is returned for the caller to read; a
   // token that cannot be had is UNAUTHENTICATED with its reason.
-  template <typename Req, typename Resp, typename Fn>
-  grpc::Status call(const char* method, const Req& req, Resp* resp, Fn fn) {
+  template <typename Req, typename Resp, typename Stub>
+  grpc::Status call(const char* method, const Req& req, Resp* resp,
+                    grpc::Status (Stub::*fn)(grpc::ClientContext*, const Req&, Resp*)) {
+    Stub* target = nullptr;
+    if constexpr (std::is_same_v<Stub, settings2::SettingsService::Stub>)
+      target = stub.get();
+    else
+      target = projects.get();
     auto out = flyteadmin::call_with_retries(
         cfg, tokens.get(), method,
-        [&](grpc::ClientContext& ctx) { return (stub.get()->*fn)(&ctx, req, resp); },
+        [&](grpc::ClientContext& ctx) { return (target->*fn)(&ctx, req, resp); },
         [&](grpc::StatusCode code) {
           std::lock_guard<std::mutex> lock(mu);
           ++stats[std::string(method) + " " + flyteadmin::grpc_code_name(code)];
@@ -104,13 +135,67 @@ struct SettingsSink::Impl {
   }
 
   Status write(const std::string& key, const settings2::Settings& value, uint64_t version);
+  Status list_projects(State& out);
+  Status write_project(const Step& step);
 };
 
-SettingsSink::SettingsSink(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
-SettingsSink::~SettingsSink() = default;
+// The server hides archived projects from an unfiltered list, so both sets are asked for. Pages
+// are sorted by id: without sort_by the server's order is the database's, which moves an updated
+// row, so offset paging could skip or repeat a project.
+Status Flyte2Sink::Impl::list_projects(State& out) {
+  using Stub = project2::ProjectService::Stub;
+  for (const char* filter : {"", "eq(state,1)"}) {
+    std::string token;
+    do {
+      project2::ListProjectsRequest req;
+      req.set_limit(500);
+      req.set_token(token);
+      req.set_filters(filter);
+      req.mutable_sort_by()->set_key("identifier");
+      req.mutable_sort_by()->set_direction(flyteidl2::common::Sort::ASCENDING);
+      project2::ListProjectsResponse resp;
+      grpc::Status st = call("ListProjects", req, &resp, &Stub::ListProjects);
+      if (!st.ok()) return failure("ListProjects", filter, st);
+      for (const auto& p : resp.projects().projects()) out.projects[p.id()] = parse_project(p);
+      token = resp.projects().token();
+    } while (!token.empty());
+  }
+  return ok_status();
+}
 
-Result<std::unique_ptr<SettingsSink>> SettingsSink::connect(const flyteadmin::AdminConfig& cfg,
-                                                            std::string label) {
+// Create (an id the server already has — created before a crash, or by someone else — is made
+// to match with Update), update, or archive: projects carry no version, so a write is the whole
+// project as Git declares it.
+Status Flyte2Sink::Impl::write_project(const Step& step) {
+  using Stub = project2::ProjectService::Stub;
+  if (!step.project)
+    return make_error(ErrorCode::internal, "flyte2: a project step without a project: " + step.key);
+  project2::Project p = render_project(*step.project);
+  if (step.action == Action::create) {
+    project2::CreateProjectRequest req;
+    *req.mutable_project() = p;
+    project2::CreateProjectResponse resp;
+    grpc::Status st = call("CreateProject", req, &resp, &Stub::CreateProject);
+    if (st.ok()) return ok_status();
+    if (st.error_code() != grpc::StatusCode::ALREADY_EXISTS)
+      return failure("CreateProject", p.id(), st);
+  }
+  if (step.action == Action::remove) p.set_state(project2::PROJECT_STATE_ARCHIVED);
+  project2::UpdateProjectRequest req;
+  *req.mutable_project() = p;
+  project2::UpdateProjectResponse resp;
+  grpc::Status st = call("UpdateProject", req, &resp, &Stub::UpdateProject);
+  if (st.error_code() == grpc::StatusCode::NOT_FOUND)
+    return stale(p.id(), "UpdateProject", "NOT_FOUND", st.error_message());
+  if (!st.ok()) return failure("UpdateProject", p.id(), st);
+  return ok_status();
+}
+
+Flyte2Sink::Flyte2Sink(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+Flyte2Sink::~Flyte2Sink() = default;
+
+Result<std::unique_ptr<Flyte2Sink>> Flyte2Sink::connect(const flyteadmin::AdminConfig& cfg,
+                                                        std::string label) {
   auto conn = flyteadmin::open_connection(cfg, "flyte2");
   if (!conn) return conn.error();
   auto impl = std::make_unique<Impl>();
@@ -119,20 +204,24 @@ Result<std::unique_ptr<SettingsSink>> SettingsSink::connect(const flyteadmin::Ad
   impl->channel = conn->channel;
   impl->tokens = std::move(conn->tokens);
   impl->stub = settings2::SettingsService::NewStub(impl->channel);
+  impl->projects = project2::ProjectService::NewStub(impl->channel);
   impl->log = log::get("flyte2");
-  return std::unique_ptr<SettingsSink>(new SettingsSink(std::move(impl)));
+  return std::unique_ptr<Flyte2Sink>(new Flyte2Sink(std::move(impl)));
 }
 
-Capabilities SettingsSink::capabilities() const { return Capabilities{.objects = {"settings"}}; }
+Capabilities Flyte2Sink::capabilities() const {
+  return Capabilities{.projects = true, .objects = {"settings"}};
+}
 
-void SettingsSink::expect(const std::set<std::string>& object_keys) {
+void Flyte2Sink::expect(const std::set<std::string>& object_keys) {
   m_impl->expected.clear();
   for (const auto& k : object_keys)
     if (settings_key_of(k)) m_impl->expected.insert(k);
 }
 
-Result<State> SettingsSink::observe() {
+Result<State> Flyte2Sink::observe() {
   State out;
+  if (auto s = m_impl->list_projects(out); !s) return s.error();
   std::map<std::string, uint64_t> versions;
   for (const auto& key : m_impl->expected) {
     settings2::GetSettingsForEditRequest req;
@@ -157,8 +246,8 @@ Result<State> SettingsSink::observe() {
   return out;
 }
 
-Status SettingsSink::Impl::write(const std::string& key, const settings2::Settings& value,
-                                 uint64_t version) {
+Status Flyte2Sink::Impl::write(const std::string& key, const settings2::Settings& value,
+                               uint64_t version) {
   auto sk = settings_key_of(key);
   if (!sk) return make_error(ErrorCode::invalid_input, "flyte2: not a settings key: " + key);
   if (version == 0) {
@@ -190,10 +279,11 @@ Status SettingsSink::Impl::write(const std::string& key, const settings2::Settin
   return ok_status();
 }
 
-Status SettingsSink::execute(const Step& step) {
+Status Flyte2Sink::execute(const Step& step) {
+  if (step.action == Action::adopt) return ok_status();
+  if (step.kind == ObjectKind::project) return m_impl->write_project(step);
   if (step.kind != ObjectKind::object || !settings_key_of(step.key))
     return make_error(ErrorCode::internal, "flyte2: cannot execute a step for " + step.key);
-  if (step.action == Action::adopt) return ok_status();
   // The version this write is conditional on: the one observed (an empty record left by a
   // removal is observed as absent, but has one).
   const uint64_t version = m_impl->version_of(step.key);
@@ -211,9 +301,9 @@ Status SettingsSink::execute(const Step& step) {
   return m_impl->write(step.key, *value, version);
 }
 
-std::string SettingsSink::describe() const { return m_impl->label; }
+std::string Flyte2Sink::describe() const { return m_impl->label; }
 
-std::map<std::string, uint64_t> SettingsSink::rpc_counts() const {
+std::map<std::string, uint64_t> Flyte2Sink::rpc_counts() const {
   std::lock_guard<std::mutex> lock(m_impl->mu);
   return m_impl->stats;
 }
