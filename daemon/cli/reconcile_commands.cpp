@@ -369,16 +369,9 @@ bool write_import(const reconcile::State& live, const std::string& out_dir,
     return static_cast<bool>(f);
   };
   for (const auto& [id, p] : live.projects) {
-    nlohmann::ordered_json j;
-    j["apiVersion"] = "flytecd/v1";
-    j["kind"] = "Project";
-    j["id"] = p.id;
-    j["name"] = p.name;
-    if (!p.description.empty()) j["description"] = p.description;
-    if (!p.labels.empty()) j["labels"] = p.labels;
-    if (p.archived) j["state"] = "archived";
     if (!write(fs::path(out_dir) / "projects" / id / "project.yaml",
-               "# imported by flytecd from " + description + "\n" + model::json_to_yaml(j))) {
+               "# imported by flytecd from " + description + "\n" +
+                   model::json_to_yaml(model::project_document(p)))) {
       err << "flytecd import: cannot write under " << out_dir << "\n";
       return false;
     }

@@ -328,17 +328,11 @@ Flyte2Conversion convert_to_flyte2(const Documents& docs, const std::vector<std:
   }
 
   for (const auto& p : docs.projects) {
-    Json j;
-    j["apiVersion"] = "flytecd/v1";
-    j["kind"] = "Project";
-    j["id"] = p.id;
-    j["name"] = p.name;
-    if (!p.description.empty()) j["description"] = p.description;
-    if (!p.labels.empty()) j["labels"] = p.labels;
-    if (p.archived) j["state"] = "archived";
+    const sinks::ProjectState state{p.id, p.name, p.description, p.labels, p.archived};
     out.files.push_back({"projects/" + p.id + "/project.yaml",
                          "# converted by flytecd convert --to flyte2 from " + to_string(p.where) +
-                             " (Flyte 2's ProjectService)\n" + json_to_yaml(j)});
+                             " (Flyte 2's ProjectService)\n" +
+                             json_to_yaml(project_document(state))});
     ++out.project_documents;
   }
   return out;

@@ -331,6 +331,18 @@ nlohmann::json yaml_to_json(const YAML::Node& node) { return yaml_json::to_json(
 
 std::string json_to_yaml(const nlohmann::ordered_json& json) { return yaml_json::to_yaml(json); }
 
+nlohmann::ordered_json project_document(const sinks::ProjectState& p) {
+  nlohmann::ordered_json j;
+  j["apiVersion"] = "flytecd/v1";
+  j["kind"] = "Project";
+  j["id"] = p.id;
+  j["name"] = p.name;
+  if (!p.description.empty()) j["description"] = p.description;
+  if (!p.labels.empty()) j["labels"] = p.labels;
+  if (p.archived) j["state"] = "archived";
+  return j;
+}
+
 void collect_field_lines(const YAML::Node& node, const google::protobuf::Descriptor* desc,
                          const std::string& prefix, sinks::FieldLines& out) {
   if (!node.IsMap() || !desc) return;

@@ -44,4 +44,7 @@ nlohmann::json yaml_to_json(const YAML::Node& node);
 // Emits JSON as block-style YAML (keys in the JSON's order).
 std::string json_to_yaml(const nlohmann::ordered_json& json);
 
+// The `kind: Project` document of a project (what import and convert write).
+nlohmann::ordered_json project_document(const sinks::ProjectState& p);
+
 }  // namespace flytecd::model

@@ -175,7 +175,8 @@ std::string effective_settings_text(const Json& doc, const std::string& title, c
   }
   out += "\n";
   size_t width = 0;
-  for (const auto& leaf : doc["settings"]) width = std::max(width, leaf["path"].size());
+  for (const auto& leaf : doc["settings"])
+    width = std::max(width, leaf["path"].get<std::string>().size());
   for (const auto& leaf : doc["settings"]) {
     const std::string path = leaf["path"].get<std::string>();
     std::string line = path + std::string(width - path.size() + 2, ' ') + shown(leaf);

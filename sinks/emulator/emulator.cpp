@@ -119,7 +119,7 @@ Result<std::unique_ptr<Emulator>> Emulator::start(const Options& options) {
   impl->store = std::move(*store);
   impl->log = log::get("emulator:" + options.listen);
   if (options.flyte2) {
-    impl->settings = std::make_unique<Flyte2Settings>(*impl->store);
+    impl->settings = std::make_unique<Flyte2Settings>(*impl->store, options.flyte2_schema_lacks);
     impl->projects = std::make_unique<Flyte2Projects>(*impl->store, options.domains);
     for (const auto& id : options.flyte2_seed_projects)
       if (auto s = impl->projects->seed(id); !s) return s.error().wrap("seeding project " + id);

@@ -52,6 +52,9 @@ struct Options {
   // With flyte2: the projects the server creates at startup when they are missing (runs/setup.go
   // seeds its configured default project, `flytesnacks`, ACTIVE, named as its id).
   std::vector<std::string> flyte2_seed_projects{"flytesnacks"};
+  // With flyte2: Settings fields (JSON paths, "run.defaultQueue") this server's schema lacks, as
+  // on a server older than the IDL: writes drop them. For tests of version skew.
+  std::vector<std::string> flyte2_schema_lacks;
 };
 
 class Emulator {

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "daemon/common/proto_paths.hpp"
+
 namespace flytecd::sinks::emulator {
 namespace {
 
@@ -39,6 +41,13 @@ Result<std::string> to_protojson(const settings2::Settings& settings) {
 std::string settings_storage_key(const settings2::SettingsKey& key) {
   return "v1:" + (key.org().empty() ? std::string("flyte") : key.org()) + ":" + key.domain() + ":" +
          key.project();
+}
+
+Result<std::string> Flyte2Settings::stored_form(const settings2::Settings& settings) const {
+  if (m_schema_lacks.empty()) return to_protojson(settings);
+  settings2::Settings kept = settings;
+  for (const auto& path : m_schema_lacks) proto_paths::clear(kept, path);
+  return to_protojson(kept);
 }
 
 Status Flyte2Settings::get_for_edit(const settings2::GetSettingsForEditRequest& req,
@@ -85,7 +94,7 @@ Status Flyte2Settings::create(const settings2::CreateSettingsRequest& req,
                               settings2::CreateSettingsResponse* out) {
   if (!req.has_key() || !req.has_settings()) return invalid("key and settings are required");
   if (auto s = check_key_shape(req.key()); !s) return s;
-  auto data = to_protojson(req.settings());
+  auto data = stored_form(req.settings());
   if (!data) return data.error();
   const int64_t now = now_ms();
   SettingsRow row{settings_storage_key(req.key()), *data, 1, now, now};
@@ -111,7 +120,7 @@ Status Flyte2Settings::update(const settings2::UpdateSettingsRequest& req,
   if (auto s = check_key_shape(req.key()); !s) return s;
   if (req.version() == 0)
     return invalid("a version is required; use CreateSettings for a new record");
-  auto data = to_protojson(req.settings());
+  auto data = stored_form(req.settings());
   if (!data) return data.error();
   const std::string key = settings_storage_key(req.key());
   auto tx = m_store.begin(true);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "daemon/common/result.hpp"
 #include "flyteidl2/settings/settings_service.pb.h"
@@ -23,7 +24,10 @@ std::string settings_storage_key(const settings2::SettingsKey& key);
 // not_found, already_exists, conflict (a stale version: FailedPrecondition), internal.
 class Flyte2Settings {
  public:
-  explicit Flyte2Settings(Store& store) : m_store(store) {}
+  // `schema_lacks`: JSON paths of Settings fields the emulated server's schema does not have (a
+  // server older than the IDL): a write drops them, as protojson.Marshal drops unknown fields.
+  explicit Flyte2Settings(Store& store, std::vector<std::string> schema_lacks = {})
+      : m_store(store), m_schema_lacks(std::move(schema_lacks)) {}
   Status get_for_edit(const settings2::GetSettingsForEditRequest& req,
                       settings2::GetSettingsForEditResponse* out);
   Status create(const settings2::CreateSettingsRequest& req,
@@ -32,7 +36,10 @@ class Flyte2Settings {
                 settings2::UpdateSettingsResponse* out);
 
  private:
+  // protojson.Marshal of what a write sends, as this server's schema keeps it.
+  Result<std::string> stored_form(const settings2::Settings& settings) const;
   Store& m_store;
+  std::vector<std::string> m_schema_lacks;
 };
 
 }  // namespace flytecd::sinks::emulator

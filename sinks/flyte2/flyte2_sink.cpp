@@ -1,11 +1,13 @@
 #include "sinks/flyte2/flyte2_sink.hpp"
 
+#include <google/protobuf/util/message_differencer.h>
 #include <grpcpp/grpcpp.h>
 
 #include <mutex>
 #include <type_traits>
 
 #include "daemon/common/log.hpp"
+#include "daemon/common/proto_paths.hpp"
 #include "flyteidl2/project/project_service.grpc.pb.h"
 #include "flyteidl2/settings/settings_service.grpc.pb.h"
 #include "sinks/flyteadmin/channel.hpp"
@@ -94,6 +96,24 @@ struct Flyte2Sink::Impl {
   // The version of every record the last observe() read (0: the scope has none), by object key;
   // a write moves it to the version the server answered with.
   std::map<std::string, uint64_t> versions;
+  // What flytecd last wrote at each key and the version the server gave it, and the fields the
+  // server was seen not to keep (its schema is older than the IDL): a record holding exactly
+  // what was written, less those fields, is observed as written instead of as drift.
+  struct Written {
+    uint64_t version = 0;
+    std::shared_ptr<const settings2::Settings> value;
+  };
+  std::map<std::string, Written> written;
+  std::set<std::string> unkept;
+
+  // Reads back the record just written at `version`: fields the server did not keep are
+  // reported (once each) and remembered.
+  void check_kept(const std::string& key, const settings2::Settings& sent, uint64_t version);
+  // The observed record at `key`, or what flytecd wrote there when the server holds exactly that
+  // less the fields it does not keep.
+  std::shared_ptr<settings2::Settings> as_observed(const std::string& key,
+                                                   std::shared_ptr<settings2::Settings> stored,
+                                                   uint64_t version) const;
 
   uint64_t version_of(const std::string& key) const {
     std::lock_guard<std::mutex> lock(mu);
@@ -239,11 +259,51 @@ Result<State> Flyte2Sink::observe() {
     if (own.version() == 0 || empty_settings(own.settings())) continue;
     auto value = std::make_shared<settings2::Settings>(own.settings());
     clear_scope_levels(*value);
+    value = m_impl->as_observed(key, std::move(value), own.version());
     out.objects[key] = ObjectValue{"settings", std::move(value), nullptr, own.version()};
   }
   std::lock_guard<std::mutex> lock(m_impl->mu);
   m_impl->versions = std::move(versions);
   return out;
+}
+
+void Flyte2Sink::Impl::check_kept(const std::string& key, const settings2::Settings& sent,
+                                  uint64_t version) {
+  settings2::GetSettingsForEditRequest req;
+  *req.mutable_key() = *settings_key_of(key);
+  settings2::GetSettingsForEditResponse resp;
+  grpc::Status st =
+      call("GetSettingsForEdit", req, &resp, &settings2::SettingsService::Stub::GetSettingsForEdit);
+  // Unreadable, or written again since: nothing can be concluded from it.
+  if (!st.ok() || resp.levels_size() == 0) return;
+  const settings2::SettingsRecord& own = resp.levels(resp.levels_size() - 1);
+  if (own.version() != version) return;
+  settings2::Settings stored = own.settings();
+  clear_scope_levels(stored);
+  std::vector<std::string> fresh;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    for (const auto& path : proto_paths::lost(sent, stored))
+      if (unkept.insert(path).second) fresh.push_back(path);
+    written[key] = Written{version, std::make_shared<settings2::Settings>(sent)};
+  }
+  for (const auto& path : fresh)
+    log->warn(
+        "{}: the server does not keep settings field {} (written to {}, not stored: its schema "
+        "is older than flytecd's Flyte 2 IDL); it is left out of the comparison from now on, so "
+        "it is not drift, and it has no effect on that server",
+        label, path, key);
+}
+
+std::shared_ptr<settings2::Settings> Flyte2Sink::Impl::as_observed(
+    const std::string& key, std::shared_ptr<settings2::Settings> stored, uint64_t version) const {
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = written.find(key);
+  if (unkept.empty() || it == written.end() || it->second.version != version) return stored;
+  settings2::Settings keepable = *it->second.value;
+  for (const auto& path : unkept) proto_paths::clear(keepable, path);
+  if (!google::protobuf::util::MessageDifferencer::Equals(keepable, *stored)) return stored;
+  return std::make_shared<settings2::Settings>(*it->second.value);
 }
 
 Status Flyte2Sink::Impl::write(const std::string& key, const settings2::Settings& value,
@@ -261,6 +321,7 @@ Status Flyte2Sink::Impl::write(const std::string& key, const settings2::Settings
       return stale(key, "CreateSettings", "ALREADY_EXISTS", st.error_message());
     if (!st.ok()) return failure("CreateSettings", key, st);
     set_version(key, resp.settingsrecord().version());
+    check_kept(key, value, resp.settingsrecord().version());
     return ok_status();
   }
   settings2::UpdateSettingsRequest req;
@@ -276,6 +337,7 @@ Status Flyte2Sink::Impl::write(const std::string& key, const settings2::Settings
     return stale(key, "UpdateSettings", "NOT_FOUND", st.error_message());
   if (!st.ok()) return failure("UpdateSettings", key, st);
   set_version(key, resp.settingsrecord().version());
+  check_kept(key, value, resp.settingsrecord().version());
   return ok_status();
 }
 
@@ -302,6 +364,11 @@ Status Flyte2Sink::execute(const Step& step) {
 }
 
 std::string Flyte2Sink::describe() const { return m_impl->label; }
+
+std::set<std::string> Flyte2Sink::unkept_fields() const {
+  std::lock_guard<std::mutex> lock(m_impl->mu);
+  return m_impl->unkept;
+}
 
 std::map<std::string, uint64_t> Flyte2Sink::rpc_counts() const {
   std::lock_guard<std::mutex> lock(m_impl->mu);

@@ -9,7 +9,9 @@
 // version observed; a write the server refuses because the record changed (FailedPrecondition on a
 // stale version, AlreadyExists, NotFound) is never retried as sent but fails as ErrorCode::stale,
 // so the pass observes again and plans from what is there now (drift if Git did not change: healed
-// with selfHeal, reported without).
+// with selfHeal, reported without). Each write is read back: a field the server does not keep (a
+// server older than the IDL drops it, as protojson drops unknown fields) is reported once and
+// left out of the comparison, instead of being drift on every pass.
 
 #include <map>
 #include <memory>
@@ -54,6 +56,9 @@ class Flyte2Sink final : public Sink {
   Status execute(const Step& step) override;
   std::string describe() const override;
   std::map<std::string, uint64_t> rpc_counts() const override;
+  // Settings fields (JSON paths) a write was read back without: the server's schema lacks them.
+  // Each is logged once; a record that holds what flytecd wrote less these is not drift.
+  std::set<std::string> unkept_fields() const;
 
   struct Impl;
 

@@ -133,10 +133,11 @@ out="$("$bin" get settings --live -d development --repo "$tmp/repo" --state-dir 
 [[ $rc -eq 1 ]] && grep -q 'holds no Flyte 2 settings' <<<"$out" \
   && ok "get settings --live against FlyteAdmin says it has no settings" || bad "get settings --live on FlyteAdmin (rc $rc): $out"
 
-# import: the Flyte 2 target's projects and settings records as a repository, checked by a plan.
+# import: the Flyte 2 target's projects and settings records (the out-of-band "cpu" is what it holds)
+# as a repository, checked by a plan.
 out="$("$bin" import --config "$tmp/p2.yaml" --out "$tmp/imported" --log-level warn 2>&1)"; rc=$?
 [[ $rc -eq 0 ]] && grep -q '2 settings records' <<<"$out" && grep -q 'name: Machine learning' "$tmp/imported/projects/ml/project.yaml" \
-  && grep -q 'stringValue: gpu' "$tmp/imported/projects/flytesnacks/settings.yaml" && grep -q 'stringValue: runner' "$tmp/imported/settings.yaml" \
+  && grep -q "stringValue: cpu" "$tmp/imported/projects/flytesnacks/settings.yaml" && grep -q 'stringValue: runner' "$tmp/imported/settings.yaml" \
   && ok "import writes Project and Settings documents from Flyte 2" || bad "import from flyte2 (rc $rc): $out $(ls -R "$tmp/imported" 2>&1)"
 
 # convert: the example repository's Overrides as Settings, applied into the Flyte 2 emulator.

@@ -29,9 +29,10 @@ struct Peer {
   std::unique_ptr<fset::SettingsService::Stub> stub;
   std::unique_ptr<sinks::flyte2::Flyte2Sink> sink;
 
-  Peer() {
+  explicit Peer(std::vector<std::string> schema_lacks = {}) {
     sinks::emulator::Options o;
     o.flyte2 = true;
+    o.flyte2_schema_lacks = std::move(schema_lacks);
     o.db_path = ":memory:";
     auto started = sinks::emulator::Emulator::start(o);
     if (!started) FAIL(started.error().message);
@@ -134,13 +135,14 @@ class RacedSink final : public sinks::Sink {
 
 pass::ApplyReport run_apply(sinks::Sink& sink, ledger::Ledger& ledger,
                             const reconcile::State& desired, bool self_heal,
-                            const std::string& revision) {
+                            const std::string& revision, bool prune = false) {
   auto managed = ledger.managed();
   REQUIRE(managed.ok());
   sink.expect(reconcile::expected_objects(desired, *managed));
   pass::ApplyOptions o;
   o.revision = revision;
   o.policy.self_heal = self_heal;
+  o.policy.prune = prune;
   o.policy.allow_empty = true;
   return pass::apply(sink, ledger, desired, o);
 }
@@ -189,14 +191,7 @@ TEST_CASE("flyte2 sink: round trip into the emulator, a second apply writes noth
 
   // Removed from Git (prune on): the record is cleared to empty settings, and read as absent.
   desired.objects.erase(k_domain);
-  auto managed = ledger->managed();
-  REQUIRE(managed.ok());
-  peer.sink->expect(reconcile::expected_objects(desired, *managed));
-  pass::ApplyOptions o;
-  o.revision = "r3";
-  o.policy.prune = true;
-  o.policy.allow_empty = true;
-  auto pruned = pass::apply(*peer.sink, *ledger, desired, o);
+  auto pruned = run_apply(*peer.sink, *ledger, desired, false, "r3", true);
   REQUIRE(pruned.ok());
   auto cleared = peer.read(k_domain);
   CHECK(cleared.version() == 2);
@@ -354,14 +349,7 @@ TEST_CASE("flyte2 sink: projects through ProjectService, paged past one page, ar
 
   // Dropped from Git with prune: archived (Flyte 2 has no delete), and observed as archived.
   desired.projects.erase("ml");
-  auto managed = ledger->managed();
-  REQUIRE(managed.ok());
-  peer.sink->expect(reconcile::expected_objects(desired, *managed));
-  pass::ApplyOptions o;
-  o.revision = "r3";
-  o.policy.prune = true;
-  o.policy.allow_empty = true;
-  auto pruned = pass::apply(*peer.sink, *ledger, desired, o);
+  auto pruned = run_apply(*peer.sink, *ledger, desired, false, "r3", true);
   INFO(pruned.error);
   REQUIRE(pruned.ok());
   REQUIRE(get("ml", &got).ok());
@@ -373,6 +361,43 @@ TEST_CASE("flyte2 sink: projects through ProjectService, paged past one page, ar
   REQUIRE(get("flytesnacks", &got).ok());
   CHECK(got.state() == flyteidl2::project::PROJECT_STATE_ACTIVE);
   CHECK(observed->projects.size() == 522);
+}
+
+TEST_CASE("flyte2 sink: a field the server does not keep is reported once, not drift forever",
+          "[flyte2][sink]") {
+  Peer peer({"storage.rawDataPath"});  // a server whose schema predates storage.raw_data_path
+  auto ledger = memory_ledger();
+  reconcile::State desired;
+  auto value = std::make_shared<fset::Settings>();
+  value->mutable_run()->mutable_default_queue()->set_state(fset::SETTING_STATE_VALUE);
+  value->mutable_run()->mutable_default_queue()->set_string_value("gpu");
+  value->mutable_storage()->mutable_raw_data_path()->set_state(fset::SETTING_STATE_VALUE);
+  value->mutable_storage()->mutable_raw_data_path()->set_string_value("s3://bucket/raw");
+  desired.objects[k_project] = sinks::ObjectValue{"settings", value};
+
+  auto first = run_apply(*peer.sink, *ledger, desired, true, "r1");
+  INFO(first.error);
+  REQUIRE(first.ok());  // converged: the re-observation does not call for the field again
+  CHECK(first.rpc_steps == 1);
+  CHECK(peer.sink->unkept_fields() == std::set<std::string>{"storage.rawDataPath"});
+  auto rec = peer.read(k_project);
+  CHECK(queue_of(rec) == "gpu");
+  CHECK_FALSE(rec.settings().storage().has_raw_data_path());  // the server dropped it
+
+  // The next passes write nothing and see no drift.
+  for (int i = 0; i < 3; ++i) {
+    auto again = run_apply(*peer.sink, *ledger, desired, false, "r1");
+    REQUIRE(again.ok());
+    CHECK(again.rpc_steps == 0);
+    CHECK(again.first_plan.in_sync == 1);
+    CHECK(again.first_plan.drift.empty());
+  }
+  CHECK(peer.emu->calls("UpdateSettings") == 0);
+
+  // An out-of-band change of a field the server keeps is still drift.
+  REQUIRE(peer.write_queue(k_project, "cpu"));
+  auto drifted = run_apply(*peer.sink, *ledger, desired, false, "r1");
+  CHECK(drifted.first_plan.drift.size() == 1);
 }
 
 }  // namespace FLYTECD_UNITY_ID
