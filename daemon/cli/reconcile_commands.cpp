@@ -12,9 +12,9 @@
 #include "daemon/cli/suggest.hpp"
 #include "daemon/common/http/client.hpp"
 #include "daemon/common/json_dump.hpp"
-#include "daemon/common/text.hpp"
 #include "daemon/common/log.hpp"
 #include "daemon/common/scan.hpp"
+#include "daemon/common/text.hpp"
 #include "daemon/model/proto_yaml.hpp"
 #include "daemon/pass/apply.hpp"
 #include "daemon/pass/views.hpp"
@@ -429,8 +429,8 @@ bool write_import(const reconcile::State& live, const std::string& out_dir,
     }
   }
   out << "imported " << live.projects.size() << " projects, " << live.overrides.size() - skipped
-      << " overrides and " << object_files_count(live) << " settings records from " << description << " into " << out_dir << " (" << files << " files, "
-      << docs << " documents)\n";
+      << " overrides and " << object_files_count(live) << " settings records from " << description
+      << " into " << out_dir << " (" << files << " files, " << docs << " documents)\n";
   if (skipped)
     out << "warning: " << skipped
         << " QUALITY_OF_SERVICE rows were not imported: FlyteAdmin's API cannot write them back\n";

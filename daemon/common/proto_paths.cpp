@@ -27,8 +27,8 @@ void lost_into(const pb::Message& sent, const pb::Message& kept, const std::stri
     if (!is_set(kept, f)) {
       out.push_back(path);
     } else if (f->message_type() && !f->is_repeated() && !f->is_map()) {
-      lost_into(sent.GetReflection()->GetMessage(sent, f), kept.GetReflection()->GetMessage(kept, f),
-                path, out);
+      lost_into(sent.GetReflection()->GetMessage(sent, f),
+                kept.GetReflection()->GetMessage(kept, f), path, out);
     }
   }
 }

@@ -34,8 +34,8 @@ const std::vector<Correspondence>& correspondences() {
       {"taskResourceAttributes.limits.memory", "taskResource.max.memory", LeafType::quantity},
       {"taskResourceAttributes.limits.ephemeralStorage", "taskResource.max.storage",
        LeafType::quantity},
-      {"workflowExecutionConfig.securityContext.runAs.k8sServiceAccount",
-       "security.serviceAccount", LeafType::string},
+      {"workflowExecutionConfig.securityContext.runAs.k8sServiceAccount", "security.serviceAccount",
+       LeafType::string},
       {"workflowExecutionConfig.rawOutputDataConfig.outputLocationPrefix", "storage.rawDataPath",
        LeafType::string},
       {"workflowExecutionConfig.labels.values", "labels", LeafType::map},
@@ -232,7 +232,7 @@ void list_unconverted(const Json& value, const Location& where, const std::strin
 
 // The org and org-domain records, from PlatformDefaults.
 std::map<std::string, Record> platform_records(const Documents& docs, Flyte2Conversion& out) {
-  std::map<std::string, Record> by_domain;  // "" = org
+  std::map<std::string, Record> by_domain;        // "" = org
   std::map<std::string, Location> task_resource;  // domain -> its TASK_RESOURCE default
   for (const auto& p : docs.platform_defaults) {
     if (p.type == flyteidl::admin::TASK_RESOURCE) task_resource[p.domain] = p.where;

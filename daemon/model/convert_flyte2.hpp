@@ -5,8 +5,9 @@
 // field without one listed by name (file:line, scope, field, why) — nothing is guessed. Pure.
 //
 // The correspondences (flyteidl2/settings/settings_definition.proto on flyteorg/flyte main):
-//   taskResourceAttributes.defaults.{cpu,gpu,memory,ephemeralStorage} -> taskResource.min.{…,storage}
-//   taskResourceAttributes.limits.{…}                                 -> taskResource.max.{…}
+//   taskResourceAttributes.defaults.{cpu,gpu,memory,ephemeralStorage} -> taskResource.min.{…}
+//   taskResourceAttributes.limits.{cpu,gpu,memory,ephemeralStorage}   -> taskResource.max.{…}
+//   (ephemeralStorage is Flyte 2's storage)
 //   workflowExecutionConfig.securityContext.runAs.k8sServiceAccount  -> security.serviceAccount
 //   workflowExecutionConfig.rawOutputDataConfig.outputLocationPrefix -> storage.rawDataPath
 //   workflowExecutionConfig.{labels,annotations}.values               -> labels, annotations

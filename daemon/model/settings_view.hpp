@@ -18,8 +18,8 @@ namespace flytecd::model {
 
 // One level of a settings key: org, domain or project, broadest first.
 struct SettingsLevel {
-  std::string level;                                 // "org", "domain", "project"
-  std::string key;                                   // "settings/flyte/development/"
+  std::string level;                                  // "org", "domain", "project"
+  std::string key;                                    // "settings/flyte/development/"
   const google::protobuf::Message* record = nullptr;  // a flyteidl2.settings.Settings; none: null
   std::string source;  // where the record comes from ("settings.yaml:12", "version 3"), or ""
 };

@@ -132,9 +132,12 @@ std::vector<ProjectRollup> rollup_of(const std::vector<ReviewChange>& changes) {
       row.project_added = c.action == '+';
       row.project_archived = c.action == '-';
       row.project_changed = c.action == '~';
-    } else {
+    } else if (c.kind == "registration") {
       ++row.registrations_changed;
       reached.insert(c.scope);
+    } else {
+      ++row.objects_changed;
+      if (!c.scope.empty()) reached.insert(c.scope);
     }
   }
   std::vector<ProjectRollup> out;
@@ -309,6 +312,41 @@ void review_registrations(Review& out, const model::Documents& base, const model
   }
 }
 
+// Objects of document kinds (Flyte 2 settings): each key created, changed field by field (with
+// the head's file:line), or removed. A key "<kind>/<org>/<domain>/<project>" belongs to its
+// project, and reaches its domain/project scope (the org's and a domain's records: "" project).
+void review_objects(Review& out, const State& sb, const State& sh) {
+  std::set<std::string> keys;
+  for (const auto& [k, v] : sb.objects) keys.insert(k);
+  for (const auto& [k, v] : sh.objects) keys.insert(k);
+  for (const auto& key : keys) {
+    const auto b = sb.objects.find(key), h = sh.objects.find(key);
+    const sinks::ObjectValue* before = b != sb.objects.end() ? &b->second : nullptr;
+    const sinks::ObjectValue* after = h != sh.objects.end() ? &h->second : nullptr;
+    ReviewChange c;
+    c.kind = after ? after->kind : before->kind;
+    c.key = key;
+    c.fields =
+        diff_messages(before ? before->value.get() : nullptr, after ? after->value.get() : nullptr);
+    if (c.fields.empty()) continue;
+    if (after && after->source)
+      locate(c.fields, after->source->file, after->source->line, after->source->fields);
+    c.action = !before ? '+' : !after ? '-' : '~';
+    auto& counts = out.objects[c.kind];
+    ++(c.action == '+' ? counts.added : c.action == '-' ? counts.removed : counts.changed);
+    const std::string rest = key.substr(key.find('/') + 1);  // org/domain/project
+    c.object = c.kind + " " + rest;
+    const auto first = rest.find('/'), second = rest.find('/', first + 1);
+    if (first != std::string::npos && second != std::string::npos) {
+      c.project = rest.substr(second + 1);
+      const std::string domain = rest.substr(first + 1, second - first - 1);
+      c.scope = c.project.empty() ? domain : c.project + "/" + domain;
+    }
+    if (c.project.empty()) c.project = "(" + rest.substr(0, first) + ")";  // an org's records
+    out.changes.push_back(std::move(c));
+  }
+}
+
 }  // namespace
 
 Review review(const model::Documents& base, const model::Documents& head,
@@ -319,9 +357,21 @@ Review review(const model::Documents& base, const model::Documents& head,
   review_overrides(out, hb, hh, sb, sh, domains);
   review_projects(out, sb, sh);
   review_registrations(out, base, head);
+  review_objects(out, sb, sh);
   out.rollup = rollup_of(out.changes);
   return out;
 }
+
+namespace {
+// " · settings: +1 ~2 -0" for each kind of object the change touches.
+std::string objects_summary(const Review& r) {
+  std::string out;
+  for (const auto& [kind, n] : r.objects)
+    out += " · " + kind + ": +" + std::to_string(n.added) + " ~" + std::to_string(n.changed) +
+           " -" + std::to_string(n.removed);
+  return out;
+}
+}  // namespace
 
 std::string review_summary(const Review& r) {
   return "overrides: +" + std::to_string(r.overrides_added) + " ~" +
@@ -331,7 +381,7 @@ std::string review_summary(const Review& r) {
          (r.projects_removed ? " -" + std::to_string(r.projects_removed) : "") +
          " · registrations: +" + std::to_string(r.registrations_added) +
          (r.registrations_changed ? " ~" + std::to_string(r.registrations_changed) : "") +
-         " · deactivations: " + std::to_string(r.deactivations);
+         " · deactivations: " + std::to_string(r.deactivations) + objects_summary(r);
 }
 
 namespace {
@@ -353,7 +403,14 @@ std::string change_markdown(const ReviewChange& c) {
   const std::string title =
       "<code>" + md_escape(std::string(1, c.action) + " " + c.object) + "</code>";
   std::string body;
-  if (c.kind == "override") {
+  if (c.kind != "override" && c.kind != "project" && c.kind != "registration") {
+    body += "| field | before | after | declared at |\n|---|---|---|---|\n";
+    for (const auto& f : c.fields)
+      body += "| <code>" + md_escape(f.path) + "</code> | " +
+              (f.before.empty() ? "_unset_" : "<code>" + md_escape(f.before) + "</code>") + " | " +
+              (f.after.empty() ? "_unset_" : "<code>" + md_escape(f.after) + "</code>") + " | " +
+              md_escape(f.source) + (f.elided ? " (long values elided)" : "") + " |\n";
+  } else if (c.kind == "override") {
     if (c.fields.empty()) {
       body += "No effective change at this scope (the value is shadowed or equal).\n";
     } else {
@@ -434,7 +491,9 @@ std::string render_review_text(const Review& r, const ReviewRevision& base,
   std::string out = line("base", base) + line("head", head);
   for (const auto& c : r.changes) {
     out += scan::printable(std::string(1, c.action) + " " + c.object, 4096) + "\n";
-    if (c.kind == "override") {
+    if (c.kind != "override" && c.kind != "project" && c.kind != "registration") {
+      for (const auto& f : c.fields) out += "    " + field_line(f) + "\n";
+    } else if (c.kind == "override") {
       for (const auto& f : c.fields) out += "    " + field_line(f) + "\n";
       if (c.fields.empty()) out += "    no effective change at this scope\n";
       if (!c.reaches.empty())
@@ -481,6 +540,22 @@ std::string render_review_markdown(const Review& r, const ReviewRevision& base_r
   return out + note;
 }
 
+namespace {
+// Field changes as JSON, before/after named as the two revisions.
+nlohmann::ordered_json fields_json(const std::vector<FieldChange>& fields) {
+  auto out = nlohmann::ordered_json::array();
+  for (const auto& f : fields) {
+    auto fj = change_json(f);
+    fj["before"] = fj["live"];
+    fj["after"] = fj["git"];
+    fj.erase("live");
+    fj.erase("git");
+    out.push_back(std::move(fj));
+  }
+  return out;
+}
+}  // namespace
+
 nlohmann::ordered_json render_review_json(const Review& r, const ReviewRevision& base_rev,
                                           const ReviewRevision& head_rev) {
   nlohmann::ordered_json j;
@@ -499,6 +574,7 @@ nlohmann::ordered_json render_review_json(const Review& r, const ReviewRevision&
     row["projectArchived"] = p.project_archived;
     row["projectChanged"] = p.project_changed;
     row["registrationsChanged"] = p.registrations_changed;
+    row["objectsChanged"] = p.objects_changed;
     row["scopes"] = p.scopes;
     j["rollup"].push_back(std::move(row));
   }
@@ -516,15 +592,7 @@ nlohmann::ordered_json render_review_json(const Review& r, const ReviewRevision&
       i["beforeSource"] = c.old_source;
       i["afterSource"] = c.new_source;
       i["inheritingWorkflows"] = c.inheriting_workflows;
-      i["fields"] = nlohmann::ordered_json::array();
-      for (const auto& f : c.fields) {
-        auto fj = change_json(f);
-        fj["before"] = fj["live"];
-        fj["after"] = fj["git"];
-        fj.erase("live");
-        fj.erase("git");
-        i["fields"].push_back(std::move(fj));
-      }
+      i["fields"] = fields_json(c.fields);
       // Data: one object per scope reached; the prose is the text and markdown's.
       i["reaches"] = nlohmann::ordered_json::array();
       for (const auto& reach : c.reach) {
@@ -534,6 +602,8 @@ nlohmann::ordered_json render_review_json(const Review& r, const ReviewRevision&
         i["reaches"].push_back(std::move(o));
       }
     }
+    if (c.kind != "override" && c.kind != "project" && c.kind != "registration")
+      i["fields"] = fields_json(c.fields);
     if (!c.detail.empty()) i["detail"] = c.detail;
     if (!c.retired_overrides.empty()) i["retiredOverrides"] = c.retired_overrides;
     j["items"].push_back(i);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -60,6 +61,7 @@ struct ProjectRollup {
   size_t overrides_created = 0, overrides_changed = 0, overrides_deleted = 0;
   bool project_added = false, project_archived = false, project_changed = false;
   size_t registrations_changed = 0;  // registrations added, changed or removed
+  size_t objects_changed = 0;        // objects of document kinds (settings) added, changed, removed
   // Scopes whose effective value changes ("p/development", "p/development/wf.a"), and the
   // project-domains of changed registrations; sorted, no duplicates.
   std::vector<std::string> scopes;
@@ -72,6 +74,11 @@ struct Review {
   size_t projects_added = 0, projects_changed = 0, projects_removed = 0;
   size_t registrations_added = 0, registrations_changed = 0, registrations_removed = 0;
   size_t deactivations = 0;  // registrations removed: their launch plans are deactivated
+  // Objects of document kinds (Flyte 2 settings), by kind: created, changed, removed.
+  struct Counts {
+    size_t added = 0, changed = 0, removed = 0;
+  };
+  std::map<std::string, Counts> objects;
   bool empty() const { return changes.empty(); }
 };
 

@@ -71,8 +71,8 @@ Status check_type(const std::string& fn, const std::string& column,
                           "non-text column)");
   for (const auto& v : values)
     if (!parse_int64(v))
-      return database_error("invalid input syntax for the type of column " + column + ": \"" +
-                            v + "\"");
+      return database_error("invalid input syntax for the type of column " + column + ": \"" + v +
+                            "\"");
   return ok_status();
 }
 
@@ -265,7 +265,8 @@ Status Flyte2Projects::list(const project2::ListProjectsRequest& req,
     return r.state != project2::PROJECT_STATE_ARCHIVED;
   };
   // Only an empty string hides archived projects; one of spaces is trimmed to no filter at all.
-  if (!req.filters().empty() && trim(req.filters()).empty()) keep = [](const auto&) { return true; };
+  if (!req.filters().empty() && trim(req.filters()).empty())
+    keep = [](const auto&) { return true; };
   if (!trim(req.filters()).empty()) {
     auto parsed = parse_filters(req.filters());
     if (!parsed) return parsed.error();

@@ -151,4 +151,41 @@ out="$("$bin" apply --config "$tmp/conv.yaml" --log-level warn 2>&1)"; rc=$?
 [[ $rc -eq 0 ]] && grep -q 'create settings' <<<"$out" && ok "the converted repository applies into Flyte 2" || bad "converted apply (rc $rc): $out"
 out="$("$bin" convert --to flyte2 "$src/repo-layout-example" --out "$tmp/converted" 2>&1)"; rc=$?
 [[ $rc -eq 1 ]] && grep -q 'not empty' <<<"$out" && ok "convert refuses a non-empty output directory" || bad "convert overwrite (rc $rc): $out"
+# The pull-request view: a Settings change between two commits, field by field, with the head's
+# file:line, in text, markdown and json; and the history of the target's passes.
+mkdir -p "$tmp/pr"
+cp "$tmp/repo/settings.yaml" "$tmp/pr/"
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
+git -C "$tmp/pr" init -q -b main && git -C "$tmp/pr" add -A && git -C "$tmp/pr" commit -qm base
+sed -i 's/stringValue: gpu/stringValue: cpu/' "$tmp/pr/settings.yaml"
+cat >> "$tmp/pr/settings.yaml" <<'YAML'
+---
+apiVersion: flytecd/v1
+kind: Settings
+spec:
+  storage:
+    rawDataPath: {state: SETTING_STATE_VALUE, stringValue: "s3://org/raw"}
+YAML
+git -C "$tmp/pr" commit -qam head
+out="$("$bin" plan --git "$tmp/pr" --base main~1 --head main --log-level warn 2>&1)"; rc=$?
+[[ $rc -eq 2 ]] && grep -q 'settings: +1 ~1 -0' <<<"$out" && grep -q '~ settings flyte/development/flytesnacks' <<<"$out" \
+  && grep -q 'run.defaultQueue.stringValue: base "gpu", head "cpu"' <<<"$out" && grep -q '+ settings flyte//' <<<"$out" \
+  && ok "plan --git: Settings changes field by field (exit 2)" || bad "plan --git text (rc $rc): $out"
+md="$("$bin" plan --git "$tmp/pr" --base main~1 --head main -o markdown --log-level warn 2>&1)"
+grep -q '| <code>run.defaultQueue.stringValue</code> | <code>&quot;gpu&quot;</code>\|<code>run.defaultQueue.stringValue</code>' <<<"$md" && grep -q 'settings.yaml:7' <<<"$md" \
+  && ok "plan --git -o markdown: a field table with the head's file:line" || bad "plan --git markdown: $md"
+js="$("$bin" plan --git "$tmp/pr" --base main~1 --head main -o json --log-level warn 2>&1)"
+python3 - "$js" <<'PY' && ok "plan --git -o json: the settings items with their fields" || bad "plan --git json: $js"
+import json, sys
+d = json.loads(sys.argv[1])
+items = {i["key"]: i for i in d["items"]}
+i = items["settings/flyte/development/flytesnacks"]
+assert i["kind"] == "settings" and i["action"] == "update", i
+f = {x["path"]: x for x in i["fields"]}["run.defaultQueue.stringValue"]
+assert f["before"] == "gpu" and f["after"] == "cpu" and f["source"] == "settings.yaml:7", f
+assert items["settings/flyte//"]["action"] == "create"
+PY
+out="$("$bin" history --config "$tmp/flytecd.yaml" 2>&1)"; rc=$?
+[[ $rc -eq 0 ]] && grep -q 'settings/flyte/development/flytesnacks' <<<"$out" && grep -q 'defaultQueue' <<<"$out" \
+  && ok "history: the settings writes with their fields" || bad "history (rc $rc): $out"
 exit $fail

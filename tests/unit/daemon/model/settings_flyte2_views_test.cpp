@@ -66,8 +66,7 @@ std::vector<model::SettingsLevel> levels_of(const model::Documents& docs, const 
   return levels;
 }
 
-TEST_CASE("get settings: each leaf from the narrowest level that decides it",
-          "[model][settings]") {
+TEST_CASE("get settings: each leaf from the narrowest level that decides it", "[model][settings]") {
   auto r = load({file("settings.yaml", k_levels)});
   REQUIRE(r.ok());
   const Json doc = model::effective_settings(levels_of(r.documents, "development", "ml"));
@@ -198,7 +197,7 @@ TEST_CASE("convert --to flyte2: same-meaning fields written, every other one lis
     return model::effective_settings(levels_of(again.documents, domain, "ml"));
   };
   const Json dev = resolve("development");
-  CHECK(leaf(dev, "taskResource.min.cpu")["value"] == "2");        // the project's row
+  CHECK(leaf(dev, "taskResource.min.cpu")["value"] == "2");  // the project's row
   CHECK(leaf(dev, "taskResource.min.cpu")["level"] == "project");
   // FlyteAdmin takes the project's task-resource row whole: the platform's memory default does
   // not fill it, so the project record says UNSET rather than inherit the org's 1Gi.

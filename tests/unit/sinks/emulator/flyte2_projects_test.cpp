@@ -63,8 +63,8 @@ struct ProjectPeer {
   }
   // The ids of one page, and its token.
   grpc::Status list(const std::string& filters, std::vector<std::string>* ids,
-                    std::string* token = nullptr, uint32_t limit = 0,
-                    const std::string& from = "", const std::string& sort_key = "") {
+                    std::string* token = nullptr, uint32_t limit = 0, const std::string& from = "",
+                    const std::string& sort_key = "") {
     fp::ListProjectsRequest req;
     req.set_filters(filters);
     req.set_limit(limit);
@@ -169,7 +169,8 @@ TEST_CASE("flyte2 emulator projects: create and get as project_service.go does")
   CHECK(peer.update(too_long).error_code() == grpc::StatusCode::INTERNAL);
 }
 
-TEST_CASE("flyte2 emulator projects: update replaces the whole project, NotFound for an unknown id") {
+TEST_CASE(
+    "flyte2 emulator projects: update replaces the whole project, NotFound for an unknown id") {
   ProjectPeer peer;
   fp::Project ml = project("ml");
   (*ml.mutable_labels()->mutable_values())["team"] = "ml";

@@ -291,8 +291,8 @@ TEST_CASE(
   for (const auto& [call, n] : counts) {
     INFO(call << " x" << n);
     CHECK((call.rfind("GetSettingsForEdit OK", 0) == 0 || call == "ListProjects OK" ||
-           call == "CreateSettings OK" ||
-           call == "UpdateSettings OK" || call == "UpdateSettings FAILED_PRECONDITION" ||
+           call == "CreateSettings OK" || call == "UpdateSettings OK" ||
+           call == "UpdateSettings FAILED_PRECONDITION" ||
            call == "CreateSettings ALREADY_EXISTS"));  // a writer created it first
   }
 }
