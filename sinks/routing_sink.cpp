@@ -66,6 +66,13 @@ Status RoutingSink::execute(const sinks::Step& step) {
   return r->sink->execute(step);
 }
 
+uint64_t RoutingSink::written_version(const std::string& key) const {
+  const std::string kind = key.substr(0, key.find('/'));
+  for (const auto& r : m_routes)
+    if (r.parts.objects.count(kind)) return r.sink->written_version(key);
+  return 0;
+}
+
 Status RoutingSink::commit(const std::string& revision) {
   Status first = ok_status();
   std::set<const Sink*> done;  // a sink routed for several parts commits once

@@ -34,6 +34,7 @@ class RoutingSink final : public Sink {
   Result<sinks::State> observe() override;
   // internal when no route holds the step's part (a plan outside capabilities()).
   Status execute(const sinks::Step& step) override;
+  uint64_t written_version(const std::string& key) const override;
   Status commit(const std::string& revision) override;
   EntitySink* entities() override;
   // "flyteadmin dns:///h:81 (projects, registrations) + configmap ns/name (key) (overrides, …)".

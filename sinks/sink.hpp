@@ -71,6 +71,14 @@ class Sink {
     return ok_status();
   }
 
+  // The server's version of the record the last successful write of object `key` left, for a
+  // sink whose writes are conditional on a version (Flyte 2 settings): recorded in the ledger
+  // beside the hash. 0 when the server keeps none (the default). Thread-safe.
+  virtual uint64_t written_version(const std::string& key) const {
+    (void)key;
+    return 0;
+  }
+
   // The registration facet (task / workflow / launch-plan writes), or null when the sink cannot
   // register (the ConfigMap, a settings service). Owned by the sink.
   virtual EntitySink* entities() { return nullptr; }

@@ -128,7 +128,8 @@ Result<std::unique_ptr<Ledger>> Ledger::open(const std::string& path) {
         std::tuple{"reconciles", "trigger", "TEXT NOT NULL DEFAULT ''"},
         std::tuple{"reconciles", "noops", "INTEGER NOT NULL DEFAULT 0"},
         std::tuple{"reconcile_steps", "changes", "TEXT NOT NULL DEFAULT ''"},
-        std::tuple{"registrations", "signer", "TEXT NOT NULL DEFAULT ''"}}) {
+        std::tuple{"registrations", "signer", "TEXT NOT NULL DEFAULT ''"},
+        std::tuple{"managed", "version", "INTEGER NOT NULL DEFAULT 0"}}) {
     auto info = (*db)->prepare(
         std::string("SELECT 1 FROM pragma_table_info('") + table + "') WHERE name = ?",
         "read schema");
@@ -156,11 +157,12 @@ Ledger::~Ledger() = default;
 
 Result<reconcile::Managed> Ledger::managed() const {
   std::lock_guard<std::mutex> lock(m_mu);
-  auto st = m_db->prepare("SELECT key, hash, revision FROM managed", "read managed");
+  auto st = m_db->prepare("SELECT key, hash, revision, version FROM managed", "read managed");
   if (!st) return st.error();
   reconcile::Managed out;
   auto s = st->each([&](const sqlite::Statement& row) {
-    out[row.text(0)] = reconcile::ManagedRecord{row.text(1), row.text(2)};
+    out[row.text(0)] =
+        reconcile::ManagedRecord{row.text(1), row.text(2), static_cast<uint64_t>(row.int64(3))};
   });
   if (!s) return s.error();
   return out;
@@ -182,16 +184,22 @@ Result<std::map<std::string, Ledger::Applied>> Ledger::applied() const {
 }
 
 Status Ledger::record(const std::string& key, const std::string& kind, const std::string& hash,
-                      const std::string& revision) {
+                      const std::string& revision, uint64_t version) {
   std::lock_guard<std::mutex> lock(m_mu);
   auto st = m_db->prepare(
-      "INSERT INTO managed(key, kind, hash, revision, applied_at) VALUES(?,?,?,?,?) "
+      "INSERT INTO managed(key, kind, hash, revision, applied_at, version) VALUES(?,?,?,?,?,?) "
       "ON CONFLICT(key) DO UPDATE SET kind=excluded.kind, hash=excluded.hash, "
       "revision=excluded.revision, "
-      "applied_at=excluded.applied_at",
+      "applied_at=excluded.applied_at, version=excluded.version",
       "record " + key);
   if (!st) return st.error();
-  return st->bind(key).bind(kind).bind(hash).bind(revision).bind(now_seconds()).run();
+  return st->bind(key)
+      .bind(kind)
+      .bind(hash)
+      .bind(revision)
+      .bind(now_seconds())
+      .bind(static_cast<int64_t>(version))
+      .run();
 }
 
 Status Ledger::forget(const std::string& key) {

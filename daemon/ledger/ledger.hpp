@@ -101,9 +101,10 @@ class Ledger {
     int64_t at = 0;
   };
   Result<std::map<std::string, Applied>> applied() const;
-  // Records that `key` now holds what `hash` describes (after a successful write).
+  // Records that `key` now holds what `hash` describes (after a successful write), and the
+  // server's version of the record when it keeps one (Sink::written_version; 0 otherwise).
   Status record(const std::string& key, const std::string& kind, const std::string& hash,
-                const std::string& revision);
+                const std::string& revision, uint64_t version = 0);
   Status forget(const std::string& key);
 
   // Registrations (package digest <-> registered ids), by key.

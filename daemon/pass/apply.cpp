@@ -179,7 +179,8 @@ void Executor::execute(const Step& s, int round) {
     if (s.kind == ObjectKind::project && s.action != Action::remove)
       recorded = m_ledger.record(s.key, "project", hash_of(*s.project), m_options.revision);
     else if (s.kind == ObjectKind::object && s.action != Action::remove)
-      recorded = m_ledger.record(s.key, s.object->kind, hash_of(*s.object), m_options.revision);
+      recorded = m_ledger.record(s.key, s.object->kind, hash_of(*s.object), m_options.revision,
+                                 m_sink.written_version(s.key));
     else if (s.action == Action::remove)
       recorded = m_ledger.forget(s.key);
     else

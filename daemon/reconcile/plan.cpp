@@ -420,9 +420,14 @@ struct ObjectPlanner {
     // Self-heal writes Git's value over it; without it the change is reported and left.
     const bool outside = m != managed.end() && !(have && hash_of(*have) == m->second.hash);
     if (outside) {
+      // A versioned record says how many writes came since flytecd's own.
+      std::string versions;
+      if (have && have->version && m->second.version && have->version != m->second.version)
+        versions = " (the record is at version " + std::to_string(have->version) +
+                   "; flytecd wrote version " + std::to_string(m->second.version) + ")";
       out.drift.push_back(
           DriftItem{ObjectKind::object, key,
-                    std::string(have ? "changed outside Git" : "deleted outside Git") +
+                    std::string(have ? "changed outside Git" : "deleted outside Git") + versions +
                         (git_unchanged ? "" : " (and changed in Git since flytecd wrote it)"),
                     policy.self_heal, object_changes(have, want)});
       if (!policy.self_heal) return;

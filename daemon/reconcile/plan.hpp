@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+
 #include <map>
 #include <optional>
 #include <set>
@@ -15,6 +17,9 @@ namespace flytecd::reconcile {
 struct ManagedRecord {
   std::string hash;      // hash of what flytecd last applied
   std::string revision;  // Git revision it came from
+  // The server's version of the record that write left, for a sink whose writes are conditional
+  // on one (Flyte 2 settings); 0 when it keeps none.
+  uint64_t version = 0;
 };
 using Managed = std::map<std::string, ManagedRecord>;  // by object key
 

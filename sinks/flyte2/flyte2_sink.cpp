@@ -365,6 +365,10 @@ Status Flyte2Sink::execute(const Step& step) {
 
 std::string Flyte2Sink::describe() const { return m_impl->label; }
 
+uint64_t Flyte2Sink::written_version(const std::string& key) const {
+  return m_impl->version_of(key);
+}
+
 std::set<std::string> Flyte2Sink::unkept_fields() const {
   std::lock_guard<std::mutex> lock(m_impl->mu);
   return m_impl->unkept;

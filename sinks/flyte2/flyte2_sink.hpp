@@ -56,6 +56,7 @@ class Flyte2Sink final : public Sink {
   Status execute(const Step& step) override;
   std::string describe() const override;
   std::map<std::string, uint64_t> rpc_counts() const override;
+  uint64_t written_version(const std::string& key) const override;
   // Settings fields (JSON paths) a write was read back without: the server's schema lacks them.
   // Each is logged once; a record that holds what flytecd wrote less these is not drift.
   std::set<std::string> unkept_fields() const;

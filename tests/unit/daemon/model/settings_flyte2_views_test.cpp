@@ -6,6 +6,7 @@
 
 #include "daemon/model/convert_flyte2.hpp"
 #include "daemon/model/settings_view.hpp"
+#include "daemon/reconcile/review.hpp"
 #include "test_util.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
@@ -233,6 +234,36 @@ TEST_CASE("convert --to flyte2: same-meaning fields written, every other one lis
   REQUIRE(c.notes.size() == 2);  // development and production
   CHECK(c.notes[0].find("labels") != std::string::npos);
   CHECK(c.notes[0].find("cost") != std::string::npos);
+}
+
+TEST_CASE("plan --git: a Settings change is reviewed field by field with the head's line",
+          "[model][settings][review]") {
+  auto base = load({file("settings.yaml", k_levels)});
+  std::string changed = k_levels;
+  changed.replace(changed.find("dev-queue"), 9, "gpu-queue");
+  changed = changed.substr(0, changed.rfind("---"));  // the project's record removed
+  auto head = load({file("settings.yaml", changed)});
+  REQUIRE(base.ok());
+  REQUIRE(head.ok());
+  const auto r = reconcile::review(base.documents, head.documents);
+  CHECK(r.objects.at("settings").changed == 1);
+  CHECK(r.objects.at("settings").removed == 1);
+  CHECK(r.objects.at("settings").added == 0);
+  CHECK(reconcile::review_summary(r).find("settings: +0 ~1 -1") != std::string::npos);
+  const reconcile::ReviewChange* domain = nullptr;
+  for (const auto& c : r.changes)
+    if (c.key == "settings/flyte/development/") domain = &c;
+  REQUIRE(domain != nullptr);
+  CHECK(domain->action == '~');
+  CHECK(domain->object == "settings flyte/development/");
+  CHECK(domain->scope == "development");
+  REQUIRE(domain->fields.size() == 1);
+  CHECK(domain->fields[0].path == "run.defaultQueue.stringValue");
+  CHECK(domain->fields[0].before == "\"dev-queue\"");
+  CHECK(domain->fields[0].after == "\"gpu-queue\"");
+  CHECK(domain->fields[0].source == "settings.yaml:16");
+  // Nothing changed: nothing to review.
+  CHECK(reconcile::review(base.documents, base.documents).empty());
 }
 
 }  // namespace FLYTECD_UNITY_ID

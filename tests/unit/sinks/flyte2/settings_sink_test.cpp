@@ -188,6 +188,11 @@ TEST_CASE("flyte2 sink: round trip into the emulator, a second apply writes noth
   rec = peer.read(k_project);
   CHECK(rec.version() == 2);
   CHECK(queue_of(rec) == "cpu");
+  // The ledger records the server's version beside the hash.
+  auto recorded = ledger->managed();
+  REQUIRE(recorded.ok());
+  CHECK(recorded->at(k_project).version == 2);
+  CHECK(recorded->at(k_domain).version == 1);
 
   // Removed from Git (prune on): the record is cleared to empty settings, and read as absent.
   desired.objects.erase(k_domain);
@@ -397,7 +402,10 @@ TEST_CASE("flyte2 sink: a field the server does not keep is reported once, not d
   // An out-of-band change of a field the server keeps is still drift.
   REQUIRE(peer.write_queue(k_project, "cpu"));
   auto drifted = run_apply(*peer.sink, *ledger, desired, false, "r1");
-  CHECK(drifted.first_plan.drift.size() == 1);
+  REQUIRE(drifted.first_plan.drift.size() == 1);
+  // Written at version 1 by flytecd, version 2 by the other writer.
+  CHECK(drifted.first_plan.drift[0].detail.find(
+            "the record is at version 2; flytecd wrote version 1") != std::string::npos);
 }
 
 }  // namespace FLYTECD_UNITY_ID
