@@ -10,6 +10,7 @@
 #include "daemon/model/document_fields.hpp"
 #include "daemon/model/kinds.hpp"
 #include "daemon/model/proto_yaml.hpp"
+#include "daemon/model/settings_view.hpp"
 #include "flyteidl2/settings/settings_definition.pb.h"
 
 namespace flytecd::model {
@@ -19,12 +20,7 @@ namespace pb = google::protobuf;
 using Settings = flyteidl2::settings::Settings;
 
 // A leaf setting (StringSetting, QuantitySetting, …): a message with a `state` of SettingState.
-const pb::FieldDescriptor* state_field(const pb::Descriptor* d) {
-  const auto* f = d->FindFieldByName("state");
-  return f && f->enum_type() && f->enum_type()->full_name() == "flyteidl2.settings.SettingState"
-             ? f
-             : nullptr;
-}
+const pb::FieldDescriptor* state_field(const pb::Descriptor* d) { return setting_state_field(d); }
 
 struct LeafCheck {
   const std::string& file;
@@ -189,6 +185,13 @@ void parse_settings(const std::string& file, const YAML::Node& doc, Fields& f, c
 std::string settings_object_key(const std::string& org, const std::string& domain,
                                 const std::string& project) {
   return "settings/" + (org.empty() ? std::string("flyte") : org) + "/" + domain + "/" + project;
+}
+
+const pb::FieldDescriptor* setting_state_field(const pb::Descriptor* d) {
+  const auto* f = d->FindFieldByName("state");
+  return f && f->enum_type() && f->enum_type()->full_name() == "flyteidl2.settings.SettingState"
+             ? f
+             : nullptr;
 }
 
 std::set<std::string> settings_candidate_keys(const std::set<std::string>& projects,

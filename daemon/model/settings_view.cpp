@@ -17,12 +17,7 @@ using Json = nlohmann::ordered_json;
 constexpr int k_unset = 1;  // SETTING_STATE_UNSET
 constexpr int k_value = 2;  // SETTING_STATE_VALUE
 
-const pb::FieldDescriptor* state_field(const pb::Descriptor* d) {
-  const auto* f = d->FindFieldByName("state");
-  return f && f->enum_type() && f->enum_type()->full_name() == "flyteidl2.settings.SettingState"
-             ? f
-             : nullptr;
-}
+const pb::FieldDescriptor* state_field(const pb::Descriptor* d) { return setting_state_field(d); }
 
 // A leaf: its JSON path and the fields that lead to it.
 struct Leaf {

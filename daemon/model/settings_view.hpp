@@ -32,6 +32,11 @@ struct SettingsLevel {
 // A leaf no level sets is "inherit" with no level: the server's own default applies.
 nlohmann::ordered_json effective_settings(const std::vector<SettingsLevel>& levels);
 
+// The `state` field (a flyteidl2.settings.SettingState) of a leaf setting message (StringSetting,
+// QuantitySetting, …); null for any other message: what makes a message a leaf. Defined with the
+// Settings kind (kind_settings.cpp).
+const google::protobuf::FieldDescriptor* setting_state_field(const google::protobuf::Descriptor* d);
+
 // The levels of a key (org, then org-domain with a domain, then org-domain-project with a
 // project), their object keys built as settings_object_key does.
 std::vector<SettingsLevel> settings_levels(const std::string& org, const std::string& domain,
