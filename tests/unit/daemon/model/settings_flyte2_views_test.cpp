@@ -261,7 +261,7 @@ TEST_CASE("plan --git: a Settings change is reviewed field by field with the hea
   CHECK(domain->fields[0].path == "run.defaultQueue.stringValue");
   CHECK(domain->fields[0].before == "\"dev-queue\"");
   CHECK(domain->fields[0].after == "\"gpu-queue\"");
-  CHECK(domain->fields[0].source == "settings.yaml:16");
+  CHECK(domain->fields[0].source == "settings.yaml:15");
   // Nothing changed: nothing to review.
   CHECK(reconcile::review(base.documents, base.documents).empty());
 }
