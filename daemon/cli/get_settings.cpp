@@ -51,6 +51,7 @@ std::vector<model::SettingsLevel> git_levels(const GetSettingsOptions& g,
     if (auto it = by_key.find(lv.key); it != by_key.end()) {
       lv.record = it->second->value.get();
       lv.source = it->second->where.file + ":" + std::to_string(it->second->where.line);
+      lv.lines = it->second->source.get();
     }
   return levels;
 }

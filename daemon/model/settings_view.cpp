@@ -104,6 +104,9 @@ Json resolve_leaf(const Leaf& leaf, const std::vector<SettingsLevel>& levels) {
     is_map = is_map || map_leaf(*m);
     out["level"] = lv.level;
     out["source"] = null_or(lv.source);
+    if (lv.lines)
+      if (const int line = lv.lines->fields.find(leaf.path); line > 0)
+        out["source"] = lv.lines->file + ":" + std::to_string(line);
     if (state == k_unset) {
       out["state"] = "unset";
       out["value"] = Json();
@@ -114,7 +117,7 @@ Json resolve_leaf(const Leaf& leaf, const std::vector<SettingsLevel>& levels) {
     Json v = leaf_value(*m);
     if (map_leaf(*m) && v.is_object()) {
       for (const auto& [k, e] : v.items())
-        entries[k] = Json{{"value", e}, {"level", lv.level}, {"source", null_or(lv.source)}};
+        entries[k] = Json{{"value", e}, {"level", lv.level}, {"source", out["source"]}};
       Json merged = Json::object();
       for (const auto& [k, e] : entries.items()) merged[k] = e["value"];
       out["value"] = std::move(merged);

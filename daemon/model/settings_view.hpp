@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "sinks/types.hpp"
+
 namespace flytecd::model {
 
 // One level of a settings key: org, domain or project, broadest first.
@@ -22,6 +24,8 @@ struct SettingsLevel {
   std::string key;                                    // "settings/flyte/development/"
   const google::protobuf::Message* record = nullptr;  // a flyteidl2.settings.Settings; none: null
   std::string source;  // where the record comes from ("settings.yaml:12", "version 3"), or ""
+  // A document's field lines: a leaf's source is then its own line ("settings.yaml:7").
+  const sinks::SourceLines* lines = nullptr;
 };
 
 // The effective settings over `levels` (broadest first):

@@ -109,7 +109,7 @@ out="$("$bin" apply --config "$tmp/p2.yaml" --log-level warn 2>&1)"; rc=$?
 # get settings: from Git, each leaf with the level that set it; --live from the records.
 out="$("$bin" get settings -d development -p flytesnacks --repo "$tmp/repo" 2>&1)"; rc=$?
 line="$(grep '^run.defaultQueue' <<<"$out")"; sa="$(grep '^security.serviceAccount' <<<"$out")"
-[[ $rc -eq 0 ]] && grep -q '"gpu"  (project, settings.yaml:1' <<<"$line" && grep -q '"runner"  (domain, settings.yaml:12' <<<"$sa" \
+[[ $rc -eq 0 ]] && grep -q '"gpu"  (project, settings.yaml:7)' <<<"$line" && grep -q '"runner"  (domain, settings.yaml:17)' <<<"$sa" \
   && ok "get settings: the project's queue and the domain's service account, each with its level" || bad "get settings (rc $rc): $out"
 json="$("$bin" get settings -d development -p flytesnacks --repo "$tmp/repo" -o json 2>&1)"
 python3 - "$json" <<'PY' && ok "get settings -o json: leaves with state, value and level" || bad "get settings json: $json"

@@ -106,6 +106,15 @@ TEST_CASE("get settings: each leaf from the narrowest level that decides it", "[
   CHECK(leaf(org, "run.defaultQueue")["value"] == "org-queue");
   CHECK(leaf(org, "storage.rawDataPath")["value"] == "s3://org/raw");
 
+  // With the documents' field lines, each leaf names its own line.
+  auto with_lines = levels_of(r.documents, "development", "ml");
+  for (auto& lv : with_lines)
+    for (const auto& o : r.documents.objects)
+      if (o.key == lv.key) lv.lines = o.source.get();
+  const Json lined = model::effective_settings(with_lines);
+  CHECK(leaf(lined, "run.defaultQueue")["source"] == "settings.yaml:15");
+  CHECK(leaf(lined, "labels")["entries"]["cost"]["source"] == "settings.yaml:8");
+
   const std::string text = model::effective_settings_text(doc, "ml");
   CHECK(text.find("run.defaultQueue") != std::string::npos);
   CHECK(text.find("\"dev-queue\"  (domain, settings.yaml:10") != std::string::npos);
