@@ -28,6 +28,7 @@ struct GetSettingsOptions {
   std::string org, domain, project;
   std::string repo = ".";
   std::string output = "text";
+  model::Policy policy;  // offline: the configured domains (--domains)
   bool live = false;
   TargetOptions target;
 };
@@ -82,7 +83,7 @@ bool check_domain(const GetSettingsOptions& g, const std::vector<std::string>& d
 
 int run_offline(const GetSettingsOptions& g, std::ostream& out, std::ostream& err) {
   const model::Limits limits;
-  model::Policy policy;
+  const model::Policy& policy = g.policy;
   if (!check_domain(g, policy.domains, err)) return 1;
   auto files = sources::local::read_yaml_tree(g.repo, limits.max_file_bytes);
   if (!files) {
@@ -173,6 +174,9 @@ Runner add_get_settings(CLI::App& get) {
   cmd->add_option("-o,--output", g->output, "text, yaml or json")
       ->check(CLI::IsMember({"text", "yaml", "json"}));
   auto* repo = cmd->add_option("--repo", g->repo, "Repository directory (default: .)");
+  cmd->add_option("--domains", g->policy.domains,
+                  "The configured domains (without --live; --live reads them from --config)")
+      ->delimiter(',');
   cmd->add_flag("--live", g->live,
                 "Resolve over the records the Flyte 2 target holds (GetSettingsForEdit at each "
                 "level), beside Git's values");

@@ -14,6 +14,12 @@
 namespace flytecd::reconcile {
 namespace {
 
+// A change of an object of a document kind (Flyte 2 settings), as opposed to the three kinds the
+// review has its own views of.
+bool is_object(const ReviewChange& c) {
+  return c.kind != "override" && c.kind != "project" && c.kind != "registration";
+}
+
 const model::EffectiveAttribute* effective(const std::vector<model::EffectiveAttribute>& all,
                                            model::AttributeType t) {
   for (const auto& a : all)
@@ -403,7 +409,7 @@ std::string change_markdown(const ReviewChange& c) {
   const std::string title =
       "<code>" + md_escape(std::string(1, c.action) + " " + c.object) + "</code>";
   std::string body;
-  if (c.kind != "override" && c.kind != "project" && c.kind != "registration") {
+  if (is_object(c)) {
     body += "| field | before | after | declared at |\n|---|---|---|---|\n";
     for (const auto& f : c.fields)
       body += "| <code>" + md_escape(f.path) + "</code> | " +
@@ -491,7 +497,7 @@ std::string render_review_text(const Review& r, const ReviewRevision& base,
   std::string out = line("base", base) + line("head", head);
   for (const auto& c : r.changes) {
     out += scan::printable(std::string(1, c.action) + " " + c.object, 4096) + "\n";
-    if (c.kind != "override" && c.kind != "project" && c.kind != "registration") {
+    if (is_object(c)) {
       for (const auto& f : c.fields) out += "    " + field_line(f) + "\n";
     } else if (c.kind == "override") {
       for (const auto& f : c.fields) out += "    " + field_line(f) + "\n";
@@ -602,8 +608,7 @@ nlohmann::ordered_json render_review_json(const Review& r, const ReviewRevision&
         i["reaches"].push_back(std::move(o));
       }
     }
-    if (c.kind != "override" && c.kind != "project" && c.kind != "registration")
-      i["fields"] = fields_json(c.fields);
+    if (is_object(c)) i["fields"] = fields_json(c.fields);
     if (!c.detail.empty()) i["detail"] = c.detail;
     if (!c.retired_overrides.empty()) i["retiredOverrides"] = c.retired_overrides;
     j["items"].push_back(i);

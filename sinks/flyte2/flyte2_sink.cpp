@@ -4,7 +4,6 @@
 #include <grpcpp/grpcpp.h>
 
 #include <mutex>
-#include <type_traits>
 
 #include "daemon/common/log.hpp"
 #include "daemon/common/proto_paths.hpp"
@@ -87,8 +86,8 @@ struct Flyte2Sink::Impl {
   std::string label;
   std::shared_ptr<grpc::Channel> channel;
   std::unique_ptr<flyteadmin::TokenSource> tokens;
-  std::unique_ptr<settings2::SettingsService::Stub> stub;
-  std::unique_ptr<project2::ProjectService::Stub> projects;
+  std::unique_ptr<settings2::SettingsService::Stub> settings_stub;
+  std::unique_ptr<project2::ProjectService::Stub> project_stub;
   std::shared_ptr<spdlog::logger> log;
   std::set<std::string> expected;
   mutable std::mutex mu;  // stats and versions
@@ -129,17 +128,12 @@ struct Flyte2Sink::Impl {
   // conditional write repeated after an UNAVAILABLE cannot overwrite: if the first one landed,
   // the version moved) and accounting. The gRPC status is returned for the caller to read; a
   // token that cannot be had is UNAUTHENTICATED with its reason.
-  template <typename Req, typename Resp, typename Stub>
-  grpc::Status call(const char* method, const Req& req, Resp* resp,
+  template <typename Stub, typename Req, typename Resp>
+  grpc::Status call(Stub& target, const char* method, const Req& req, Resp* resp,
                     grpc::Status (Stub::*fn)(grpc::ClientContext*, const Req&, Resp*)) {
-    Stub* target = nullptr;
-    if constexpr (std::is_same_v<Stub, settings2::SettingsService::Stub>)
-      target = stub.get();
-    else
-      target = projects.get();
     auto out = flyteadmin::call_with_retries(
         cfg, tokens.get(), method,
-        [&](grpc::ClientContext& ctx) { return (target->*fn)(&ctx, req, resp); },
+        [&](grpc::ClientContext& ctx) { return (target.*fn)(&ctx, req, resp); },
         [&](grpc::StatusCode code) {
           std::lock_guard<std::mutex> lock(mu);
           ++stats[std::string(method) + " " + flyteadmin::grpc_code_name(code)];
@@ -174,7 +168,7 @@ Status Flyte2Sink::Impl::list_projects(State& out) {
       req.mutable_sort_by()->set_key("identifier");
       req.mutable_sort_by()->set_direction(flyteidl2::common::Sort::ASCENDING);
       project2::ListProjectsResponse resp;
-      grpc::Status st = call("ListProjects", req, &resp, &Stub::ListProjects);
+      grpc::Status st = call(*project_stub, "ListProjects", req, &resp, &Stub::ListProjects);
       if (!st.ok()) return failure("ListProjects", filter, st);
       for (const auto& p : resp.projects().projects()) out.projects[p.id()] = parse_project(p);
       token = resp.projects().token();
@@ -195,7 +189,7 @@ Status Flyte2Sink::Impl::write_project(const Step& step) {
     project2::CreateProjectRequest req;
     *req.mutable_project() = p;
     project2::CreateProjectResponse resp;
-    grpc::Status st = call("CreateProject", req, &resp, &Stub::CreateProject);
+    grpc::Status st = call(*project_stub, "CreateProject", req, &resp, &Stub::CreateProject);
     if (st.ok()) return ok_status();
     if (st.error_code() != grpc::StatusCode::ALREADY_EXISTS)
       return failure("CreateProject", p.id(), st);
@@ -204,7 +198,7 @@ Status Flyte2Sink::Impl::write_project(const Step& step) {
   project2::UpdateProjectRequest req;
   *req.mutable_project() = p;
   project2::UpdateProjectResponse resp;
-  grpc::Status st = call("UpdateProject", req, &resp, &Stub::UpdateProject);
+  grpc::Status st = call(*project_stub, "UpdateProject", req, &resp, &Stub::UpdateProject);
   if (st.error_code() == grpc::StatusCode::NOT_FOUND)
     return stale(p.id(), "UpdateProject", "NOT_FOUND", st.error_message());
   if (!st.ok()) return failure("UpdateProject", p.id(), st);
@@ -223,8 +217,8 @@ Result<std::unique_ptr<Flyte2Sink>> Flyte2Sink::connect(const flyteadmin::AdminC
   impl->label = std::move(label);
   impl->channel = conn->channel;
   impl->tokens = std::move(conn->tokens);
-  impl->stub = settings2::SettingsService::NewStub(impl->channel);
-  impl->projects = project2::ProjectService::NewStub(impl->channel);
+  impl->settings_stub = settings2::SettingsService::NewStub(impl->channel);
+  impl->project_stub = project2::ProjectService::NewStub(impl->channel);
   impl->log = log::get("flyte2");
   return std::unique_ptr<Flyte2Sink>(new Flyte2Sink(std::move(impl)));
 }
@@ -247,7 +241,7 @@ Result<State> Flyte2Sink::observe() {
     settings2::GetSettingsForEditRequest req;
     *req.mutable_key() = *settings_key_of(key);
     settings2::GetSettingsForEditResponse resp;
-    grpc::Status st = m_impl->call("GetSettingsForEdit", req, &resp,
+    grpc::Status st = m_impl->call(*m_impl->settings_stub, "GetSettingsForEdit", req, &resp,
                                    &settings2::SettingsService::Stub::GetSettingsForEdit);
     if (!st.ok()) return m_impl->failure("GetSettingsForEdit", key, st);
     // Broadest first: the requested scope's own record is the last level.
@@ -272,8 +266,8 @@ void Flyte2Sink::Impl::check_kept(const std::string& key, const settings2::Setti
   settings2::GetSettingsForEditRequest req;
   *req.mutable_key() = *settings_key_of(key);
   settings2::GetSettingsForEditResponse resp;
-  grpc::Status st =
-      call("GetSettingsForEdit", req, &resp, &settings2::SettingsService::Stub::GetSettingsForEdit);
+  grpc::Status st = call(*settings_stub, "GetSettingsForEdit", req, &resp,
+                         &settings2::SettingsService::Stub::GetSettingsForEdit);
   // Unreadable, or written again since: nothing can be concluded from it.
   if (!st.ok() || resp.levels_size() == 0) return;
   const settings2::SettingsRecord& own = resp.levels(resp.levels_size() - 1);
@@ -315,8 +309,8 @@ Status Flyte2Sink::Impl::write(const std::string& key, const settings2::Settings
     *req.mutable_key() = *sk;
     *req.mutable_settings() = value;
     settings2::CreateSettingsResponse resp;
-    grpc::Status st =
-        call("CreateSettings", req, &resp, &settings2::SettingsService::Stub::CreateSettings);
+    grpc::Status st = call(*settings_stub, "CreateSettings", req, &resp,
+                           &settings2::SettingsService::Stub::CreateSettings);
     if (st.error_code() == grpc::StatusCode::ALREADY_EXISTS)
       return stale(key, "CreateSettings", "ALREADY_EXISTS", st.error_message());
     if (!st.ok()) return failure("CreateSettings", key, st);
@@ -329,8 +323,8 @@ Status Flyte2Sink::Impl::write(const std::string& key, const settings2::Settings
   *req.mutable_settings() = value;
   req.set_version(version);
   settings2::UpdateSettingsResponse resp;
-  grpc::Status st =
-      call("UpdateSettings", req, &resp, &settings2::SettingsService::Stub::UpdateSettings);
+  grpc::Status st = call(*settings_stub, "UpdateSettings", req, &resp,
+                         &settings2::SettingsService::Stub::UpdateSettings);
   if (st.error_code() == grpc::StatusCode::FAILED_PRECONDITION)
     return stale(key, "UpdateSettings", "FAILED_PRECONDITION", st.error_message());
   if (st.error_code() == grpc::StatusCode::NOT_FOUND)

@@ -120,6 +120,12 @@ assert leaves["run.defaultQueue"]["value"] == "gpu" and leaves["run.defaultQueue
 assert leaves["taskResource.max.memory"]["value"] == "8Gi"
 assert leaves["storage.rawDataPath"]["state"] == "inherit" and leaves["storage.rawDataPath"]["level"] is None
 PY
+out="$("$bin" get settings -d qa --repo "$tmp/repo" 2>&1)"; rc=$?
+[[ $rc -eq 1 ]] && grep -q "domain 'qa' is not one of the configured domains" <<<"$out" \
+  && ok "get settings: a domain not configured is refused" || bad "unknown domain (rc $rc): $out"
+out="$("$bin" get settings -d qa --domains development,qa --repo "$tmp/repo" 2>&1)"; rc=$?
+[[ $rc -eq 0 ]] && grep -q '^run.defaultQueue *inherit' <<<"$out" \
+  && ok "get settings --domains: another domain is accepted" || bad "--domains (rc $rc): $out"
 out="$("$bin" get settings -p flytesnacks --repo "$tmp/repo" 2>&1)"; rc=$?
 [[ $rc -eq 1 ]] && grep -q 'needs --domain' <<<"$out" && ok "get settings: a project without a domain is refused" || bad "project without domain (rc $rc): $out"
 out="$("$bin" get settings --live -d development -p flytesnacks --config "$tmp/report.yaml" --log-level warn 2>&1)"; rc=$?
