@@ -12,11 +12,6 @@
 namespace flytecd::cli {
 namespace {
 
-std::string str(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_string()) return {};
-  return it->get<std::string>();
-}
 
 std::vector<std::string> split(const std::string& key) {
   std::vector<std::string> out;
@@ -57,7 +52,7 @@ std::string object_state(const std::string& s) { return s == "synced" ? "in-sync
 
 // A registration's state after the pass: written this pass is in sync now.
 std::string registration_state(const nlohmann::json& r) {
-  const std::string s = str(r, "state");
+  const std::string s = json_string(r, "state");
   if (s == "failed" || s == "conflict") return "failed";
   if (s == "register" || s == "activate") return "pending";
   const auto drift = r.value("drift", nlohmann::json::array());
@@ -69,12 +64,12 @@ std::string registration_state(const nlohmann::json& r) {
 }
 
 void applied_of(const nlohmann::json& o, ObjectRow& r) {
-  r.revision = str(o, "revision");
-  r.last_change = str(o, "lastChange");
+  r.revision = json_string(o, "revision");
+  r.last_change = json_string(o, "lastChange");
 }
 
 std::string drift_detail(const nlohmann::json& d) {
-  std::string out = str(d, "detail");
+  std::string out = json_string(d, "detail");
   for (const auto& c : d.value("changes", nlohmann::json::array()))
     if (c.is_object()) out += "; " + reconcile::change_line(reconcile::change_from_json(c));
   return out;
@@ -98,28 +93,28 @@ const std::vector<std::string>& object_kinds() {
 std::vector<ObjectRow> object_rows(const nlohmann::json& s) {
   std::map<std::string, std::string> drift;
   for (const auto& d : s.value("drift", nlohmann::json::array()))
-    if (d.is_object() && !str(d, "key").empty()) {
-      auto& text = drift[str(d, "key")];
+    if (d.is_object() && !json_string(d, "key").empty()) {
+      auto& text = drift[json_string(d, "key")];
       text += (text.empty() ? "" : "; ") + drift_detail(d);
     }
   std::map<std::string, ObjectRow> rows;
   for (const auto& o : s.value("objects", nlohmann::json::array())) {
-    if (!o.is_object() || str(o, "key").empty()) continue;
-    ObjectRow r = row_of(str(o, "key"));
-    r.state = object_state(str(o, "state"));
-    r.detail = str(o, "error");
+    if (!o.is_object() || json_string(o, "key").empty()) continue;
+    ObjectRow r = row_of(json_string(o, "key"));
+    r.state = object_state(json_string(o, "state"));
+    r.detail = json_string(o, "error");
     applied_of(o, r);
     if (auto d = drift.find(r.key); d != drift.end() && r.state == "drifted") r.detail = d->second;
     rows[r.key] = std::move(r);
   }
   for (const auto& g : s.value("registrations", nlohmann::json::array())) {
-    if (!g.is_object() || str(g, "key").empty()) continue;
-    ObjectRow r = row_of(str(g, "key"));
+    if (!g.is_object() || json_string(g, "key").empty()) continue;
+    ObjectRow r = row_of(json_string(g, "key"));
     r.state = registration_state(g);
-    r.detail = str(g, "message");
+    r.detail = json_string(g, "message");
     if (r.state == "drifted" && drift.count(r.key)) r.detail = drift[r.key];
-    if (!str(g, "version").empty())
-      r.detail = "version " + str(g, "version") + (r.detail.empty() ? "" : "; " + r.detail);
+    if (!json_string(g, "version").empty())
+      r.detail = "version " + json_string(g, "version") + (r.detail.empty() ? "" : "; " + r.detail);
     applied_of(g, r);
     rows[r.key] = std::move(r);
   }
@@ -167,12 +162,12 @@ std::string objects_table(const std::vector<ObjectRow>& rows) {
 nlohmann::ordered_json objects_document(const std::vector<ObjectRow>& rows,
                                         const nlohmann::json& s) {
   nlohmann::ordered_json j;
-  j["revision"] = str(s, "revision");
-  j["target"] = str(s, "target");
+  j["revision"] = json_string(s, "revision");
+  j["target"] = json_string(s, "target");
   j["suspended"] = s.contains("suspended") && s["suspended"].is_object();
   nlohmann::ordered_json projects = nlohmann::ordered_json::array();
   for (const auto& p : s.value("suspendedProjects", nlohmann::json::array()))
-    if (p.is_object()) projects.push_back(str(p, "project"));
+    if (p.is_object()) projects.push_back(json_string(p, "project"));
   j["suspendedProjects"] = std::move(projects);
   j["objects"] = nlohmann::ordered_json::array();
   for (const auto& r : rows) {

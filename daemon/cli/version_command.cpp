@@ -12,11 +12,6 @@
 namespace flytecd::cli {
 namespace {
 
-std::string str(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_string()) return {};
-  return it->get<std::string>();
-}
 
 VersionPart flyteadmin_version(const config::Config& cfg) {
   VersionPart p{"flyteadmin", cfg.admin.endpoint, "", "", "", "", ""};
@@ -48,9 +43,9 @@ VersionPart flyteadmin_version(const config::Config& cfg) {
 }  // namespace
 
 VersionPart daemon_version(const nlohmann::json& s, const std::string& server) {
-  VersionPart p{"daemon", server, str(s, "version"), "", "", "", ""};
+  VersionPart p{"daemon", server, json_string(s, "version"), "", "", "", ""};
   if (p.version.empty()) p.error = "the daemon does not report its version (an older flytecd)";
-  const std::string target = str(s, "target");
+  const std::string target = json_string(s, "target");
   if (!target.empty())
     p.detail = "target " + target + (s.value("targetIsEmulator", false) ? " (emulator)" : "");
   return p;

@@ -12,19 +12,36 @@
 
 namespace flytecd::sqlite {
 
-Statement::~Statement() { sqlite3_finalize(m_stmt); }
+namespace {
+constexpr size_t k_cached_texts = 256;
+constexpr size_t k_cached_per_text = 8;
+}  // namespace
+
+Statement::~Statement() { release(); }
+
+void Statement::release() {
+  if (m_stmt == nullptr) return;
+  sqlite3_stmt* stmt = std::exchange(m_stmt, nullptr);
+  if (m_db == nullptr) {
+    sqlite3_finalize(stmt);
+    return;
+  }
+  m_db->give_back(std::move(m_sql), stmt);
+}
 
 Statement::Statement(Statement&& other) noexcept
     : m_db(other.m_db),
       m_stmt(std::exchange(other.m_stmt, nullptr)),
+      m_sql(std::move(other.m_sql)),
       m_what(std::move(other.m_what)),
       m_index(other.m_index) {}
 
 Statement& Statement::operator=(Statement&& other) noexcept {
   if (this != &other) {
-    sqlite3_finalize(m_stmt);
+    release();
     m_db = other.m_db;
     m_stmt = std::exchange(other.m_stmt, nullptr);
+    m_sql = std::move(other.m_sql);
     m_what = std::move(other.m_what);
     m_index = other.m_index;
   }
@@ -127,9 +144,38 @@ Result<std::unique_ptr<Database>> Database::open(const std::string& path, std::s
   return out;
 }
 
-Database::~Database() { sqlite3_close_v2(m_db); }
+Database::~Database() {
+  for (auto& [sql, stmts] : m_cache)
+    for (auto* stmt : stmts) sqlite3_finalize(stmt);
+  sqlite3_close_v2(m_db);
+}
+
+void Database::give_back(std::string sql, sqlite3_stmt* stmt) {
+  // Rewound now: a statement left mid-read would hold its read transaction open.
+  sqlite3_reset(stmt);
+  sqlite3_clear_bindings(stmt);
+  std::lock_guard<std::mutex> lock(m_cache_mu);
+  auto it = m_cache.find(sql);
+  if (it == m_cache.end() && m_cache.size() < k_cached_texts)
+    it = m_cache.emplace(std::move(sql), std::vector<sqlite3_stmt*>{}).first;
+  if (it == m_cache.end() || it->second.size() >= k_cached_per_text) {
+    sqlite3_finalize(stmt);
+    return;
+  }
+  it->second.push_back(stmt);
+}
+
+Database::CacheStats Database::statement_cache_stats() {
+  std::lock_guard<std::mutex> lock(m_cache_mu);
+  return m_cache_stats;
+}
 
 Status Database::exec(std::string_view sql, std::string_view what) {
+  if (sql.find(';') == std::string_view::npos) {
+    auto st = prepare(sql, std::string(what));
+    if (!st) return st.error();
+    return st->run();
+  }
   char* err = nullptr;
   const std::string text(sql);
   const int rc = sqlite3_exec(m_db, text.c_str(), nullptr, nullptr, &err);
@@ -144,13 +190,26 @@ Status Database::exec(std::string_view sql, std::string_view what) {
 }
 
 Result<Statement> Database::prepare(std::string_view sql, std::string what) {
+  std::string key(sql);
+  {
+    std::lock_guard<std::mutex> lock(m_cache_mu);
+    auto it = m_cache.find(key);
+    if (it != m_cache.end() && !it->second.empty()) {
+      sqlite3_stmt* stmt = it->second.back();
+      it->second.pop_back();
+      ++m_cache_stats.hits;
+      return Statement(this, stmt, std::move(key), std::move(what));
+    }
+    ++m_cache_stats.misses;
+  }
   sqlite3_stmt* stmt = nullptr;
-  const int rc = sqlite3_prepare_v2(m_db, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
+  const int rc = sqlite3_prepare_v3(m_db, sql.data(), static_cast<int>(sql.size()),
+                                    SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
   if (rc != SQLITE_OK) {
     sqlite3_finalize(stmt);
     return error(what, rc);
   }
-  return Statement(this, stmt, std::move(what));
+  return Statement(this, stmt, std::move(key), std::move(what));
 }
 
 int64_t Database::last_insert_rowid() const {

@@ -11,8 +11,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include "daemon/common/result.hpp"
 
@@ -36,7 +39,8 @@ class Database;
 
 // A prepared statement. Binds are positional in call order (bind() then bind() fills ?1, ?2);
 // reset() rewinds for another execution with fresh binds. Not thread-safe; must not outlive
-// its Database.
+// its Database. When it goes, it is rewound and goes back to its Database's statement cache, so
+// the next prepare() of the same SQL text skips SQLite's parser.
 class Statement {
  public:
   ~Statement();
@@ -75,10 +79,12 @@ class Statement {
 
  private:
   friend class Database;
-  Statement(Database* db, sqlite3_stmt* stmt, std::string what)
-      : m_db(db), m_stmt(stmt), m_what(std::move(what)) {}
+  Statement(Database* db, sqlite3_stmt* stmt, std::string sql, std::string what)
+      : m_db(db), m_stmt(stmt), m_sql(std::move(sql)), m_what(std::move(what)) {}
+  void release();
   Database* m_db = nullptr;
   sqlite3_stmt* m_stmt = nullptr;
+  std::string m_sql;  // the cache key
   std::string m_what;
   int m_index = 0;
 };
@@ -94,10 +100,18 @@ class Database {
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
 
-  // Runs one or more SQL statements without results (schema, pragmas).
+  // Runs one or more SQL statements without results (schema, pragmas). A single statement
+  // (no ';') goes through the statement cache: BEGIN / SAVEPOINT / RELEASE on a hot path.
   Status exec(std::string_view sql, std::string_view what);
-  // Prepares one statement; `what` names it in errors.
+  // Prepares one statement; `what` names it in errors. A statement of the same SQL text
+  // released earlier is reused (rewound, bindings cleared) instead of parsed again.
   Result<Statement> prepare(std::string_view sql, std::string what);
+  // How many prepare() calls reused a cached statement / parsed SQL (tests, benchmarks).
+  struct CacheStats {
+    uint64_t hits = 0;
+    uint64_t misses = 0;
+  };
+  CacheStats statement_cache_stats();
   int64_t last_insert_rowid() const;
   int64_t changes() const;  // rows changed by the last statement
   const std::string& context() const { return m_context; }
@@ -106,9 +120,17 @@ class Database {
   Error error(std::string_view what, int rc) const;
 
  private:
+  friend class Statement;
   Database(sqlite3* db, std::string context) : m_db(db), m_context(std::move(context)) {}
+  void give_back(std::string sql, sqlite3_stmt* stmt);
   sqlite3* m_db;
   std::string m_context;
+  // Released statements by SQL text. Bounded: a few statements per text (one per thread that
+  // uses it at once), and few texts (flytecd's SQL is fixed strings, plus WHERE clauses built
+  // from which fields are set).
+  std::mutex m_cache_mu;
+  std::unordered_map<std::string, std::vector<sqlite3_stmt*>> m_cache;
+  CacheStats m_cache_stats;
 };
 
 // BEGIN on construction (BEGIN IMMEDIATE for writers, so a writer waits for the lock up front

@@ -33,6 +33,8 @@ std::string cut_utf8(std::string_view s, std::size_t max_bytes);
 
 // s with ASCII letters lower-cased (other bytes as they are).
 std::string ascii_lower(std::string_view s);
+// The value of a hexadecimal digit (either case), or -1 when c is not one.
+int hex_value(char c);
 // s without leading and trailing ASCII whitespace.
 std::string_view trim(std::string_view s);
 // The parts of s between occurrences of `sep` (an empty s is one empty part).

@@ -20,12 +20,6 @@ namespace {
 
 constexpr size_t k_max_reason_bytes = 500;
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 // The decoded value of `name` in an application/x-www-form-urlencoded query, or "".
 std::string query_value(std::string_view query, std::string_view name) {
@@ -41,9 +35,9 @@ std::string query_value(std::string_view query, std::string_view name) {
     for (size_t i = 0; i < v.size(); ++i) {
       if (v[i] == '+') {
         out += ' ';
-      } else if (v[i] == '%' && i + 2 < v.size() && hex_value(v[i + 1]) >= 0 &&
-                 hex_value(v[i + 2]) >= 0) {
-        out += static_cast<char>(hex_value(v[i + 1]) * 16 + hex_value(v[i + 2]));
+      } else if (v[i] == '%' && i + 2 < v.size() && text::hex_value(v[i + 1]) >= 0 &&
+                 text::hex_value(v[i + 2]) >= 0) {
+        out += static_cast<char>(text::hex_value(v[i + 1]) * 16 + text::hex_value(v[i + 2]));
         i += 2;
       } else {
         out += v[i];

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "daemon/common/digest.hpp"
+#include "daemon/common/text.hpp"
 
 namespace flytecd::http {
 namespace {
@@ -25,12 +26,6 @@ Digest hmac_sha256(std::string_view key, std::string_view data) {
   return md;
 }
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 // "sha256=<64 hex>" -> digest bytes; nullopt when malformed. Timing here depends only on the
 // caller-supplied header, never on the secret.
@@ -40,8 +35,8 @@ std::optional<Digest> parse_sha256_signature(std::string_view header) {
   header.remove_prefix(k_prefix.size());
   Digest out{};
   for (size_t i = 0; i < out.size(); ++i) {
-    const int hi = hex_value(header[2 * i]);
-    const int lo = hex_value(header[2 * i + 1]);
+    const int hi = text::hex_value(header[2 * i]);
+    const int lo = text::hex_value(header[2 * i + 1]);
     if (hi < 0 || lo < 0) return std::nullopt;
     out[i] = static_cast<unsigned char>(hi * 16 + lo);
   }

@@ -9,6 +9,7 @@
 #include "daemon/common/log.hpp"
 #include "daemon/common/scan.hpp"
 #include "daemon/pass/pass.hpp"
+#include "daemon/common/text.hpp"
 
 namespace flytecd::k8s {
 namespace {
@@ -57,10 +58,6 @@ std::string k8s_time(std::chrono::system_clock::time_point t) {
   return buf;
 }
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 }  // namespace
 
@@ -267,7 +264,7 @@ class ClientEventRecorder final : public EventRecorder {
   std::string object_path() const {
     const std::string group =
         m_object.api_version == "v1" ? "/api/v1" : "/apis/" + m_object.api_version;
-    return group + "/namespaces/" + m_object.ns + "/" + lower(m_object.kind) + "s/" + m_object.name;
+    return group + "/namespaces/" + m_object.ns + "/" + text::ascii_lower(m_object.kind) + "s/" + m_object.name;
   }
 
   void send(nlohmann::json& e) {

@@ -7,7 +7,7 @@
 namespace flytecd::k8s {
 namespace {
 
-constexpr int k_timeout_ms = 15000;
+constexpr int k_api_timeout_ms = 15000;
 
 Error failed(const std::string& what, const Response& r) {
   return make_error(code_for_status(r.status), what + ": " + status_message(r));
@@ -19,7 +19,7 @@ class ClientKubeApi final : public sinks::configmap::KubeApi {
 
   Result<std::optional<std::map<std::string, std::string>>> get_config_map(
       const std::string& ns, const std::string& name) override {
-    auto r = m_client->request("GET", path(ns, name), "", "", k_timeout_ms);
+    auto r = m_client->request("GET", path(ns, name), "", "", k_api_timeout_ms);
     if (!r) return r.error();
     if (r->status == 404) return std::optional<std::map<std::string, std::string>>{};
     if (r->status != 200) return failed("get", *r);
@@ -34,7 +34,7 @@ class ClientKubeApi final : public sinks::configmap::KubeApi {
   Status apply_config_map(const std::string& ns, const std::string& name,
                           const std::string& manifest_json) override {
     auto r = m_client->request("PATCH", path(ns, name) + "?fieldManager=flytecd&force=true",
-                               manifest_json, "application/apply-patch+yaml", k_timeout_ms);
+                               manifest_json, "application/apply-patch+yaml", k_api_timeout_ms);
     if (!r) return r.error();
     if (r->status != 200 && r->status != 201) return failed("apply", *r);
     return ok_status();
@@ -47,7 +47,7 @@ class ClientKubeApi final : public sinks::configmap::KubeApi {
     auto r = m_client->request(
         "PATCH",
         "/apis/apps/v1/namespaces/" + ns + "/deployments/" + deployment + "?fieldManager=flytecd",
-        dump_json(patch), "application/strategic-merge-patch+json", k_timeout_ms);
+        dump_json(patch), "application/strategic-merge-patch+json", k_api_timeout_ms);
     if (!r) return r.error();
     if (r->status != 200) return failed("restart deployment " + deployment, *r);
     return ok_status();

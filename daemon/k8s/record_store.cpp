@@ -7,7 +7,7 @@
 namespace flytecd::k8s {
 namespace {
 
-constexpr int k_timeout_ms = 10000;
+constexpr int k_record_timeout_ms = 10000;
 
 class ConfigMapRecordStore final : public pass::RecordStore {
  public:
@@ -15,7 +15,7 @@ class ConfigMapRecordStore final : public pass::RecordStore {
       : m_client(std::move(client)), m_ns(std::move(ns)), m_name(std::move(name)) {}
 
   Result<std::optional<pass::StoredRecord>> read() override {
-    auto r = m_client->request("GET", collection() + "/" + m_name, "", "", k_timeout_ms);
+    auto r = m_client->request("GET", collection() + "/" + m_name, "", "", k_record_timeout_ms);
     if (!r) return r.error().wrap(describe());
     if (r->status == 404) return std::optional<pass::StoredRecord>{};
     if (r->status != 200) return failed("read", *r);
@@ -41,9 +41,9 @@ class ConfigMapRecordStore final : public pass::RecordStore {
     const std::string body = dump_json(record_config_map(m_name, m_ns, expected_token, record));
     const bool create = expected_token.empty();
     auto r = create
-                 ? m_client->request("POST", collection(), body, "application/json", k_timeout_ms)
+                 ? m_client->request("POST", collection(), body, "application/json", k_record_timeout_ms)
                  : m_client->request("PUT", collection() + "/" + m_name, body, "application/json",
-                                     k_timeout_ms);
+                                     k_record_timeout_ms);
     if (!r) return r.error().wrap(describe());
     if (create && r->status == 409)
       return make_error(ErrorCode::conflict, describe() + ": another writer created it first (" +

@@ -7,6 +7,8 @@
 #include <optional>
 #include <vector>
 
+#include "sinks/emulator/admin_common.hpp"
+
 namespace flytecd::sinks::emulator::detail {
 namespace {
 
@@ -22,7 +24,7 @@ const std::map<std::string, unsigned> k_months = {
 const std::map<std::string, unsigned> k_days = {{"sun", 0}, {"mon", 1}, {"tue", 2}, {"wed", 3},
                                                 {"thu", 4}, {"fri", 5}, {"sat", 6}};
 
-std::string go_quote(const std::string& s) { return "\"" + s + "\""; }
+std::string atoi_quote(const std::string& s) { return "\"" + s + "\""; }
 
 std::vector<std::string> split(const std::string& s, char sep) {  // strings.Split
   std::vector<std::string> out;
@@ -56,21 +58,21 @@ std::optional<std::string> parse_uint(const std::string& expr, unsigned& out) {
   bool negative = false;
   if (i < expr.size() && (expr[i] == '+' || expr[i] == '-')) negative = expr[i++] == '-';
   if (i == expr.size()) {
-    return "failed to parse int from " + expr + ": strconv.Atoi: parsing " + go_quote(expr) +
+    return "failed to parse int from " + expr + ": strconv.Atoi: parsing " + atoi_quote(expr) +
            ": invalid syntax";
   }
   uint64_t v = 0;
   bool overflow = false;
   for (; i < expr.size(); ++i) {
     if (!std::isdigit(static_cast<unsigned char>(expr[i]))) {
-      return "failed to parse int from " + expr + ": strconv.Atoi: parsing " + go_quote(expr) +
+      return "failed to parse int from " + expr + ": strconv.Atoi: parsing " + atoi_quote(expr) +
              ": invalid syntax";
     }
     v = v * 10 + static_cast<uint64_t>(expr[i] - '0');
     if (v > (uint64_t{1} << 63)) overflow = true;
   }
   if (overflow || (!negative && v > (uint64_t{1} << 63) - 1)) {
-    return "failed to parse int from " + expr + ": strconv.Atoi: parsing " + go_quote(expr) +
+    return "failed to parse int from " + expr + ": strconv.Atoi: parsing " + atoi_quote(expr) +
            ": value out of range";
   }
   if (negative && v != 0) {
@@ -147,7 +149,7 @@ std::optional<std::string> duration_error(const std::string& orig) {
   static const std::map<std::string, int> k_units = {{"ns", 1},        {"us", 1}, {"\xc2\xb5s", 1},
                                                      {"\xce\xbcs", 1}, {"ms", 1}, {"s", 1},
                                                      {"m", 1},         {"h", 1}};
-  const std::string invalid = "time: invalid duration " + go_quote(orig);
+  const std::string invalid = "time: invalid duration " + atoi_quote(orig);
   std::string s = orig;
   if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.erase(0, 1);
   if (s == "0") return std::nullopt;
@@ -166,10 +168,10 @@ std::optional<std::string> duration_error(const std::string& orig) {
     if (!any) return invalid;
     const size_t unit_begin = i;
     while (i < s.size() && s[i] != '.' && !std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
-    if (i == unit_begin) return "time: missing unit in duration " + go_quote(orig);
+    if (i == unit_begin) return "time: missing unit in duration " + atoi_quote(orig);
     const std::string unit = s.substr(unit_begin, i - unit_begin);
     if (!k_units.count(unit)) {
-      return "time: unknown unit " + go_quote(unit) + " in duration " + go_quote(orig);
+      return "time: unknown unit " + atoi_quote(unit) + " in duration " + atoi_quote(orig);
     }
   }
   return std::nullopt;
@@ -197,11 +199,6 @@ bool known_zone(const std::string& name) {
   return std::filesystem::is_regular_file("/usr/share/zoneinfo/" + name, ec);
 }
 
-std::string go_list(const std::vector<std::string>& items) {
-  std::string out = "[";
-  for (size_t i = 0; i < items.size(); ++i) out += (i ? " " : "") + items[i];
-  return out + "]";
-}
 
 }  // namespace
 

@@ -19,7 +19,7 @@
 namespace flytecd::sinks::emulator {
 namespace {
 
-constexpr int k_max_message_bytes = 64 * 1024 * 1024;
+constexpr int k_max_grpc_message_bytes = 64 * 1024 * 1024;
 
 struct HostPort {
   std::string host;  // without IPv6 brackets
@@ -131,7 +131,7 @@ Result<std::unique_ptr<Emulator>> Emulator::start(const Options& options) {
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &port);
-  builder.SetMaxReceiveMessageSize(k_max_message_bytes);
+  builder.SetMaxReceiveMessageSize(k_max_grpc_message_bytes);
   // Without this, gRPC sets SO_REUSEPORT and a second server on a busy port would "succeed".
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   // gRPC's synchronous server keeps at most MAX_POLLERS idle threads and starts a thread when

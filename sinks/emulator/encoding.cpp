@@ -1,4 +1,5 @@
 #include "sinks/emulator/encoding.hpp"
+#include "daemon/common/text.hpp"
 
 #include <openssl/evp.h>
 
@@ -31,12 +32,6 @@ bool unreserved(unsigned char c) {
          c == '.' || c == '_' || c == '~';
 }
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 }  // namespace
 
@@ -136,8 +131,8 @@ std::optional<std::string> percent_decode(std::string_view text) {
       continue;
     }
     if (i + 2 >= text.size()) return std::nullopt;
-    const int hi = hex_value(text[i + 1]);
-    const int lo = hex_value(text[i + 2]);
+    const int hi = text::hex_value(text[i + 1]);
+    const int lo = text::hex_value(text[i + 2]);
     if (hi < 0 || lo < 0) return std::nullopt;
     out.push_back(static_cast<char>(hi * 16 + lo));
     i += 2;

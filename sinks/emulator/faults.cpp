@@ -1,4 +1,5 @@
 #include "sinks/emulator/faults.hpp"
+#include "daemon/common/text.hpp"
 
 #include <algorithm>
 #include <array>
@@ -16,11 +17,6 @@ constexpr std::array<std::string_view, 17> k_code_names = {
     "ABORTED",   "OUT_OF_RANGE",   "UNIMPLEMENTED",     "INTERNAL",           "UNAVAILABLE",
     "DATA_LOSS", "UNAUTHENTICATED"};
 
-std::string trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return std::string(s);
-}
 
 std::string upper(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),
@@ -116,7 +112,7 @@ std::optional<int> grpc_code_from_name(std::string_view name) {
 Result<FaultRule> parse_fault(const std::string& spec) {
   FaultRule rule;
   const auto colon = spec.find(':');
-  rule.method = trim(std::string_view(spec).substr(0, colon));
+  rule.method = text::trim(std::string_view(spec).substr(0, colon));
   if (rule.method.empty()) return bad(spec, "missing method (RPC name, \"*\" or \"writes\")");
   for (char c : rule.method) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && rule.method != "*") {
@@ -127,13 +123,13 @@ Result<FaultRule> parse_fault(const std::string& spec) {
     std::string_view rest = std::string_view(spec).substr(colon + 1);
     while (!rest.empty()) {
       const auto comma = rest.find(',');
-      const std::string item = trim(rest.substr(0, comma));
+      const std::string item(text::trim(rest.substr(0, comma)));
       rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
       if (item.empty()) continue;
       const auto eq = item.find('=');
       if (eq == std::string::npos) return bad(spec, "expected key=value, got \"" + item + "\"");
-      auto st = apply_option(rule, trim(std::string_view(item).substr(0, eq)),
-                             trim(std::string_view(item).substr(eq + 1)), spec);
+      auto st = apply_option(rule, std::string(text::trim(std::string_view(item).substr(0, eq))),
+                             std::string(text::trim(std::string_view(item).substr(eq + 1))), spec);
       if (!st) return st.error();
     }
   }
@@ -148,7 +144,7 @@ Result<std::vector<FaultRule>> parse_faults(const std::string& specs) {
   std::string_view rest = specs;
   while (!rest.empty()) {
     const auto semi = rest.find(';');
-    const std::string item = trim(rest.substr(0, semi));
+    const std::string item(text::trim(rest.substr(0, semi)));
     rest = semi == std::string_view::npos ? std::string_view{} : rest.substr(semi + 1);
     if (item.empty()) continue;
     auto rule = parse_fault(item);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "daemon/common/text.hpp"
+#include "sinks/emulator/admin_common.hpp"
 
 namespace flytecd::sinks::emulator {
 namespace {
@@ -17,13 +18,8 @@ using text::parse_int64;
 using text::split;
 using text::trim;
 
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-Error invalid(const std::string& message) { return Error{ErrorCode::invalid_input, message}; }
+using detail::invalid;
+using detail::now_ms;
 
 // models.ProjectColumns: what filters and sort_by may name.
 const std::set<std::string>& project_columns() {
@@ -116,7 +112,7 @@ Result<RowFilter> parse_term(std::string expr) {
   return invalid("unsupported filter function: " + fn);
 }
 
-Result<RowFilter> parse_filters(const std::string& filters) {
+Result<RowFilter> parse_project_filters(const std::string& filters) {
   std::vector<RowFilter> terms;
   for (const auto& expr : split(filters, '+')) {
     auto term = parse_term(expr);
@@ -268,7 +264,7 @@ Status Flyte2Projects::list(const project2::ListProjectsRequest& req,
   if (!req.filters().empty() && trim(req.filters()).empty())
     keep = [](const auto&) { return true; };
   if (!trim(req.filters()).empty()) {
-    auto parsed = parse_filters(req.filters());
+    auto parsed = parse_project_filters(req.filters());
     if (!parsed) return parsed.error();
     keep = std::move(*parsed);
   }

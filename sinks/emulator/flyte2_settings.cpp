@@ -8,17 +8,13 @@
 #include <vector>
 
 #include "daemon/common/proto_paths.hpp"
+#include "sinks/emulator/admin_common.hpp"
 
 namespace flytecd::sinks::emulator {
 namespace {
 
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-Status invalid(const std::string& message) { return make_error(ErrorCode::invalid_input, message); }
+using detail::invalid;
+using detail::now_ms;
 
 // The checks every write and read makes by hand (the buf.validate annotations are not enforced
 // by the server's generated code).

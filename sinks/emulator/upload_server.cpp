@@ -1,4 +1,5 @@
 #include "sinks/emulator/upload_server.hpp"
+#include "daemon/common/text.hpp"
 
 #include <arpa/inet.h>
 
@@ -13,10 +14,6 @@ using namespace std::chrono_literals;
 constexpr size_t k_max_header_bytes = size_t{16} * 1024;
 constexpr size_t k_max_connections = 256;
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 http::Response to_response(UploadReply reply) {
   http::Response r;
@@ -24,7 +21,7 @@ http::Response to_response(UploadReply reply) {
   r.body = std::move(reply.body);
   r.content_type = "application/octet-stream";
   for (auto& [k, v] : reply.headers) {
-    if (lower(k) == "content-type") {
+    if (text::ascii_lower(k) == "content-type") {
       r.content_type = v;
     } else {
       r.headers.emplace_back(k, v);

@@ -1,4 +1,5 @@
 #include "sources/git/known_hosts.hpp"
+#include "daemon/common/text.hpp"
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -11,12 +12,6 @@
 namespace flytecd::sources::git {
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 // OpenSSH's match_pattern: '*' any run, '?' any one character.
 bool wildcard_match(std::string_view pattern, std::string_view text) {
@@ -66,7 +61,7 @@ bool host_matches(std::string_view patterns, const std::string& name) {
   while (start <= patterns.size()) {
     auto end = patterns.find(',', start);
     if (end == std::string_view::npos) end = patterns.size();
-    std::string pattern = lower(patterns.substr(start, end - start));
+    std::string pattern = text::ascii_lower(patterns.substr(start, end - start));
     start = end + 1;
     if (pattern.empty()) continue;
     bool negated = pattern.front() == '!';
@@ -122,7 +117,7 @@ HostKeyVerdict check_known_hosts(std::string_view known_hosts_text, std::string_
                                  std::string_view key_blob) {
   // OpenSSH writes non-default ports as "[host]:port".
   const std::string name =
-      port == 22 || port == 0 ? lower(host) : "[" + lower(host) + "]:" + std::to_string(port);
+      port == 22 || port == 0 ? text::ascii_lower(host) : "[" + text::ascii_lower(host) + "]:" + std::to_string(port);
   HostKeyVerdict verdict;
   bool matched = false, listed = false, revoked = false;
   std::istringstream lines{std::string(known_hosts_text)};

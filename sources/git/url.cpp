@@ -8,16 +8,11 @@
 #include <vector>
 
 #include "daemon/common/scan.hpp"
+#include "daemon/common/text.hpp"
 
 namespace flytecd::sources::git {
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 // Splits "[user[:password]@]host[:port]" (host may be a bracketed IPv6 literal).
 Result<RemoteUrl> parse_authority(std::string_view authority, RemoteUrl url) {
@@ -43,7 +38,7 @@ Result<RemoteUrl> parse_authority(std::string_view authority, RemoteUrl url) {
     port = authority.substr(colon + 1);
   }
   if (host.empty()) return make_error(ErrorCode::invalid_input, "remote URL has no host");
-  url.host = lower(host);
+  url.host = text::ascii_lower(host);
   if (!port.empty()) {
     int value = 0;
     auto [ptr, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
@@ -79,10 +74,10 @@ Result<RemoteUrl> parse_remote_url(std::string_view url) {
       authority.remove_prefix(at + 1);
     }
     if (authority.empty()) return make_error(ErrorCode::invalid_input, "remote URL has no host");
-    out.host = lower(authority);
+    out.host = text::ascii_lower(authority);
     return out;
   }
-  const std::string scheme = lower(url.substr(0, scheme_end));
+  const std::string scheme = text::ascii_lower(url.substr(0, scheme_end));
   std::string_view rest = url.substr(scheme_end + 3);
   if (scheme == "file") {
     out.transport = Transport::file;

@@ -12,15 +12,11 @@
 #include "daemon/common/scan.hpp"
 #include "daemon/common/subprocess.hpp"
 #include "sources/oci/digest.hpp"
+#include "daemon/common/text.hpp"
 
 namespace flytecd::sources::oci {
 namespace {
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  return s;
-}
 
 bool is_token_char(char ch) {
   return std::isalnum(static_cast<unsigned char>(ch)) ||
@@ -77,7 +73,7 @@ std::vector<Challenge> parse_www_authenticate(std::string_view s) {
       ++i;  // not a token: skip the character and resynchronise
       continue;
     }
-    Challenge ch{lower(scheme), {}};
+    Challenge ch{text::ascii_lower(scheme), {}};
     // Parameters: name=value pairs separated by commas, until the next "scheme " token.
     for (;;) {
       skip_ws(s, i);
@@ -102,7 +98,7 @@ std::vector<Challenge> parse_www_authenticate(std::string_view s) {
         while (i < s.size() && s[i] != ',' && s[i] != ' ' && s[i] != '\t') ++i;
         value = std::string(s.substr(b, i - b));
       }
-      ch.params[lower(name)] = value;
+      ch.params[text::ascii_lower(name)] = value;
     }
     out.push_back(std::move(ch));
   }
@@ -137,7 +133,7 @@ std::optional<std::string> base64_decode(std::string_view in) {
 }
 
 std::string normalize_registry_key(std::string_view key) {
-  std::string k = lower(std::string(key));
+  std::string k = text::ascii_lower(std::string(key));
   if (auto p = k.find("://"); p != std::string::npos) k.erase(0, p + 3);
   if (auto slash = k.find('/'); slash != std::string::npos) k.erase(slash);
   if (k == "index.docker.io" || k == "registry-1.docker.io") k = "docker.io";

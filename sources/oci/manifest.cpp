@@ -3,16 +3,13 @@
 #include <nlohmann/json.hpp>
 
 #include "sources/package_ref.hpp"
+#include "daemon/common/json_dump.hpp"
 
 namespace flytecd::sources::oci {
 namespace {
 
 using nlohmann::json;
 
-std::string str(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 bool ends_with(std::string_view s, std::string_view p) {
@@ -22,9 +19,9 @@ bool ends_with(std::string_view s, std::string_view p) {
 Result<Descriptor> parse_descriptor(const json& j, const std::string& what) {
   if (!j.is_object()) return make_error(ErrorCode::invalid_input, what + " is not an object");
   Descriptor d;
-  d.media_type = str(j, "mediaType");
-  d.digest = str(j, "digest");
-  d.artifact_type = str(j, "artifactType");
+  d.media_type = json_string(j, "mediaType");
+  d.digest = json_string(j, "digest");
+  d.artifact_type = json_string(j, "artifactType");
   if (!valid_sha256_digest(d.digest))
     return make_error(
         ErrorCode::invalid_input,
@@ -35,7 +32,7 @@ Result<Descriptor> parse_descriptor(const json& j, const std::string& what) {
     return make_error(ErrorCode::invalid_input, what + " has no non-negative integer size");
   d.size = size->get<uint64_t>();
   if (auto a = j.find("annotations"); a != j.end() && a->is_object())
-    d.title = str(*a, "org.opencontainers.image.title");
+    d.title = json_string(*a, "org.opencontainers.image.title");
   return d;
 }
 
@@ -61,7 +58,7 @@ Result<Manifest> parse_manifest(std::string_view bytes, std::string_view content
     return make_error(ErrorCode::invalid_input,
                       "manifest schemaVersion is not 2 (Docker schema 1 is not supported)");
   Manifest m;
-  m.media_type = str(j, "mediaType");
+  m.media_type = json_string(j, "mediaType");
   if (m.media_type.empty()) {
     m.media_type = std::string(content_type.substr(0, content_type.find(';')));
     while (!m.media_type.empty() && m.media_type.back() == ' ') m.media_type.pop_back();
@@ -78,7 +75,7 @@ Result<Manifest> parse_manifest(std::string_view bytes, std::string_view content
       if (!d) return d.error();
       m.manifests.push_back(std::move(d).value());
     }
-    m.artifact_type = str(j, "artifactType");
+    m.artifact_type = json_string(j, "artifactType");
     return m;
   }
   if (!m.media_type.empty() && m.media_type != k_oci_manifest && m.media_type != k_docker_manifest)
@@ -98,7 +95,7 @@ Result<Manifest> parse_manifest(std::string_view bytes, std::string_view content
     if (!d) return d.error();
     m.layers.push_back(std::move(d).value());
   }
-  m.artifact_type = str(j, "artifactType");
+  m.artifact_type = json_string(j, "artifactType");
   if (m.artifact_type.empty()) m.artifact_type = m.config.media_type;
   return m;
 }

@@ -6,6 +6,7 @@
 #include "sources/oci/auth.hpp"
 #include "sources/oci/digest.hpp"
 #include "sources/oci/sigstore.hpp"
+#include "daemon/common/json_dump.hpp"
 
 namespace flytecd::sources::oci {
 
@@ -88,11 +89,11 @@ Result<Signer> verify_simple_signing(const SignatureCandidate& candidate,
                    std::string(k_cosign_bundle_annotation) + ")");
   const Json& p = bundle["Payload"];
   LogEntry e;
-  e.body_b64 = str(p, "body");
+  e.body_b64 = json_string(p, "body");
   e.body = base64_decode(e.body_b64).value_or("");
   e.integrated_time = int64_field(p, "integratedTime").value_or(0);
   e.log_index = int64_field(p, "logIndex").value_or(0);
-  std::string log_id_hex = str(p, "logID");
+  std::string log_id_hex = json_string(p, "logID");
   for (size_t i = 0; i + 1 < log_id_hex.size(); i += 2)
     e.log_id.push_back(static_cast<char>(std::stoi(log_id_hex.substr(i, 2), nullptr, 16)));
   e.set = b64(bundle, "SignedEntryTimestamp").value_or("");
@@ -142,7 +143,7 @@ Result<SignedContent> signed_content(const Json& b, EVP_PKEY* key,
     return out;
   }
   if (auto env = b.find("dsseEnvelope"); env != b.end() && env->is_object()) {
-    const std::string type = str(*env, "payloadType");
+    const std::string type = json_string(*env, "payloadType");
     const std::string payload = b64(*env, "payload").value_or("");
     if (auto sigs = env->find("signatures");
         sigs != env->end() && sigs->is_array() && !sigs->empty())
@@ -222,7 +223,7 @@ Result<Signer> verify_bundle(const std::string& bundle_json, const std::string& 
   for (const auto& t : *entries) {
     if (!t.is_object()) continue;
     LogEntry e;
-    e.body_b64 = str(t, "canonicalizedBody");
+    e.body_b64 = json_string(t, "canonicalizedBody");
     e.body = base64_decode(e.body_b64).value_or("");
     e.integrated_time = int64_field(t, "integratedTime").value_or(0);
     e.log_index = int64_field(t, "logIndex").value_or(0);

@@ -110,10 +110,6 @@ std::optional<std::string> b64(const Json& j, const char* key) {
   return base64_decode(it->get<std::string>());
 }
 
-std::string str(const Json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
 
 // protojson writes int64 as strings; Rekor's own JSON as numbers.
 std::optional<int64_t> int64_field(const Json& j, const char* key) {
@@ -343,7 +339,7 @@ Status verify_inclusion_proof(const LogEntry& e, const TrustedRoot::Log& log) {
   // The checkpoint (a signed note): its second line is the tree size, its third the root hash;
   // the log's key signs the note's text up to the blank line.
   const std::string note = p.contains("checkpoint") && p["checkpoint"].is_object()
-                               ? str(p["checkpoint"], "envelope")
+                               ? json_string(p["checkpoint"], "envelope")
                                : std::string();
   const auto blank = note.find("\n\n");
   if (blank == std::string::npos) return refused("the inclusion proof has no signed checkpoint");
@@ -401,7 +397,7 @@ Status check_entry_binds(const LogEntry& e, const std::string& artifact_sha256_h
   auto body = Json::parse(e.body, nullptr, false);
   if (!body.is_object() || !body.contains("spec"))
     return refused("the transparency log entry's body is not a Rekor entry");
-  const std::string kind = str(body, "kind");
+  const std::string kind = json_string(body, "kind");
   const Json& spec = body["spec"];
   const std::string der = cert_der(cert);
   auto same_cert = [&](const std::string& b64_pem) {
@@ -429,8 +425,8 @@ Status check_entry_binds(const LogEntry& e, const std::string& artifact_sha256_h
                      scan::printable(value, 80) + ")");
     if (auto sigs = spec.find("signatures"); sigs != spec.end() && sigs->is_array())
       for (const auto& s : *sigs)
-        if (s.is_object() && base64_decode(str(s, "signature")) == signature &&
-            same_cert(str(s, "verifier")))
+        if (s.is_object() && base64_decode(json_string(s, "signature")) == signature &&
+            same_cert(json_string(s, "verifier")))
           return ok_status();
     return refused("the transparency log entry records another signature or certificate");
   }

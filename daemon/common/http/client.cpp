@@ -1,4 +1,5 @@
 #include "daemon/common/http/client.hpp"
+#include "daemon/common/text.hpp"
 
 #include <curl/curl.h>
 #include <openssl/evp.h>
@@ -19,18 +20,7 @@ using std::chrono::milliseconds;
 
 constexpr uint64_t k_max_error_body = 64u << 10;
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  return s;
-}
 
-std::string trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
 
 bool is_redirect(long status) {
   return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
@@ -72,8 +62,8 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
   }
   auto colon = line.find(':');
   if (colon != std::string_view::npos)
-    t->response->headers.emplace_back(lower(std::string(line.substr(0, colon))),
-                                      trim(line.substr(colon + 1)));
+    t->response->headers.emplace_back(text::ascii_lower(std::string(line.substr(0, colon))),
+                                      std::string(text::trim(line.substr(colon + 1))));
   return bytes;
 }
 
@@ -129,7 +119,7 @@ int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   return cancel != nullptr && cancel->load() ? 1 : 0;
 }
 
-bool is_authorization(const std::string& h) { return lower(h.substr(0, 14)) == "authorization:"; }
+bool is_authorization(const std::string& h) { return text::ascii_lower(h.substr(0, 14)) == "authorization:"; }
 
 // A header that would split into several (CR, LF) or be cut (NUL) is refused: its value may come
 // from a server (a token endpoint) and must not inject headers. The error names the header by
@@ -160,14 +150,14 @@ struct Client::Attempt {
 };
 
 std::string ClientResponse::header(std::string_view name) const {
-  const std::string key = lower(std::string(name));
+  const std::string key = text::ascii_lower(std::string(name));
   for (auto it = headers.rbegin(); it != headers.rend(); ++it)
     if (it->first == key) return it->second;
   return {};
 }
 
 long long parse_retry_after(const std::string& value, std::chrono::system_clock::time_point now) {
-  const std::string v = trim(value);
+  const std::string v(text::trim(value));
   if (v.empty()) return -1;
   if (std::all_of(v.begin(), v.end(), [](unsigned char ch) { return std::isdigit(ch); }))
     return v.size() > 9 ? -1 : std::stoll(v);
@@ -180,11 +170,11 @@ long long parse_retry_after(const std::string& value, std::chrono::system_clock:
 std::string url_origin(const std::string& url) {
   auto scheme_end = url.find("://");
   if (scheme_end == std::string::npos) return {};
-  const std::string scheme = lower(url.substr(0, scheme_end));
+  const std::string scheme = text::ascii_lower(url.substr(0, scheme_end));
   const size_t host_start = scheme_end + 3;
   size_t host_end = url.find_first_of("/?#", host_start);
   if (host_end == std::string::npos) host_end = url.size();
-  std::string authority = lower(url.substr(host_start, host_end - host_start));
+  std::string authority = text::ascii_lower(url.substr(host_start, host_end - host_start));
   if (auto at = authority.rfind('@'); at != std::string::npos) authority.erase(0, at + 1);
   const auto bracket = authority.rfind(']');
   const auto colon = authority.rfind(':');

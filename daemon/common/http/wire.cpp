@@ -1,4 +1,5 @@
 #include "daemon/common/http/wire.hpp"
+#include "daemon/common/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -7,13 +8,8 @@
 namespace flytecd::http {
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
-std::string_view trim(std::string_view s) {
+std::string_view trim_ows(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
     s.remove_suffix(1);
@@ -44,7 +40,7 @@ std::string strip_crlf(std::string_view s) {
 bool has_token(std::string_view list, std::string_view token) {
   while (!list.empty()) {
     const auto comma = list.find(',');
-    if (lower(trim(list.substr(0, comma))) == token) return true;
+    if (text::ascii_lower(trim_ows(list.substr(0, comma))) == token) return true;
     if (comma == std::string_view::npos) break;
     list.remove_prefix(comma + 1);
   }
@@ -119,8 +115,8 @@ bool parse_request_head(std::string_view head, Request& req) {
     // A field name is a token (RFC 9110 5.1): a blank before the colon, an empty name or an
     // obs-fold line (leading blank) is refused, as a proxy in front could read it differently.
     if (!is_token(h.substr(0, colon))) return false;
-    const std::string name = lower(h.substr(0, colon));
-    const std::string_view value = trim(h.substr(colon + 1));
+    const std::string name = text::ascii_lower(h.substr(0, colon));
+    const std::string_view value = trim_ows(h.substr(colon + 1));
     if (value.find_first_of(k_bare_breaks) != std::string_view::npos) return false;
     auto [it, inserted] = req.headers.emplace(name, std::string(value));
     if (!inserted) it->second += ", " + std::string(value);

@@ -132,4 +132,65 @@ TEST_CASE("sqlite: files open in WAL mode with the busy timeout, a second writer
   fs::remove_all(dir);
 }
 
+TEST_CASE("sqlite: a released statement is reused for the same SQL, rewound with no bindings",
+          "[sqlite]") {
+  auto db = memory_db();
+  const char* insert = "INSERT INTO t(k, n) VALUES (?, ?)";
+  const auto before = db->statement_cache_stats();
+  for (int i = 0; i < 5; ++i) {
+    auto ins = db->prepare(insert, "insert");
+    REQUIRE(ins);
+    REQUIRE(ins->bind("k" + std::to_string(i)).bind(i).run());
+  }
+  auto stats = db->statement_cache_stats();
+  CHECK(stats.misses - before.misses == 1);  // parsed once, reused four times
+  CHECK(stats.hits - before.hits == 4);
+
+  // A read left mid-way goes back rewound: the next user starts at the first row, and the
+  // abandoned read does not keep its transaction open (a write to a file database would wait).
+  const char* select = "SELECT k FROM t ORDER BY k";
+  {
+    auto sel = db->prepare(select, "select");
+    REQUIRE(sel);
+    REQUIRE(*sel->step());
+    CHECK(sel->text(0) == "k0");
+    REQUIRE(*sel->step());
+  }
+  {
+    auto sel = db->prepare(select, "select");
+    REQUIRE(sel);
+    REQUIRE(*sel->step());
+    CHECK(sel->text(0) == "k0");
+  }
+  // Bindings do not carry over: an unbound parameter is NULL.
+  {
+    auto q = db->prepare("SELECT count(*) FROM t WHERE n = ?", "count");
+    REQUIRE(q);
+    q->bind(3);
+    REQUIRE(*q->step());
+    CHECK(q->int64(0) == 1);
+  }
+  {
+    auto q = db->prepare("SELECT count(*) FROM t WHERE n = ?", "count");
+    REQUIRE(q);
+    REQUIRE(*q->step());
+    CHECK(q->int64(0) == 0);
+  }
+  // Two statements of one text in use at once are two statements.
+  auto a = db->prepare(select, "select");
+  auto b = db->prepare(select, "select");
+  REQUIRE(a);
+  REQUIRE(b);
+  REQUIRE(*a->step());
+  REQUIRE(*a->step());
+  REQUIRE(*b->step());
+  CHECK(a->text(0) == "k1");
+  CHECK(b->text(0) == "k0");
+  // exec of one statement uses the cache too (BEGIN / SAVEPOINT / RELEASE on a hot path).
+  const auto mid = db->statement_cache_stats();
+  REQUIRE(db->exec("DELETE FROM t WHERE n = 4", "delete"));
+  REQUIRE(db->exec("DELETE FROM t WHERE n = 4", "delete"));
+  CHECK(db->statement_cache_stats().hits - mid.hits >= 1);
+}
+
 }  // namespace FLYTECD_UNITY_ID
