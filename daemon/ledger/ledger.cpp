@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <optional>
 
 #include "daemon/common/json_dump.hpp"
 
@@ -185,28 +186,82 @@ Result<std::map<std::string, Ledger::Applied>> Ledger::applied() const {
 
 Status Ledger::record(const std::string& key, const std::string& kind, const std::string& hash,
                       const std::string& revision, uint64_t version) {
-  std::lock_guard<std::mutex> lock(m_mu);
-  auto st = m_db->prepare(
-      "INSERT INTO managed(key, kind, hash, revision, applied_at, version) VALUES(?,?,?,?,?,?) "
-      "ON CONFLICT(key) DO UPDATE SET kind=excluded.kind, hash=excluded.hash, "
-      "revision=excluded.revision, "
-      "applied_at=excluded.applied_at, version=excluded.version",
-      "record " + key);
-  if (!st) return st.error();
-  return st->bind(key)
-      .bind(kind)
-      .bind(hash)
-      .bind(revision)
-      .bind(now_seconds())
-      .bind(static_cast<int64_t>(version))
-      .run();
+  return commit_change(Change{key, kind, hash, revision, version, false, nullptr, nullptr});
 }
 
 Status Ledger::forget(const std::string& key) {
+  return commit_change(Change{key, {}, {}, {}, 0, true, nullptr, nullptr});
+}
+
+Status Ledger::commit_change(Change change) {
+  Status result = ok_status();
+  bool done = false;
+  change.result = &result;
+  change.done = &done;
+  std::unique_lock<std::mutex> lock(m_group_mu);
+  m_queue.push_back(std::move(change));
+  while (!done) {
+    if (m_writing) {
+      m_group_cv.wait(lock);
+      continue;
+    }
+    // This caller writes what is queued (its own change, and those that came while the last
+    // group was being written); the others wait for it.
+    m_writing = true;
+    std::vector<Change> group;
+    group.swap(m_queue);
+    lock.unlock();
+    const Status written = write_changes(group);
+    lock.lock();
+    for (const auto& c : group) {
+      *c.result = written;
+      *c.done = true;
+    }
+    m_writing = false;
+    ++m_groups;
+    m_group_cv.notify_all();
+  }
+  return result;
+}
+
+uint64_t Ledger::write_groups() const {
+  std::lock_guard<std::mutex> lock(m_group_mu);
+  return m_groups;
+}
+
+Status Ledger::write_changes(const std::vector<Change>& changes) {
   std::lock_guard<std::mutex> lock(m_mu);
-  auto st = m_db->prepare("DELETE FROM managed WHERE key = ?", "forget " + key);
-  if (!st) return st.error();
-  return st->bind(key).run();
+  std::optional<sqlite::Transaction> tx;
+  if (changes.size() > 1) {
+    auto t = sqlite::Transaction::begin(*m_db, sqlite::Transaction::Mode::immediate);
+    if (!t) return t.error();
+    tx.emplace(std::move(*t));
+  }
+  for (const auto& c : changes) {
+    if (c.forget) {
+      auto st = m_db->prepare("DELETE FROM managed WHERE key = ?", "forget " + c.key);
+      if (!st) return st.error();
+      if (auto s = st->bind(c.key).run(); !s) return s;
+      continue;
+    }
+    auto st = m_db->prepare(
+        "INSERT INTO managed(key, kind, hash, revision, applied_at, version) VALUES(?,?,?,?,?,?) "
+        "ON CONFLICT(key) DO UPDATE SET kind=excluded.kind, hash=excluded.hash, "
+        "revision=excluded.revision, "
+        "applied_at=excluded.applied_at, version=excluded.version",
+        "record " + c.key);
+    if (!st) return st.error();
+    if (auto s = st->bind(c.key)
+                     .bind(c.kind)
+                     .bind(c.hash)
+                     .bind(c.revision)
+                     .bind(now_seconds())
+                     .bind(static_cast<int64_t>(c.version))
+                     .run();
+        !s)
+      return s;
+  }
+  return tx ? tx->commit() : ok_status();
 }
 
 std::string signer_text(const std::optional<sources::Signer>& signer) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -83,8 +84,9 @@ std::string signer_by(const std::string& signer_text);
 
 // What flytecd manages and what it did, in SQLite (WAL, synchronous=NORMAL): every managed object
 // with the hash it last applied and the revision, plus an audit history of reconciles and their
-// steps. Each write is its own transaction, so a crash at any point leaves a consistent file.
-// Thread-safe.
+// steps. Each write is a transaction (record() and forget() calls that arrive together from
+// several threads share one: group commit, each returns once its transaction committed), so a
+// crash at any point leaves a consistent file. Thread-safe.
 class Ledger {
  public:
   // Opens (creating) the database at `path` (":memory:" for tests).
@@ -106,6 +108,9 @@ class Ledger {
   Status record(const std::string& key, const std::string& kind, const std::string& hash,
                 const std::string& revision, uint64_t version = 0);
   Status forget(const std::string& key);
+  // How many transactions record() and forget() have written (fewer than calls when calls from
+  // several threads arrived together; tests, benchmarks).
+  uint64_t write_groups() const;
 
   // Registrations (package digest <-> registered ids), by key.
   Result<std::map<std::string, RegistrationRecord>> registrations() const;
@@ -151,9 +156,27 @@ class Ledger {
 
  private:
   explicit Ledger(std::unique_ptr<sqlite::Database> db);
+  // One managed-object change of record() / forget(); result and done belong to its waiting
+  // caller.
+  struct Change {
+    std::string key, kind, hash, revision;
+    uint64_t version = 0;
+    bool forget = false;
+    Status* result = nullptr;
+    bool* done = nullptr;
+  };
+  // Group commit: queues the change; the first caller that finds no write in progress writes
+  // everything queued in one transaction, and each caller returns with its transaction's outcome.
+  Status commit_change(Change change);
+  Status write_changes(const std::vector<Change>& changes);
   // Const readers share the connection; m_mu serializes every use of it.
   std::unique_ptr<sqlite::Database> m_db;
   mutable std::mutex m_mu;
+  mutable std::mutex m_group_mu;
+  std::condition_variable m_group_cv;
+  std::vector<Change> m_queue;
+  bool m_writing = false;
+  uint64_t m_groups = 0;
 };
 
 }  // namespace flytecd::ledger

@@ -1,7 +1,13 @@
 #include <catch2/catch.hpp>
 
-#include <filesystem>
+#include <unistd.h>
 
+#include <chrono>
+#include <filesystem>
+#include <thread>
+#include <vector>
+
+#include "daemon/common/sqlite.hpp"
 #include "daemon/ledger/ledger.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
@@ -269,6 +275,56 @@ TEST_CASE("ledger: ownership is replaced whole with the converged revision, and 
   CHECK(led.history(ledger::HistoryQuery{})->size() == 1);
   REQUIRE(led.set_converged_revision("R2"));
   CHECK(*led.converged_revision() == "R2");
+}
+
+TEST_CASE("ledger: records that arrive together share one transaction; each returns committed",
+          "[ledger]") {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("flytecd-ledger-group-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "ledger.db").string();
+  auto l = ledger::Ledger::open(path);
+  REQUIRE(l);
+  auto& ledger = **l;
+  const auto before = ledger.write_groups();
+  // Another connection holds the write lock: the first writer waits in SQLite's busy handler
+  // while the other seven queue behind it; once the lock is free they go in one transaction.
+  auto other = sqlite::Database::open(path, "other");
+  REQUIRE(other);
+  REQUIRE((*other)->exec("BEGIN IMMEDIATE", "hold the write lock"));
+  std::vector<std::thread> writers;
+  std::vector<int> ok(8, 0);
+  for (int i = 0; i < 8; ++i)
+    writers.emplace_back([&, i] {
+      ok[static_cast<size_t>(i)] =
+          ledger.record("override/p" + std::to_string(i) + "/TASK_RESOURCE", "override",
+                        "h" + std::to_string(i), "rev")
+              ? 1
+              : 0;
+    });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  REQUIRE((*other)->exec("COMMIT", "release the write lock"));
+  for (auto& t : writers) t.join();
+  CHECK(ok == std::vector<int>(8, 1));
+  CHECK(ledger.write_groups() - before <= 3);  // 8 calls: the first alone, the rest together
+  auto m = ledger.managed();
+  REQUIRE(m);
+  REQUIRE(m->size() == 8);
+  for (int i = 0; i < 8; ++i)
+    CHECK(m->at("override/p" + std::to_string(i) + "/TASK_RESOURCE").hash ==
+          "h" + std::to_string(i));
+  // A forget in a group, and a reopen sees everything committed.
+  REQUIRE(ledger.forget("override/p0/TASK_RESOURCE"));
+  other->reset();
+  l->reset();
+  auto again = ledger::Ledger::open(path);
+  REQUIRE(again);
+  auto m2 = (*again)->managed();
+  REQUIRE(m2);
+  CHECK(m2->size() == 7);
+  again->reset();
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace FLYTECD_UNITY_ID
