@@ -12,7 +12,6 @@
 namespace flytecd::cli {
 namespace {
 
-
 std::vector<std::string> split(const std::string& key) {
   std::vector<std::string> out;
   size_t from = 0;

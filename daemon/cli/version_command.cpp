@@ -12,7 +12,6 @@
 namespace flytecd::cli {
 namespace {
 
-
 VersionPart flyteadmin_version(const config::Config& cfg) {
   VersionPart p{"flyteadmin", cfg.admin.endpoint, "", "", "", "", ""};
   if (cfg.admin.endpoint.empty()) {

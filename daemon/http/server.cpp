@@ -20,7 +20,6 @@ namespace {
 
 constexpr size_t k_max_reason_bytes = 500;
 
-
 // The decoded value of `name` in an application/x-www-form-urlencoded query, or "".
 std::string query_value(std::string_view query, std::string_view name) {
   while (!query.empty()) {

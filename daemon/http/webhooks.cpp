@@ -26,7 +26,6 @@ Digest hmac_sha256(std::string_view key, std::string_view data) {
   return md;
 }
 
-
 // "sha256=<64 hex>" -> digest bytes; nullopt when malformed. Timing here depends only on the
 // caller-supplied header, never on the secret.
 std::optional<Digest> parse_sha256_signature(std::string_view header) {

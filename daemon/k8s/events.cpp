@@ -8,8 +8,8 @@
 #include "daemon/common/json_dump.hpp"
 #include "daemon/common/log.hpp"
 #include "daemon/common/scan.hpp"
-#include "daemon/pass/pass.hpp"
 #include "daemon/common/text.hpp"
+#include "daemon/pass/pass.hpp"
 
 namespace flytecd::k8s {
 namespace {
@@ -57,7 +57,6 @@ std::string k8s_time(std::chrono::system_clock::time_point t) {
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
 }
-
 
 }  // namespace
 
@@ -264,7 +263,8 @@ class ClientEventRecorder final : public EventRecorder {
   std::string object_path() const {
     const std::string group =
         m_object.api_version == "v1" ? "/api/v1" : "/apis/" + m_object.api_version;
-    return group + "/namespaces/" + m_object.ns + "/" + text::ascii_lower(m_object.kind) + "s/" + m_object.name;
+    return group + "/namespaces/" + m_object.ns + "/" + text::ascii_lower(m_object.kind) + "s/" +
+           m_object.name;
   }
 
   void send(nlohmann::json& e) {

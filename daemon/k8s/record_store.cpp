@@ -40,10 +40,10 @@ class ConfigMapRecordStore final : public pass::RecordStore {
                             const std::string& expected_token) override {
     const std::string body = dump_json(record_config_map(m_name, m_ns, expected_token, record));
     const bool create = expected_token.empty();
-    auto r = create
-                 ? m_client->request("POST", collection(), body, "application/json", k_record_timeout_ms)
-                 : m_client->request("PUT", collection() + "/" + m_name, body, "application/json",
-                                     k_record_timeout_ms);
+    auto r = create ? m_client->request("POST", collection(), body, "application/json",
+                                        k_record_timeout_ms)
+                    : m_client->request("PUT", collection() + "/" + m_name, body,
+                                        "application/json", k_record_timeout_ms);
     if (!r) return r.error().wrap(describe());
     if (create && r->status == 409)
       return make_error(ErrorCode::conflict, describe() + ": another writer created it first (" +

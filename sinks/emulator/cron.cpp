@@ -199,7 +199,6 @@ bool known_zone(const std::string& name) {
   return std::filesystem::is_regular_file("/usr/share/zoneinfo/" + name, ec);
 }
 
-
 }  // namespace
 
 std::string cron_parse_error(const std::string& input) {

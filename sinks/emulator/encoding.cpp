@@ -32,7 +32,6 @@ bool unreserved(unsigned char c) {
          c == '.' || c == '_' || c == '~';
 }
 
-
 }  // namespace
 
 std::string md5_raw(std::string_view data) { return digest(EVP_md5(), data); }

@@ -14,7 +14,6 @@ using namespace std::chrono_literals;
 constexpr size_t k_max_header_bytes = size_t{16} * 1024;
 constexpr size_t k_max_connections = 256;
 
-
 http::Response to_response(UploadReply reply) {
   http::Response r;
   r.status = reply.status;

@@ -12,7 +12,6 @@
 namespace flytecd::sources::git {
 namespace {
 
-
 // OpenSSH's match_pattern: '*' any run, '?' any one character.
 bool wildcard_match(std::string_view pattern, std::string_view text) {
   size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
@@ -116,8 +115,9 @@ std::string ssh_key_type(std::string_view key_blob) {
 HostKeyVerdict check_known_hosts(std::string_view known_hosts_text, std::string_view host, int port,
                                  std::string_view key_blob) {
   // OpenSSH writes non-default ports as "[host]:port".
-  const std::string name =
-      port == 22 || port == 0 ? text::ascii_lower(host) : "[" + text::ascii_lower(host) + "]:" + std::to_string(port);
+  const std::string name = port == 22 || port == 0
+                               ? text::ascii_lower(host)
+                               : "[" + text::ascii_lower(host) + "]:" + std::to_string(port);
   HostKeyVerdict verdict;
   bool matched = false, listed = false, revoked = false;
   std::istringstream lines{std::string(known_hosts_text)};

@@ -13,7 +13,6 @@
 namespace flytecd::sources::git {
 namespace {
 
-
 // Splits "[user[:password]@]host[:port]" (host may be a bracketed IPv6 literal).
 Result<RemoteUrl> parse_authority(std::string_view authority, RemoteUrl url) {
   auto at = authority.rfind('@');

@@ -11,12 +11,11 @@
 
 #include "daemon/common/scan.hpp"
 #include "daemon/common/subprocess.hpp"
-#include "sources/oci/digest.hpp"
 #include "daemon/common/text.hpp"
+#include "sources/oci/digest.hpp"
 
 namespace flytecd::sources::oci {
 namespace {
-
 
 bool is_token_char(char ch) {
   return std::isalnum(static_cast<unsigned char>(ch)) ||

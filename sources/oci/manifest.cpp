@@ -2,14 +2,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sources/package_ref.hpp"
 #include "daemon/common/json_dump.hpp"
+#include "sources/package_ref.hpp"
 
 namespace flytecd::sources::oci {
 namespace {
 
 using nlohmann::json;
-
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 bool ends_with(std::string_view s, std::string_view p) {

@@ -2,11 +2,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "daemon/common/json_dump.hpp"
 #include "daemon/common/scan.hpp"
 #include "sources/oci/auth.hpp"
 #include "sources/oci/digest.hpp"
 #include "sources/oci/sigstore.hpp"
-#include "daemon/common/json_dump.hpp"
 
 namespace flytecd::sources::oci {
 

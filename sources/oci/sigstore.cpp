@@ -110,7 +110,6 @@ std::optional<std::string> b64(const Json& j, const char* key) {
   return base64_decode(it->get<std::string>());
 }
 
-
 // protojson writes int64 as strings; Rekor's own JSON as numbers.
 std::optional<int64_t> int64_field(const Json& j, const char* key) {
   auto it = j.find(key);

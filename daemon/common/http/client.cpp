@@ -20,8 +20,6 @@ using std::chrono::milliseconds;
 
 constexpr uint64_t k_max_error_body = 64u << 10;
 
-
-
 bool is_redirect(long status) {
   return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
 }
@@ -119,7 +117,9 @@ int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   return cancel != nullptr && cancel->load() ? 1 : 0;
 }
 
-bool is_authorization(const std::string& h) { return text::ascii_lower(h.substr(0, 14)) == "authorization:"; }
+bool is_authorization(const std::string& h) {
+  return text::ascii_lower(h.substr(0, 14)) == "authorization:";
+}
 
 // A header that would split into several (CR, LF) or be cut (NUL) is refused: its value may come
 // from a server (a token endpoint) and must not inject headers. The error names the header by
