@@ -7,21 +7,13 @@
 #include <set>
 
 #include "sinks/workflow_compiler.hpp"
+#include "daemon/common/text.hpp"
 
 namespace flytecd::sinks::compiler {
 namespace fc = ::flyteidl::core;
 
 namespace {
 
-// A string inside prototext: quoted, with quotes and backslashes escaped.
-std::string go_quote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out.push_back('\\');
-    out.push_back(c);
-  }
-  return out + "\"";
-}
 
 std::string go_scalar(const google::protobuf::Message& m,
                       const google::protobuf::FieldDescriptor* f, int index) {
@@ -58,7 +50,7 @@ std::string go_scalar(const google::protobuf::Message& m,
       return e->name();
     }
     case FD::CPPTYPE_STRING:
-      return go_quote(rep ? r->GetRepeatedString(m, f, index) : r->GetString(m, f));
+      return text::quote_escaped(rep ? r->GetRepeatedString(m, f, index) : r->GetString(m, f));
     case FD::CPPTYPE_MESSAGE:
       break;
   }

@@ -1,5 +1,7 @@
 #include "daemon/common/text.hpp"
 
+#include <ctime>
+
 #include <charconv>
 
 namespace flytecd::text {
@@ -109,6 +111,25 @@ std::string ascii_lower(std::string_view s) {
   for (char& c : out)
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   return out;
+}
+
+std::string quote_escaped(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  return out + "\"";
+}
+
+std::string rfc3339_utc(int64_t unix_seconds) {
+  if (unix_seconds <= 0) return "";
+  const auto tt = static_cast<std::time_t>(unix_seconds);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
 }
 
 int hex_value(char c) {

@@ -50,12 +50,7 @@ std::string drift_message(const pass::Report& r, const std::string& rev) {
 
 // Kubernetes Time: RFC 3339, whole seconds, UTC.
 std::string k8s_time(std::chrono::system_clock::time_point t) {
-  std::time_t secs = std::chrono::system_clock::to_time_t(t);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  return text::rfc3339_utc(static_cast<int64_t>(std::chrono::system_clock::to_time_t(t)));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "daemon/common/log.hpp"
 #include "daemon/http/webhooks.hpp"
 #include "daemon/metrics/flytecd_metrics.hpp"
+#include "daemon/common/text.hpp"
 
 namespace flytecd::notify {
 namespace {
@@ -199,12 +200,7 @@ std::string_view to_string(NotifyTarget::Kind kind) {
 }
 
 std::string format_rfc3339(std::chrono::system_clock::time_point t) {
-  const std::time_t secs = std::chrono::system_clock::to_time_t(t);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  return text::rfc3339_utc(static_cast<int64_t>(std::chrono::system_clock::to_time_t(t)));
 }
 
 std::string render_payload(NotifyTarget::Kind kind, const Event& event) {

@@ -5,6 +5,7 @@
 #include "daemon/common/json_dump.hpp"
 #include "daemon/common/scan.hpp"
 #include "daemon/reconcile/render.hpp"
+#include "daemon/common/text.hpp"
 
 namespace flytecd::pass {
 namespace {
@@ -252,28 +253,17 @@ std::map<std::string, double> registrations_by_state(const Report& report) {
   return by_state;
 }
 
-namespace {
-std::string utc(int64_t t) {
-  if (t <= 0) return "";
-  const std::time_t tt = static_cast<std::time_t>(t);
-  std::tm tm{};
-  gmtime_r(&tt, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-}  // namespace
 
 nlohmann::ordered_json history_json(const std::vector<ledger::HistoryEntry>& entries) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const auto& e : entries) {
     nlohmann::ordered_json j;
     j["id"] = e.id;
-    j["time"] = utc(e.started_at);
+    j["time"] = text::rfc3339_utc(e.started_at);
     j["revision"] = e.revision;
     j["subject"] = e.subject;
     j["author"] = e.author;
-    j["committedAt"] = utc(e.committed_at);
+    j["committedAt"] = text::rfc3339_utc(e.committed_at);
     j["trigger"] = e.trigger;
     j["outcome"] = e.outcome;
     j["detail"] = e.detail;
@@ -298,7 +288,7 @@ std::string history_text(const std::vector<ledger::HistoryEntry>& entries) {
     // A commit id is shown short; a directory revision ("dir:/path") whole.
     const bool commit = e.revision.size() == 40 &&
                         e.revision.find_first_not_of("0123456789abcdef") == std::string::npos;
-    out += utc(e.started_at) + "  " + e.outcome + "  " +
+    out += text::rfc3339_utc(e.started_at) + "  " + e.outcome + "  " +
            (commit ? e.revision.substr(0, 12) : scan::printable(e.revision, 200));
     if (!e.subject.empty()) out += " \"" + scan::printable(e.subject, 120) + "\"";
     if (!e.author.empty()) out += " by " + scan::printable(e.author, 120);

@@ -4,21 +4,12 @@
 
 #include "daemon/common/json_dump.hpp"
 #include "daemon/metrics/flytecd_metrics.hpp"
+#include "daemon/common/text.hpp"
 
 namespace flytecd::run {
 
 namespace {
 
-// Unix seconds as RFC 3339 UTC; "" when unknown (0).
-std::string rfc3339(int64_t t) {
-  if (t <= 0) return "";
-  const auto tt = static_cast<std::time_t>(t);
-  std::tm tm{};
-  gmtime_r(&tt, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 nlohmann::json last_pass_json(const LastPass& p, const pass::Report* report) {
   if (!p.abandoned.empty() || !report)
@@ -32,15 +23,6 @@ nlohmann::json last_pass_json(const LastPass& p, const pass::Report* report) {
   return last;
 }
 
-std::string utc(int64_t t) {
-  if (t <= 0) return "";
-  const std::time_t tt = static_cast<std::time_t>(t);
-  std::tm tm{};
-  gmtime_r(&tt, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 // Each object's revision and time of its last write, from the ledger (absent: not managed).
 void add_applied(nlohmann::json& objects, const DaemonState& s) {
@@ -50,7 +32,7 @@ void add_applied(nlohmann::json& objects, const DaemonState& s) {
     auto it = s.applied->find(o["key"].get<std::string>());
     if (it == s.applied->end()) continue;
     o["revision"] = it->second.revision;
-    o["lastChange"] = utc(it->second.at);
+    o["lastChange"] = text::rfc3339_utc(it->second.at);
   }
 }
 
@@ -88,7 +70,7 @@ nlohmann::json status_json(const DaemonState& s, const nlohmann::json& leader) {
     j["revision"] = s.revision;
     j["subject"] = s.subject;
     j["author"] = s.author;
-    j["committedAt"] = rfc3339(s.committed_at);
+    j["committedAt"] = text::rfc3339_utc(s.committed_at);
   }
   const auto c = overview_counts(s);
   j["counts"] = {{"managed", c.managed},

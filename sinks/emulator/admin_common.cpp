@@ -17,19 +17,11 @@
 #include "daemon/common/scan.hpp"
 #include "sinks/emulator/encoding.hpp"
 #include "sinks/workflow_compiler.hpp"
+#include "daemon/common/text.hpp"
 
 namespace flytecd::sinks::emulator::detail {
 namespace {
 
-// Go's %v of a string field inside prototext: quoted with C escapes.
-std::string go_quote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out.push_back('\\');
-    out.push_back(c);
-  }
-  return out + "\"";
-}
 
 std::string go_value(const nlohmann::json& v) {
   if (v.is_null()) return "<nil>";
@@ -92,11 +84,11 @@ std::string proto_text(const google::protobuf::Message& m) {
     if (id->resource_type() != fc::UNSPECIFIED) {
       add("resource_type", fc::ResourceType_Name(id->resource_type()));
     }
-    add("project", id->project().empty() ? "" : go_quote(id->project()));
-    add("domain", id->domain().empty() ? "" : go_quote(id->domain()));
-    add("name", id->name().empty() ? "" : go_quote(id->name()));
-    add("version", id->version().empty() ? "" : go_quote(id->version()));
-    add("org", id->org().empty() ? "" : go_quote(id->org()));
+    add("project", id->project().empty() ? "" : text::quote_escaped(id->project()));
+    add("domain", id->domain().empty() ? "" : text::quote_escaped(id->domain()));
+    add("name", id->name().empty() ? "" : text::quote_escaped(id->name()));
+    add("version", id->version().empty() ? "" : text::quote_escaped(id->version()));
+    add("org", id->org().empty() ? "" : text::quote_escaped(id->org()));
     return out;
   }
   return go_prototext(m);

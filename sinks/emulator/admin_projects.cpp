@@ -1,6 +1,7 @@
 // Projects and GetVersion (FlyteAdmin project_manager.go, validation/project_validator.go).
 
 #include "sinks/emulator/admin_common.hpp"
+#include "daemon/common/text.hpp"
 
 #include <ctime>
 
@@ -12,14 +13,7 @@ namespace flytecd::sinks::emulator {
 namespace {
 
 // When the process started (flytestdlib's BuildTime default: time.Now() at start-up).
-const std::string k_started = [] {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return std::string(buf);
-}();
+const std::string k_started = text::rfc3339_utc(static_cast<int64_t>(std::time(nullptr)));
 
 using namespace detail;
 
