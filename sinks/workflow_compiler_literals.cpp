@@ -6,14 +6,13 @@
 #include <cstdlib>
 #include <set>
 
-#include "sinks/workflow_compiler.hpp"
 #include "daemon/common/text.hpp"
+#include "sinks/workflow_compiler.hpp"
 
 namespace flytecd::sinks::compiler {
 namespace fc = ::flyteidl::core;
 
 namespace {
-
 
 std::string go_scalar(const google::protobuf::Message& m,
                       const google::protobuf::FieldDescriptor* f, int index) {

@@ -8,9 +8,9 @@
 #include "daemon/common/http/client.hpp"
 #include "daemon/common/json_dump.hpp"
 #include "daemon/common/log.hpp"
+#include "daemon/common/text.hpp"
 #include "daemon/http/webhooks.hpp"
 #include "daemon/metrics/flytecd_metrics.hpp"
-#include "daemon/common/text.hpp"
 
 namespace flytecd::notify {
 namespace {

@@ -4,8 +4,8 @@
 
 #include "daemon/common/json_dump.hpp"
 #include "daemon/common/scan.hpp"
-#include "daemon/reconcile/render.hpp"
 #include "daemon/common/text.hpp"
+#include "daemon/reconcile/render.hpp"
 
 namespace flytecd::pass {
 namespace {
@@ -252,7 +252,6 @@ std::map<std::string, double> registrations_by_state(const Report& report) {
     by_state[std::string(registration::to_string(o.state))] += 1;
   return by_state;
 }
-
 
 nlohmann::ordered_json history_json(const std::vector<ledger::HistoryEntry>& entries) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();

@@ -3,13 +3,12 @@
 #include <ctime>
 
 #include "daemon/common/json_dump.hpp"
-#include "daemon/metrics/flytecd_metrics.hpp"
 #include "daemon/common/text.hpp"
+#include "daemon/metrics/flytecd_metrics.hpp"
 
 namespace flytecd::run {
 
 namespace {
-
 
 nlohmann::json last_pass_json(const LastPass& p, const pass::Report* report) {
   if (!p.abandoned.empty() || !report)
@@ -22,7 +21,6 @@ nlohmann::json last_pass_json(const LastPass& p, const pass::Report* report) {
   last["mode"] = report->mode == pass::Mode::plan ? "plan" : "execute";
   return last;
 }
-
 
 // Each object's revision and time of its last write, from the ledger (absent: not managed).
 void add_applied(nlohmann::json& objects, const DaemonState& s) {

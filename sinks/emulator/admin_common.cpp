@@ -15,13 +15,12 @@
 
 #include "daemon/common/json_dump.hpp"
 #include "daemon/common/scan.hpp"
+#include "daemon/common/text.hpp"
 #include "sinks/emulator/encoding.hpp"
 #include "sinks/workflow_compiler.hpp"
-#include "daemon/common/text.hpp"
 
 namespace flytecd::sinks::emulator::detail {
 namespace {
-
 
 std::string go_value(const nlohmann::json& v) {
   if (v.is_null()) return "<nil>";

@@ -1,7 +1,7 @@
 // Projects and GetVersion (FlyteAdmin project_manager.go, validation/project_validator.go).
 
-#include "sinks/emulator/admin_common.hpp"
 #include "daemon/common/text.hpp"
+#include "sinks/emulator/admin_common.hpp"
 
 #include <ctime>
 
