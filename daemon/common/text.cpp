@@ -122,8 +122,11 @@ std::string quote_escaped(std::string_view s) {
   return out + "\"";
 }
 
+std::string rfc3339_utc_if_known(int64_t unix_seconds) {
+  return unix_seconds > 0 ? rfc3339_utc(unix_seconds) : std::string();
+}
+
 std::string rfc3339_utc(int64_t unix_seconds) {
-  if (unix_seconds <= 0) return "";
   const auto tt = static_cast<std::time_t>(unix_seconds);
   std::tm tm{};
   gmtime_r(&tt, &tm);

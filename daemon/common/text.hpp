@@ -35,9 +35,10 @@ std::string cut_utf8(std::string_view s, std::size_t max_bytes);
 std::string ascii_lower(std::string_view s);
 // s in double quotes, with quotes and backslashes escaped (a string as Go's prototext prints it).
 std::string quote_escaped(std::string_view s);
-// Unix seconds as RFC 3339 in UTC, whole seconds ("2026-12-05T13:04:05Z"); "" for 0 or less
-// (unknown).
+// Unix seconds as RFC 3339 in UTC, whole seconds ("2026-12-05T13:04:05Z").
 std::string rfc3339_utc(int64_t unix_seconds);
+// The same, or "" for 0 or less (a time that is not known).
+std::string rfc3339_utc_if_known(int64_t unix_seconds);
 // The value of a hexadecimal digit (either case), or -1 when c is not one.
 int hex_value(char c);
 // s without leading and trailing ASCII whitespace.

@@ -258,11 +258,11 @@ nlohmann::ordered_json history_json(const std::vector<ledger::HistoryEntry>& ent
   for (const auto& e : entries) {
     nlohmann::ordered_json j;
     j["id"] = e.id;
-    j["time"] = text::rfc3339_utc(e.started_at);
+    j["time"] = text::rfc3339_utc_if_known(e.started_at);
     j["revision"] = e.revision;
     j["subject"] = e.subject;
     j["author"] = e.author;
-    j["committedAt"] = text::rfc3339_utc(e.committed_at);
+    j["committedAt"] = text::rfc3339_utc_if_known(e.committed_at);
     j["trigger"] = e.trigger;
     j["outcome"] = e.outcome;
     j["detail"] = e.detail;
@@ -287,7 +287,7 @@ std::string history_text(const std::vector<ledger::HistoryEntry>& entries) {
     // A commit id is shown short; a directory revision ("dir:/path") whole.
     const bool commit = e.revision.size() == 40 &&
                         e.revision.find_first_not_of("0123456789abcdef") == std::string::npos;
-    out += text::rfc3339_utc(e.started_at) + "  " + e.outcome + "  " +
+    out += text::rfc3339_utc_if_known(e.started_at) + "  " + e.outcome + "  " +
            (commit ? e.revision.substr(0, 12) : scan::printable(e.revision, 200));
     if (!e.subject.empty()) out += " \"" + scan::printable(e.subject, 120) + "\"";
     if (!e.author.empty()) out += " by " + scan::printable(e.author, 120);

@@ -30,7 +30,7 @@ void add_applied(nlohmann::json& objects, const DaemonState& s) {
     auto it = s.applied->find(o["key"].get<std::string>());
     if (it == s.applied->end()) continue;
     o["revision"] = it->second.revision;
-    o["lastChange"] = text::rfc3339_utc(it->second.at);
+    o["lastChange"] = text::rfc3339_utc_if_known(it->second.at);
   }
 }
 
@@ -68,7 +68,7 @@ nlohmann::json status_json(const DaemonState& s, const nlohmann::json& leader) {
     j["revision"] = s.revision;
     j["subject"] = s.subject;
     j["author"] = s.author;
-    j["committedAt"] = text::rfc3339_utc(s.committed_at);
+    j["committedAt"] = text::rfc3339_utc_if_known(s.committed_at);
   }
   const auto c = overview_counts(s);
   j["counts"] = {{"managed", c.managed},

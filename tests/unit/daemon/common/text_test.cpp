@@ -96,4 +96,21 @@ TEST_CASE("scan: printable output is valid UTF-8: characters kept, stray bytes a
   CHECK(text::valid_utf8(scan::printable(cjk(200), 301)));
 }
 
+TEST_CASE("text: the shared small helpers (hex digits, quoting, RFC 3339, lower case)", "[text]") {
+  CHECK(text::hex_value('0') == 0);
+  CHECK(text::hex_value('9') == 9);
+  CHECK(text::hex_value('a') == 10);
+  CHECK(text::hex_value('F') == 15);
+  CHECK(text::hex_value('g') == -1);
+  CHECK(text::hex_value('%') == -1);
+  CHECK(text::quote_escaped("a\"b\\c") == "\"a\\\"b\\\\c\"");
+  CHECK(text::quote_escaped("") == "\"\"");
+  CHECK(text::rfc3339_utc(0) == "1970-01-01T00:00:00Z");
+  CHECK(text::rfc3339_utc(1764939845) == "2025-12-05T13:04:05Z");
+  CHECK(text::rfc3339_utc_if_known(0).empty());
+  CHECK(text::rfc3339_utc_if_known(-5).empty());
+  CHECK(text::rfc3339_utc_if_known(1764939845) == "2025-12-05T13:04:05Z");
+  CHECK(text::ascii_lower("Content-TYPE: \xC3\x89") == "content-type: \xC3\x89");
+}
+
 }  // namespace FLYTECD_UNITY_ID

@@ -277,7 +277,7 @@ TEST_CASE("ledger: ownership is replaced whole with the converged revision, and 
   CHECK(*led.converged_revision() == "R2");
 }
 
-TEST_CASE("ledger: records that arrive together share one transaction; each returns committed",
+TEST_CASE("ledger: records that arrive together share one transaction, each returns committed",
           "[ledger]") {
   const auto dir = std::filesystem::temp_directory_path() /
                    ("flytecd-ledger-group-" + std::to_string(::getpid()));
