@@ -229,6 +229,9 @@ uint64_t Ledger::write_groups() const {
   return m_groups;
 }
 
+// One transaction for the group: a statement that fails (a full disk, a broken file) rolls the
+// whole group back, and every caller of the group gets that error (it names the failing key), so
+// no caller is told "recorded" for a row that is not there.
 Status Ledger::write_changes(const std::vector<Change>& changes) {
   std::lock_guard<std::mutex> lock(m_mu);
   std::optional<sqlite::Transaction> tx;
