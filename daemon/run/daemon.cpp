@@ -240,8 +240,7 @@ struct Daemon::Impl {
     };
     hh.not_ready_reason = [this] { return state.get()->not_ready; };
     hh.metrics_text = [this] { return registry.render(); };
-    hh.history = [this,
-                  &r](const std::map<std::string, std::string>& params) -> Result<std::string> {
+    hh.history = [&r](const std::map<std::string, std::string>& params) -> Result<std::string> {
       auto query = pass::history_query(params);
       if (!query) return query.error();
       auto entries = r.target().ledger->history(*query);

@@ -22,7 +22,7 @@
 #include "daemon/run/suspension.hpp"
 
 namespace flytecd::metrics {
-class FlytecdMetrics;
+struct FlytecdMetrics;
 }
 
 namespace flytecd::run {

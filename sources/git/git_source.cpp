@@ -259,11 +259,15 @@ struct GitSource::Impl {
       if (int rc = git_remote_create_anonymous(&raw, m_impl.repo.get(), m_impl.url.c_str()); rc < 0)
         return make_error(ErrorCode::invalid_input, "remote URL: " + last_git_message());
       m_remote.reset(raw);
-      git_remote_connect_options opts = GIT_REMOTE_CONNECT_OPTIONS_INIT;
-      opts.callbacks = make_remote_callbacks(m_ctx);
-      opts.proxy_opts.type = GIT_PROXY_AUTO;
-      opts.follow_redirects = GIT_REMOTE_REDIRECT_INITIAL;
-      if (int rc = git_remote_connect_ext(m_remote.get(), GIT_DIRECTION_FETCH, &opts); rc < 0)
+      // The init functions, not the *_INIT macros: those leave fields to zero-initialization,
+      // which clang's -Wmissing-field-initializers names.
+      git_remote_connect_options connect_opts;
+      git_remote_connect_options_init(&connect_opts, GIT_REMOTE_CONNECT_OPTIONS_VERSION);
+      connect_opts.callbacks = make_remote_callbacks(m_ctx);
+      connect_opts.proxy_opts.type = GIT_PROXY_AUTO;
+      connect_opts.follow_redirects = GIT_REMOTE_REDIRECT_INITIAL;
+      if (int rc = git_remote_connect_ext(m_remote.get(), GIT_DIRECTION_FETCH, &connect_opts);
+          rc < 0)
         return mapped(rc);
       const git_remote_head** heads = nullptr;
       size_t count = 0;
@@ -286,14 +290,16 @@ struct GitSource::Impl {
       std::vector<char*> specs;
       for (const auto& s : refspecs) specs.push_back(const_cast<char*>(s.c_str()));
       git_strarray array{specs.data(), specs.size()};
-      git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
-      opts.callbacks = make_remote_callbacks(m_ctx);
-      opts.proxy_opts.type = GIT_PROXY_AUTO;
-      opts.follow_redirects = GIT_REMOTE_REDIRECT_INITIAL;
-      opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
-      opts.update_fetchhead = 0;
-      if (int rc = git_remote_download(m_remote.get(), &array, &opts); rc < 0) return mapped(rc);
-      if (int rc = git_remote_update_tips(m_remote.get(), &opts.callbacks, 0,
+      git_fetch_options fetch_opts;
+      git_fetch_options_init(&fetch_opts, GIT_FETCH_OPTIONS_VERSION);
+      fetch_opts.callbacks = make_remote_callbacks(m_ctx);
+      fetch_opts.proxy_opts.type = GIT_PROXY_AUTO;
+      fetch_opts.follow_redirects = GIT_REMOTE_REDIRECT_INITIAL;
+      fetch_opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+      fetch_opts.update_fetchhead = 0;
+      if (int rc = git_remote_download(m_remote.get(), &array, &fetch_opts); rc < 0)
+        return mapped(rc);
+      if (int rc = git_remote_update_tips(m_remote.get(), &fetch_opts.callbacks, 0,
                                           GIT_REMOTE_DOWNLOAD_TAGS_NONE, "flytecd: fetch");
           rc < 0)
         return git_failure(rc, "update refs");

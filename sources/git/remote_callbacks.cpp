@@ -189,7 +189,8 @@ bool contains(const std::string& haystack, std::string_view needle) {
 }  // namespace
 
 git_remote_callbacks make_remote_callbacks(CallbackContext& ctx) {
-  git_remote_callbacks callbacks = GIT_REMOTE_CALLBACKS_INIT;
+  git_remote_callbacks callbacks;
+  git_remote_init_callbacks(&callbacks, GIT_REMOTE_CALLBACKS_VERSION);
   callbacks.credentials = credentials_cb;
   callbacks.certificate_check = certificate_cb;
   callbacks.payload = &ctx;

@@ -147,7 +147,7 @@ TEST_CASE("diff: JSON holds typed values and reads the older history shape back"
   CHECK(by_path["cpu"]["git"] == "16");
   CHECK(by_path["n"]["live"] == 4);
   CHECK(by_path["n"]["git"].is_null());
-  CHECK(by_path["obj.k"]["live"] == nlohmann::json::array({1}));
+  CHECK(by_path["obj.k"]["live"] == nlohmann::ordered_json::array({1}));
   CHECK(by_path["gone"]["live"].is_null());
   CHECK(by_path["gone"]["git"] == true);
   CHECK(change_line(changes[0]) == "~ cpu: live \"777\", Git \"16\"");

@@ -226,8 +226,8 @@ TEST_CASE("configmap sink: a document it cannot parse is an error naming the Con
       "- project: p\n  colour: blue\n  overrides: {}\n",      // unknown key
       "- project: p\n  workflow: w\n  overrides: {}\n",       // workflow, no domain
       "- project: p\n  overrides: {taskResourceAttributes: {defaults: 7}}\n",  // wrong type
-      "- project: p\n  overrides: {executionQueueAttributes: {tags: [a]}}\n"
-      "- project: p\n  overrides: {executionQueueAttributes: {tags: [b]}}\n",  // given twice
+      ("- project: p\n  overrides: {executionQueueAttributes: {tags: [a]}}\n"
+       "- project: p\n  overrides: {executionQueueAttributes: {tags: [b]}}\n"),  // given twice
   };
   for (const char* doc : bad) {
     INFO(doc);

@@ -309,8 +309,9 @@ TEST_CASE("http client: url_encode and base64", "[http_client]") {
 // read until the total timeout (1.8 GB in 300 s) although only 64 KiB of it were kept.
 TEST_CASE("http client: an endless error body is cut at 64 KiB and its transfer stops there",
           "[http_client]") {
-  Server server;
+  // Declared before the server: its threads may still call the provider while it stops.
   std::atomic<uint64_t> written{0};
+  Server server;
   server.routes().Get("/endless", [&](const httplib::Request&, httplib::Response& res) {
     res.status = 404;
     res.set_chunked_content_provider("application/json", [&](size_t, httplib::DataSink& sink) {
