@@ -22,6 +22,7 @@
 #include "sinks/flyteadmin/admin_sink.hpp"
 #include "test_paths.hpp"
 #include "tests/oci/oci_test_support.hpp"
+#include "tests/support/cli.hpp"
 #include "tests/support/tools.hpp"
 #include "tests/unit/daemon/registration/mismatch_package.hpp"
 #include "tests/unit/daemon/registration/package_bomb.hpp"
@@ -39,23 +40,8 @@ const char* k_mismatch =
     "packages/valid-register.tgz: workflow recipes.core.basic.basic_workflow.my_wf: node n1 "
     "input a: STRING is not castable from INTEGER (n0.t1_int_output)";
 
-struct Ran {
-  int rc = -1;
-  std::string output;
-};
-
-Ran run_cli(const std::string& args) {
-  Ran r;
-  const std::string cmd = std::string(FLYTECD_BINARY) + " " + args + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  char buf[4096];
-  size_t n = 0;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-  int status = ::pclose(p);
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using Ran = flytecd_test::CliRun;
+using flytecd_test::run_cli;
 
 void write(const fs::path& p, const std::string& bytes) {
   fs::create_directories(p.parent_path());

@@ -61,11 +61,7 @@ TEST_CASE("configmap mode: overrides are server-side applied and FlyteAdmin is r
         << "admin: {endpoint: " << (*emu)->address() << ", insecure: true}\n"
         << "http: {listen: 127.0.0.1:" << port
         << ", syncTokenFile: " << (dir / "sync-token").string() << "}\n"
-        << "kubernetes:\n"
-        << "  apiServer: " << kube.url() << "\n"
-        << "  caFile: " << kube.ca_file() << "\n"
-        << "  tokenFile: " << kube.token_file("cm-writer") << "\n"
-        << "  namespace: flytecd\n"
+        << kube.config_section("cm-writer")
         << "  configMap: {enabled: true, namespace: flyte, name: flyte-admin-overrides,"
         << " key: overrides.yaml, restartDeployment: flyteadmin}\n";
   }

@@ -3,7 +3,6 @@
 #include <grpcpp/grpcpp.h>
 #include <httplib.h>
 #include <netinet/in.h>
-#include <openssl/hmac.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -22,6 +21,7 @@
 #include "test_paths.hpp"
 #include "tests/integration/git/git_test_support.hpp"
 #include "tests/support/daemon.hpp"
+#include "tests/support/hmac.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
 
@@ -30,24 +30,12 @@ namespace admin = flyteidl::admin;
 
 namespace {
 
+using flytecd_test::hmac_hex;
+
 using flytecd_test::git_head;
 using flytecd_test::sh;
 using git_test::eventually;
 using git_test::free_port;
-
-std::string hmac_hex(const std::string& key, const std::string& body) {
-  unsigned char md[32];
-  unsigned int len = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(body.data()), body.size(), md, &len);
-  static const char* k_hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned i = 0; i < len; ++i) {
-    out += k_hex[md[i] >> 4];
-    out += k_hex[md[i] & 0xF];
-  }
-  return out;
-}
 
 // Polls `pred` every 50 ms until it holds or `seconds` pass.
 }  // namespace

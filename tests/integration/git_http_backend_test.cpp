@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sources/git/git_source.hpp"
+#include "tests/integration/git/git_source_checks.hpp"
 #include "tests/integration/git/git_test_support.hpp"
 #include "tests/integration/git/lighttpd_git.hpp"
 #include "tests/support/tools.hpp"
@@ -18,7 +19,9 @@ namespace {
 namespace fg = flytecd::sources::git;
 using flytecd::ErrorCode;
 using git_test::git;
+using git_test::open_ok;
 using git_test::spit;
+using git_test::sync_ok;
 using git_test::TempDir;
 
 struct Repo {
@@ -43,29 +46,11 @@ struct Repo {
     return git(home, work, {"rev-parse", "HEAD"});
   }
   fg::GitOptions options(const std::string& url, const std::string& cache) const {
-    fg::GitOptions o;
-    o.url = url;
-    o.ref = "main";
+    auto o = git_test::git_options(url, tmp.str(cache), 20);
     o.subpath = "deploy";
-    o.cache_dir = tmp.str(cache);
-    o.timeout_seconds = 20;
     return o;
   }
 };
-
-std::unique_ptr<fg::GitSource> open_ok(const fg::GitOptions& options) {
-  auto source = fg::GitSource::open(options);
-  INFO((source ? std::string() : source.error().message));
-  REQUIRE(source);
-  return std::move(source).value();
-}
-
-flytecd::sources::Snapshot sync_ok(fg::GitSource& source) {
-  auto snap = source.sync();
-  INFO((snap ? std::string() : snap.error().message));
-  REQUIRE(snap);
-  return std::move(snap).value();
-}
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sources/git/git_source.hpp"
+#include "tests/integration/git/git_source_checks.hpp"
 #include "tests/integration/git/git_test_support.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
@@ -18,6 +19,7 @@ namespace fg = flytecd::sources::git;
 namespace stdfs = git_test::stdfs;
 using flytecd::ErrorCode;
 using git_test::git;
+using git_test::open_ok;
 using git_test::spit;
 using git_test::TempDir;
 
@@ -43,21 +45,8 @@ struct Repo {
   std::string rev_parse(const std::string& name, const std::string& dir = "") {
     return git(home, dir.empty() ? work : dir, {"rev-parse", "--verify", "-q", name + "^{commit}"});
   }
-  fg::GitOptions options(const std::string& url) const {
-    fg::GitOptions o;
-    o.url = url;
-    o.cache_dir = cache;
-    o.timeout_seconds = 10;
-    return o;
-  }
+  fg::GitOptions options(const std::string& url) const { return git_test::git_options(url, cache); }
 };
-
-std::unique_ptr<fg::GitSource> open_ok(const fg::GitOptions& options) {
-  auto source = fg::GitSource::open(options);
-  INFO((source ? std::string() : source.error().message));
-  REQUIRE(source);
-  return std::move(source).value();
-}
 
 std::string resolved(fg::GitSource& source, const std::string& name) {
   auto snap = source.snapshot_at(name);

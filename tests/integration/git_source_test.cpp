@@ -16,6 +16,7 @@
 
 #include "sources/git/known_hosts.hpp"
 #include "sources/git/url.hpp"
+#include "tests/integration/git/git_source_checks.hpp"
 #include "tests/integration/git/git_test_support.hpp"
 #include "tests/support/tools.hpp"
 
@@ -26,7 +27,9 @@ namespace {
 namespace fg = flytecd::sources::git;
 using flytecd::ErrorCode;
 using git_test::git;
+using git_test::open_ok;
 using git_test::spit;
+using git_test::sync_ok;
 using git_test::TempDir;
 using Clock = std::chrono::steady_clock;
 
@@ -58,29 +61,8 @@ struct Fixture {
     git(home, work, args);
   }
   std::string blob(const std::string& rev_path) { return git(home, work, {"rev-parse", rev_path}); }
-  fg::GitOptions options(const std::string& url) const {
-    fg::GitOptions o;
-    o.url = url;
-    o.ref = "main";
-    o.cache_dir = cache;
-    o.timeout_seconds = 10;
-    return o;
-  }
+  fg::GitOptions options(const std::string& url) const { return git_test::git_options(url, cache); }
 };
-
-std::unique_ptr<fg::GitSource> open_ok(const fg::GitOptions& options) {
-  auto source = fg::GitSource::open(options);
-  INFO((source ? std::string() : source.error().message));
-  REQUIRE(source);
-  return std::move(source).value();
-}
-
-flytecd::sources::Snapshot sync_ok(fg::GitSource& source) {
-  auto snap = source.sync();
-  INFO((snap ? std::string() : snap.error().message));
-  REQUIRE(snap);
-  return std::move(snap).value();
-}
 
 std::vector<std::string> paths(const flytecd::sources::Snapshot& snap) {
   std::vector<std::string> out;

@@ -5,7 +5,6 @@
 #include <curl/curl.h>
 #include <netinet/in.h>
 #include <openssl/evp.h>
-#include <openssl/hmac.h>
 #include <poll.h>
 #include <spdlog/sinks/ostream_sink.h>
 #include <sys/socket.h>
@@ -28,6 +27,7 @@
 #include "daemon/common/text.hpp"
 #include "daemon/http/server.hpp"
 #include "daemon/metrics/flytecd_metrics.hpp"
+#include "tests/support/hmac.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
 
@@ -36,24 +36,12 @@ using namespace std::chrono_literals;
 
 namespace {
 
+using flytecd_test::hmac_hex;
+
 const std::string k_github_secret = "gh-secret-value-123";
 const std::string k_gitlab_token = "gl-token-value-456";
 const std::string k_generic_secret = "generic-secret-789";
 const std::string k_sync_token = "sync-token-abc";
-
-std::string hmac_hex(const std::string& key, const std::string& data) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(data.data()), data.size(), md, &len);
-  std::string out;
-  char buf[3];
-  for (unsigned int i = 0; i < len; ++i) {
-    std::snprintf(buf, sizeof buf, "%02x", md[i]);
-    out += buf;
-  }
-  return out;
-}
 
 struct Reply {
   long status = 0;

@@ -215,11 +215,7 @@ TEST_CASE(
         << "admin: {endpoint: " << (*emu)->address() << ", insecure: true}\n"
         << "http: {listen: 127.0.0.1:" << port
         << ", syncTokenFile: " << (dir / "sync-token").string() << "}\n"
-        << "kubernetes:\n"
-        << "  apiServer: " << kube.url() << "\n"
-        << "  caFile: " << kube.ca_file() << "\n"
-        << "  tokenFile: " << kube.token_file("replica") << "\n"
-        << "  namespace: flytecd\n"
+        << kube.config_section("replica")
         << "  leaderElection: {enabled: true, identity: replica-a, leaseDuration: 3s,"
         << " renewDeadline: 2s, retryPeriod: 250ms}\n"
         << "  events: {enabled: true, interval: 5m}\n";

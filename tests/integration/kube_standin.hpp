@@ -72,6 +72,12 @@ class KubeStandIn {
     std::ofstream(path) << token << "\n";
     return path.string();
   }
+  // The `kubernetes:` section of a flytecd configuration that reaches this stand-in with
+  // `token` in namespace flytecd; the caller appends the features it turns on.
+  std::string config_section(const std::string& token) {
+    return "kubernetes:\n  apiServer: " + url() + "\n  caFile: " + ca_file() +
+           "\n  tokenFile: " + token_file(token) + "\n  namespace: flytecd\n";
+  }
   void block(const std::string& token, bool blocked) {
     std::lock_guard<std::mutex> lock(m_mu);
     if (blocked)

@@ -65,12 +65,8 @@ TEST_CASE("leader election: one of two replicas reconciles, failover on API loss
         << "interval: 1h\n"
         << "admin: {endpoint: " << (*emu)->address() << ", insecure: true}\n"
         << "http: {listen: 127.0.0.1:" << r->port << "}\n"
-        << "kubernetes:\n"
-        << "  apiServer: " << kube.url() << "\n"
-        << "  caFile: " << kube.ca_file() << "\n"
-        << "  tokenFile: " << kube.token_file(r->name) << "\n"
-        << "  namespace: flytecd\n"
-        << "  leaderElection: {enabled: true, identity: " << r->name << ", leaseDuration: 3s,"
+        << kube.config_section(r->name) << "  leaderElection: {enabled: true, identity: " << r->name
+        << ", leaseDuration: 3s,"
         << " renewDeadline: 2s, retryPeriod: 250ms}\n";
   }
   a.start();

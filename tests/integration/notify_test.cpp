@@ -4,7 +4,6 @@
 
 #include <netinet/in.h>
 #include <openssl/evp.h>
-#include <openssl/hmac.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -20,6 +19,7 @@
 #include "daemon/common/http/listener.hpp"
 #include "daemon/metrics/flytecd_metrics.hpp"
 #include "daemon/notify/notifier.hpp"
+#include "tests/support/hmac.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
 
@@ -30,6 +30,8 @@ using notify::NotifyTarget;
 
 namespace {
 
+using flytecd_test::hmac_hex;
+
 notify::Event sample_event(EventKind kind = EventKind::drift_detected) {
   notify::Event e;
   e.kind = kind;
@@ -39,20 +41,6 @@ notify::Event sample_event(EventKind kind = EventKind::drift_detected) {
                "drifted: EXECUTION_QUEUE flytesnacks"};
   e.time = std::chrono::system_clock::time_point(std::chrono::seconds(1714564800));
   return e;
-}
-
-std::string hmac_hex(const std::string& key, const std::string& data) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(data.data()), data.size(), md, &len);
-  std::string out;
-  char buf[3];
-  for (unsigned int i = 0; i < len; ++i) {
-    std::snprintf(buf, sizeof buf, "%02x", md[i]);
-    out += buf;
-  }
-  return out;
 }
 
 // A loopback HTTP receiver that records requests and answers with `reply(n)` for the n-th

@@ -63,12 +63,8 @@ TEST_CASE(
         << "git: {url: file://" << (dir / "remote.git").string() << ", ref: main, path: flyte}\n"
         << "admin: {endpoint: " << (*emu)->address() << ", insecure: true}\n"
         << "http: {listen: 127.0.0.1:" << r->port << "}\n"
-        << "kubernetes:\n"
-        << "  apiServer: " << kube.url() << "\n"
-        << "  caFile: " << kube.ca_file() << "\n"
-        << "  tokenFile: " << kube.token_file(r->name) << "\n"
-        << "  namespace: flytecd\n"
-        << "  leaderElection: {enabled: true, identity: " << r->name << ", leaseDuration: 3s,"
+        << kube.config_section(r->name) << "  leaderElection: {enabled: true, identity: " << r->name
+        << ", leaseDuration: 3s,"
         << " renewDeadline: 2s, retryPeriod: 250ms}\n"
         << "  appliedRecord: {enabled: true, name: flytecd-applied-revision}\n";
   }

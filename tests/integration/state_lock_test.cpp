@@ -13,6 +13,7 @@
 #include "daemon/common/file_lock.hpp"
 #include "sinks/emulator/emulator.hpp"
 #include "test_paths.hpp"
+#include "tests/support/cli.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
 
@@ -21,23 +22,8 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct Ran {
-  int rc = -1;
-  std::string output;
-};
-
-Ran run_cli(const std::string& args) {
-  Ran r;
-  const std::string cmd = std::string(FLYTECD_BINARY) + " " + args + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  char buf[4096];
-  size_t n = 0;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-  int status = ::pclose(p);
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using Ran = flytecd_test::CliRun;
+using flytecd_test::run_cli;
 
 std::string temp_dir() {
   std::string tmpl = (fs::temp_directory_path() / "flytecd-statelock-XXXXXX").string();

@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/unit/daemon/pass/pass_fixtures.hpp"
+
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
 
 using namespace flytecd;
@@ -15,14 +17,6 @@ reconcile::OverrideState queue(const model::Scope& scope, const std::string& tag
   o.scope = scope;
   o.type = admin::EXECUTION_QUEUE;
   o.value.mutable_execution_queue_attributes()->add_tags(tag);
-  return o;
-}
-
-reconcile::OverrideState label(const model::Scope& scope, const std::string& value) {
-  reconcile::OverrideState o;
-  o.scope = scope;
-  o.type = admin::EXECUTION_CLUSTER_LABEL;
-  o.value.mutable_execution_cluster_label()->set_value(value);
   return o;
 }
 
@@ -43,10 +37,10 @@ TEST_CASE("get overrides --live: each type at exactly the scope, live beside Git
   git_queue.source = lines;
   put(desired, git_queue);
   put(live, queue(at, "cpu"));
-  put(desired, label(at, "blue"));  // missing in FlyteAdmin
-  put(live, label(other, "red"));   // another scope: not shown
+  put(desired, pass_test::label_state(at, "blue"));  // missing in FlyteAdmin
+  put(live, pass_test::label_state(other, "red"));   // another scope: not shown
   const model::Scope wf{"p", "development", "wf"};
-  put(live, label(wf, "green"));  // another scope: not shown
+  put(live, pass_test::label_state(wf, "green"));  // another scope: not shown
   reconcile::Managed managed{{reconcile::override_key(at, admin::EXECUTION_QUEUE), {}}};
   const auto doc = cli::live_overrides_document(at, desired, live, managed);
   CHECK(doc["level"] == "project-domain");

@@ -6,6 +6,7 @@
 
 #include "daemon/pass/pass.hpp"
 #include "daemon/pass/views.hpp"
+#include "tests/unit/daemon/pass/pass_fixtures.hpp"
 #include "tests/unit/sinks/memory_sink.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
@@ -15,31 +16,13 @@ namespace admin = flyteidl::admin;
 
 namespace {
 
-model::Documents documents(const std::vector<std::string>& projects, const std::string& value) {
-  model::Documents d;
-  for (const auto& id : projects) {
-    d.projects.push_back(model::ProjectDoc{id, "P " + id, "", {}, false, {}});
-    model::Override o;
-    o.scope = model::Scope{id, "development", ""};
-    o.type = admin::EXECUTION_CLUSTER_LABEL;
-    o.value.edit([&](auto& v) { v.mutable_execution_cluster_label()->set_value(value); });
-    d.overrides.push_back(o);
-  }
-  d.document_count = d.projects.size() + d.overrides.size();
-  return d;
-}
+using pass_test::documents;
 
 pass::Report run(testing::MemorySink& sink, ledger::Ledger& ledger, const model::Documents& docs,
                  pass::HeldProjects held = {}) {
-  pass::Wiring w;
-  w.sink = &sink;
-  w.ledger = &ledger;
-  w.target = "memory";
-  pass::Options o;
-  o.mode = pass::Mode::execute;
-  o.parallelism = 2;
+  auto o = pass_test::options(pass::Mode::execute);
   o.held = std::move(held);
-  return pass::run(pass::Revision{"rev", "", &docs, "", 0}, w, o);
+  return pass_test::run_pass(sink, ledger, docs, o);
 }
 
 std::string label_key(const std::string& project) {

@@ -11,6 +11,7 @@
 #include "daemon/pass/applied_record.hpp"
 #include "daemon/pass/pass.hpp"
 #include "daemon/reconcile/diff.hpp"
+#include "tests/unit/daemon/pass/pass_fixtures.hpp"
 #include "tests/unit/sinks/memory_sink.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
@@ -21,25 +22,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-model::Override label(const std::string& project, const std::string& value) {
-  model::Override o;
-  o.scope = model::Scope{project, "development", ""};
-  o.type = admin::EXECUTION_CLUSTER_LABEL;
-  o.value.edit([&](auto& v) { v.mutable_execution_cluster_label()->set_value(value); });
-  return o;
-}
-
-// Projects p0..p<n-1>, each with an execution-cluster label.
-model::Documents documents(int projects, const std::string& value = "blue") {
-  model::Documents d;
-  for (int i = 0; i < projects; ++i) {
-    const std::string id = "p" + std::to_string(i);
-    d.projects.push_back(model::ProjectDoc{id, "P " + id, "", {}, false, {}});
-    d.overrides.push_back(label(id, value));
-  }
-  d.document_count = d.projects.size() + d.overrides.size();
-  return d;
-}
+using pass_test::documents;
+using pass_test::label;
 
 // A record store in memory with the file store's compare-and-swap semantics.
 class MemoryRecordStore final : public pass::RecordStore {

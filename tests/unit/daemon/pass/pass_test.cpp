@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "daemon/pass/views.hpp"
+#include "tests/unit/daemon/pass/pass_fixtures.hpp"
 #include "tests/unit/sinks/memory_sink.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
@@ -14,24 +15,8 @@ namespace admin = flyteidl::admin;
 
 namespace {
 
-model::Override label(const std::string& project, const std::string& value) {
-  model::Override o;
-  o.scope = model::Scope{project, "development", ""};
-  o.type = admin::EXECUTION_CLUSTER_LABEL;
-  o.value.edit([&](auto& v) { v.mutable_execution_cluster_label()->set_value(value); });
-  return o;
-}
-
-model::Documents documents(int projects, const std::string& value = "blue") {
-  model::Documents d;
-  for (int i = 0; i < projects; ++i) {
-    const std::string id = "p" + std::to_string(i);
-    d.projects.push_back(model::ProjectDoc{id, "P " + id, "", {}, false, {}});
-    d.overrides.push_back(label(id, value));
-  }
-  d.document_count = d.projects.size() + d.overrides.size();
-  return d;
-}
+using pass_test::documents;
+using pass_test::label;
 
 struct Fixture {
   testing::MemorySink sink;
@@ -44,15 +29,9 @@ struct Fixture {
   }
 
   pass::Report run(const model::Documents& docs, pass::Mode mode, reconcile::Policy policy = {}) {
-    pass::Wiring w;
-    w.sink = &sink;
-    w.ledger = ledger.get();
-    w.target = "memory";
-    pass::Options o;
-    o.mode = mode;
+    auto o = pass_test::options(mode);
     o.policy = policy;
-    o.parallelism = 2;
-    return pass::run(pass::Revision{"rev", "subject", &docs, "", 0}, w, o);
+    return pass_test::run_pass(sink, *ledger, docs, o, "subject");
   }
 };
 

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "daemon/pass/pass.hpp"
+#include "tests/unit/daemon/pass/pass_fixtures.hpp"
 #include "tests/unit/sinks/memory_sink.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
@@ -14,20 +15,15 @@ namespace admin = flyteidl::admin;
 
 namespace {
 
-reconcile::OverrideState label(const model::Scope& scope, const std::string& value) {
-  reconcile::OverrideState o;
-  o.scope = scope;
-  o.type = admin::EXECUTION_CLUSTER_LABEL;
-  o.value.mutable_execution_cluster_label()->set_value(value);
-  return o;
-}
+using pass_test::documents;
 
 reconcile::State state_of(std::initializer_list<model::Scope> scopes) {
   reconcile::State s;
   for (const auto& sc : scopes) {
     if (!sc.project.empty())
       s.projects[sc.project] = reconcile::ProjectState{sc.project, sc.project, "", {}, false};
-    s.overrides[reconcile::override_key(sc, admin::EXECUTION_CLUSTER_LABEL)] = label(sc, "blue");
+    s.overrides[reconcile::override_key(sc, admin::EXECUTION_CLUSTER_LABEL)] =
+        pass_test::label_state(sc, "blue");
   }
   return s;
 }
@@ -113,31 +109,11 @@ TEST_CASE("scope: state, managed records and registrations are narrowed alike", 
 
 namespace {
 
-model::Documents documents(const std::vector<std::string>& projects, const std::string& value) {
-  model::Documents d;
-  for (const auto& id : projects) {
-    d.projects.push_back(model::ProjectDoc{id, "P " + id, "", {}, false, {}});
-    model::Override o;
-    o.scope = model::Scope{id, "development", ""};
-    o.type = admin::EXECUTION_CLUSTER_LABEL;
-    o.value.edit([&](auto& v) { v.mutable_execution_cluster_label()->set_value(value); });
-    d.overrides.push_back(o);
-  }
-  d.document_count = d.projects.size() + d.overrides.size();
-  return d;
-}
-
 pass::Report run(testing::MemorySink& sink, ledger::Ledger& ledger, const model::Documents& docs,
                  pass::Mode mode, pass::PassScope scope = {}) {
-  pass::Wiring w;
-  w.sink = &sink;
-  w.ledger = &ledger;
-  w.target = "memory";
-  pass::Options o;
-  o.mode = mode;
-  o.parallelism = 2;
+  auto o = pass_test::options(mode);
   o.scope = std::move(scope);
-  return pass::run(pass::Revision{"rev", "", &docs, "", 0}, w, o);
+  return pass_test::run_pass(sink, ledger, docs, o);
 }
 
 }  // namespace
