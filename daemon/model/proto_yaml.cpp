@@ -4,14 +4,18 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/util/json_util.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <set>
 #include <string_view>
+#include <vector>
 
 #include "daemon/common/json_dump.hpp"
 #include "daemon/common/scan.hpp"
+#include "daemon/common/text.hpp"
 #include "daemon/common/yaml_json.hpp"
 #include "daemon/model/yaml_safe.hpp"
 
@@ -299,7 +303,189 @@ std::optional<nlohmann::json> yaml_to_proto_json(const YAML::Node& node,
   return c.message(node, descriptor, path);
 }
 
+namespace {
+
+const pb::FieldDescriptor* json_field(const pb::Descriptor* d, const std::string& key) {
+  if (const auto* f = d->FindFieldByName(key)) return f;
+  if (const auto* f = d->FindFieldByCamelcaseName(key); f && f->json_name() == key) return f;
+  for (int i = 0; i < d->field_count(); ++i)
+    if (d->field(i)->json_name() == key) return d->field(i);
+  return nullptr;
+}
+
+bool direct_message(const nlohmann::json& j, pb::Message& msg);
+
+// An integer from a JSON integer, or from a string of decimal digits (protobuf's JSON form of
+// 64-bit integers), within [lo, hi].
+template <typename T>
+bool json_integer(const nlohmann::json& j, T lo, T hi, T& out) {
+  if (j.is_number_unsigned()) {
+    const auto v = j.get<uint64_t>();
+    if (v > static_cast<uint64_t>(hi)) return false;
+    out = static_cast<T>(v);
+    return true;
+  }
+  if (j.is_number_integer()) {
+    const auto v = j.get<int64_t>();
+    if (v < 0 && lo == 0) return false;
+    if (v < static_cast<int64_t>(lo) ||
+        (v > 0 && static_cast<uint64_t>(v) > static_cast<uint64_t>(hi)))
+      return false;
+    out = static_cast<T>(v);
+    return true;
+  }
+  if (!j.is_string()) return false;
+  const auto& s = j.get_ref<const std::string&>();
+  if (s.empty() || s.size() > 20) return false;
+  const bool negative = s[0] == '-';
+  if (negative && lo == 0) return false;
+  if (s[negative ? 1 : 0] == '0' && s.size() > (negative ? 2u : 1u)) return false;  // "007"
+  uint64_t magnitude = 0;
+  for (size_t i = negative ? 1 : 0; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    const uint64_t digit = static_cast<uint64_t>(s[i] - '0');
+    if (magnitude > (UINT64_MAX - digit) / 10) return false;
+    magnitude = magnitude * 10 + digit;
+  }
+  if (negative && magnitude == 0) return false;  // "-" or "-0": the parser's business
+  if (negative) {
+    if (magnitude > static_cast<uint64_t>(-(static_cast<int64_t>(lo) + 1)) + 1) return false;
+    out = static_cast<T>(-static_cast<int64_t>(magnitude - 1) - 1);
+    return true;
+  }
+  if (magnitude > static_cast<uint64_t>(hi)) return false;
+  out = static_cast<T>(magnitude);
+  return true;
+}
+
+// One value of field `f` (an element, for a repeated field): added or set.
+bool direct_value(const nlohmann::json& j, pb::Message& msg, const pb::FieldDescriptor* f) {
+  const auto* r = msg.GetReflection();
+  const bool rep = f->is_repeated();
+  switch (f->cpp_type()) {
+    case pb::FieldDescriptor::CPPTYPE_INT32: {
+      int32_t v = 0;
+      if (!json_integer<int32_t>(j, INT32_MIN, INT32_MAX, v)) return false;
+      rep ? r->AddInt32(&msg, f, v) : r->SetInt32(&msg, f, v);
+      return true;
+    }
+    case pb::FieldDescriptor::CPPTYPE_INT64: {
+      int64_t v = 0;
+      if (!json_integer<int64_t>(j, INT64_MIN, INT64_MAX, v)) return false;
+      rep ? r->AddInt64(&msg, f, v) : r->SetInt64(&msg, f, v);
+      return true;
+    }
+    case pb::FieldDescriptor::CPPTYPE_UINT32: {
+      uint32_t v = 0;
+      if (!json_integer<uint32_t>(j, 0, UINT32_MAX, v)) return false;
+      rep ? r->AddUInt32(&msg, f, v) : r->SetUInt32(&msg, f, v);
+      return true;
+    }
+    case pb::FieldDescriptor::CPPTYPE_UINT64: {
+      uint64_t v = 0;
+      if (!json_integer<uint64_t>(j, 0, UINT64_MAX, v)) return false;
+      rep ? r->AddUInt64(&msg, f, v) : r->SetUInt64(&msg, f, v);
+      return true;
+    }
+    case pb::FieldDescriptor::CPPTYPE_DOUBLE:
+    case pb::FieldDescriptor::CPPTYPE_FLOAT: {
+      if (!j.is_number()) return false;
+      const double v = j.get<double>();
+      if (!std::isfinite(v)) return false;
+      if (f->cpp_type() == pb::FieldDescriptor::CPPTYPE_DOUBLE) {
+        rep ? r->AddDouble(&msg, f, v) : r->SetDouble(&msg, f, v);
+        return true;
+      }
+      if (v > std::numeric_limits<float>::max() || v < -std::numeric_limits<float>::max())
+        return false;
+      const auto fv = static_cast<float>(v);
+      rep ? r->AddFloat(&msg, f, fv) : r->SetFloat(&msg, f, fv);
+      return true;
+    }
+    case pb::FieldDescriptor::CPPTYPE_BOOL:
+      if (!j.is_boolean()) return false;
+      rep ? r->AddBool(&msg, f, j.get<bool>()) : r->SetBool(&msg, f, j.get<bool>());
+      return true;
+    case pb::FieldDescriptor::CPPTYPE_STRING:
+      // Not UTF-8: json_to_message's text form replaces the bytes, the parser's business.
+      if (!j.is_string() || f->type() == pb::FieldDescriptor::TYPE_BYTES ||
+          !text::valid_utf8(j.get_ref<const std::string&>()))
+        return false;
+      rep ? r->AddString(&msg, f, j.get<std::string>())
+          : r->SetString(&msg, f, j.get<std::string>());
+      return true;
+    case pb::FieldDescriptor::CPPTYPE_ENUM: {
+      if (!j.is_string()) return false;
+      const auto* ev = f->enum_type()->FindValueByName(j.get_ref<const std::string&>());
+      if (!ev) return false;
+      rep ? r->AddEnum(&msg, f, ev) : r->SetEnum(&msg, f, ev);
+      return true;
+    }
+    case pb::FieldDescriptor::CPPTYPE_MESSAGE: {
+      const pb::Descriptor* d = f->message_type();
+      const bool wrapper = d->file()->name() == "google/protobuf/wrappers.proto";
+      if (!wrapper && d->file()->package() == "google.protobuf") return false;
+      pb::Message* sub = rep ? r->AddMessage(&msg, f) : r->MutableMessage(&msg, f);
+      if (wrapper) {  // the bare value stands for {value: …}
+        const auto* vf = d->FindFieldByName("value");
+        return vf && direct_value(j, *sub, vf);
+      }
+      return direct_message(j, *sub);
+    }
+  }
+  return false;
+}
+
+bool direct_field(const nlohmann::json& j, pb::Message& msg, const pb::FieldDescriptor* f) {
+  if (j.is_null()) return false;  // null means "default" to protobuf, or NullValue: its parser
+  if (f->is_map()) {
+    const auto* entry = f->message_type();
+    const auto* key = entry->FindFieldByName("key");
+    const auto* value = entry->FindFieldByName("value");
+    if (!j.is_object() || key->cpp_type() != pb::FieldDescriptor::CPPTYPE_STRING) return false;
+    for (const auto& [k, v] : j.items()) {
+      if (v.is_null() || !text::valid_utf8(k)) return false;
+      pb::Message* e = msg.GetReflection()->AddMessage(&msg, f);
+      e->GetReflection()->SetString(e, key, k);
+      if (!direct_value(v, *e, value)) return false;
+    }
+    return true;
+  }
+  if (f->is_repeated()) {
+    if (!j.is_array()) return false;
+    for (const auto& item : j)
+      if (item.is_null() || !direct_value(item, msg, f)) return false;
+    return true;
+  }
+  return direct_value(j, msg, f);
+}
+
+bool direct_message(const nlohmann::json& j, pb::Message& msg) {
+  if (!j.is_object()) return false;
+  const pb::Descriptor* d = msg.GetDescriptor();
+  const auto* r = msg.GetReflection();
+  std::vector<const pb::FieldDescriptor*> seen;  // both names of one field: the parser decides
+  for (const auto& [key, value] : j.items()) {
+    const pb::FieldDescriptor* f = json_field(d, key);
+    if (!f || std::find(seen.begin(), seen.end(), f) != seen.end()) return false;
+    seen.push_back(f);
+    if (const auto* oneof = f->real_containing_oneof();
+        oneof && r->HasOneof(msg, oneof) && r->GetOneofFieldDescriptor(msg, oneof) != f)
+      return false;
+    if (!direct_field(value, msg, f)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool json_to_message_direct(const nlohmann::json& json, pb::Message* msg) {
+  return direct_message(json, *msg);
+}
+
 std::string json_to_message(const nlohmann::json& json, pb::Message* msg) {
+  if (json_to_message_direct(json, msg)) return {};
+  msg->Clear();
   pb::util::JsonParseOptions opts;
   opts.ignore_unknown_fields = false;
   auto status = pb::util::JsonStringToMessage(dump_json(json), msg, opts);

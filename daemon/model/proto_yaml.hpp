@@ -28,9 +28,18 @@ std::optional<nlohmann::json> yaml_to_proto_json(const YAML::Node& node,
 void collect_field_lines(const YAML::Node& node, const google::protobuf::Descriptor* desc,
                          const std::string& prefix, sinks::FieldLines& out);
 
-// Parses protobuf JSON into `msg` with protobuf's JSON parser (unknown fields rejected).
-// Returns an empty string on success, else the parser's message.
+// Parses protobuf JSON into `msg` as protobuf's JSON parser does (unknown fields rejected).
+// Returns an empty string on success, else the parser's message. The JSON yaml_to_proto_json
+// writes is set directly through reflection (json_to_message_direct); anything else goes through
+// protobuf's parser, whose result and error text stand.
 std::string json_to_message(const nlohmann::json& json, google::protobuf::Message* msg);
+
+// The direct path of json_to_message, exposed for its test: sets `msg` from objects, arrays,
+// strings, integers, finite numbers and booleans, enums by name, string-keyed maps and the scalar
+// wrappers, exactly as protobuf's JSON parser would. Returns false (and leaves `msg` partly set)
+// on anything it does not take: nulls, other well-known types (Struct, Duration, ...), bytes,
+// unknown names, a value out of its field's range, a second member of a oneof.
+bool json_to_message_direct(const nlohmann::json& json, google::protobuf::Message* msg);
 
 // Protobuf JSON (lowerCamel names, defaults omitted) of a message.
 nlohmann::json message_to_json(const google::protobuf::Message& msg);

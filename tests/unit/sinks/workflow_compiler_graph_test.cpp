@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "sinks/workflow_compiler.hpp"
+#include "tests/unit/sinks/textproto.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
 
@@ -16,24 +17,19 @@ namespace fc = flyteidl::core;
 
 namespace {
 
-template <typename T>
-T parse(const std::string& text) {
-  T m;
-  REQUIRE(google::protobuf::TextFormat::ParseFromString(text, &m));
-  return m;
-}
+using flytecd_test::parse_textproto;
 
 // task_123 (x: INTEGER, y: INTEGER -> x: INTEGER), as upstream's ExampleCompileWorkflow uses;
 // s (-> r: STRUCT) and l (-> xs: List[INTEGER]).
 References refs() {
   References r;
-  r.tasks["p/d/task_123/v"] = parse<fc::TypedInterface>(R"(
+  r.tasks["p/d/task_123/v"] = parse_textproto<fc::TypedInterface>(R"(
     inputs { variables { key: "x" value { type { simple: INTEGER } } }
              variables { key: "y" value { type { simple: INTEGER } } } }
     outputs { variables { key: "x" value { type { simple: INTEGER } } } })");
-  r.tasks["p/d/s/v"] = parse<fc::TypedInterface>(R"(
+  r.tasks["p/d/s/v"] = parse_textproto<fc::TypedInterface>(R"(
     outputs { variables { key: "r" value { type { simple: STRUCT } } } })");
-  r.tasks["p/d/l/v"] = parse<fc::TypedInterface>(R"(
+  r.tasks["p/d/l/v"] = parse_textproto<fc::TypedInterface>(R"(
     outputs { variables { key: "xs" value { type { collection_type { simple: INTEGER } } } } })");
   return r;
 }
@@ -54,11 +50,11 @@ std::string int_input(const std::string& var) {
 
 // A workflow (wf_input: INTEGER -> wf_output: INTEGER) with `body` (nodes and outputs).
 fa::WorkflowSpec workflow(const std::string& body) {
-  return parse<fa::WorkflowSpec>(R"(template { id { resource_type: WORKFLOW project: "p"
+  return parse_textproto<fa::WorkflowSpec>(R"(template { id { resource_type: WORKFLOW project: "p"
       domain: "d" name: "repo" version: "v" }
     interface { inputs { variables { key: "wf_input" value { type { simple: INTEGER } } } }
                 outputs { variables { key: "wf_output" value { type { simple: INTEGER } } } } } )" +
-                                 body + " }");
+                                           body + " }");
 }
 
 std::vector<Issue> errors_of(const fa::WorkflowSpec& spec, const References& r = refs()) {
@@ -181,22 +177,21 @@ fa::WorkflowSpec branch(const std::string& a, const std::string& b,
                         const std::string& condition = R"(condition { comparison {
                             operator: EQ left_value { var: "x" }
                             right_value { primitive { integer: 1 } } } })") {
-  return parse<fa::WorkflowSpec>(R"(template { id { resource_type: WORKFLOW project: "p"
+  return parse_textproto<fa::WorkflowSpec>(R"(template { id { resource_type: WORKFLOW project: "p"
       domain: "d" name: "repo" version: "v" }
     interface { inputs { variables { key: "wf_input" value { type { simple: INTEGER } } } } }
     nodes { id: "b" inputs { var: "x" binding { promise { var: "wf_input" } } }
       branch_node { if_else {
         case { )" + condition + R"( then_node { id: "a" )" +
-                                 ref(a) + R"( } }
-        else_node { id: "e" )" + ref(b) +
-                                 R"( } } } } })");
+                                           ref(a) + R"( } }
+        else_node { id: "e" )" + ref(b) + R"( } } } } })");
 }
 
 References typed_refs() {
   References r = refs();
   auto out = [](const std::string& type) {
-    return parse<fc::TypedInterface>("outputs { variables { key: \"o\" value { type { " + type +
-                                     " } } } }");
+    return parse_textproto<fc::TypedInterface>("outputs { variables { key: \"o\" value { type { " +
+                                               type + " } } } }");
   };
   r.tasks["p/d/str/v"] = out("simple: STRING");
   r.tasks["p/d/enum/v"] = out("enum_type { values: \"a\" }");
@@ -296,9 +291,10 @@ TEST_CASE("compiler: interface variables need a type, a sub-workflow id given tw
   spec = workflow(R"(nodes { id: "n" )" + promise("x", "", "wf_input") + int_input("y") +
                   ref("task_123") + R"( } outputs { var: "wf_output" binding { promise {
                   node_id: "n" var: "x" } } })");
-  const auto sub = parse<fc::WorkflowTemplate>(R"(id { resource_type: WORKFLOW project: "p"
+  const auto sub =
+      parse_textproto<fc::WorkflowTemplate>(R"(id { resource_type: WORKFLOW project: "p"
       domain: "d" name: "sub" version: "v" } nodes { id: "m" )" +
-                                               ref("l") + " }");
+                                            ref("l") + " }");
   *spec.add_sub_workflows() = sub;
   CHECK(errors_of(spec).empty());
   *spec.add_sub_workflows() = sub;

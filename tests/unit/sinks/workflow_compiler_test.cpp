@@ -1,6 +1,7 @@
 // Flyte's type castability and the workflow compiler's error kinds (flytepropeller
 // pkg/compiler/validators: typing.go, bindings.go, node.go, branch.go), on protos built by hand.
 #include "sinks/workflow_compiler.hpp"
+#include "tests/unit/sinks/textproto.hpp"
 
 #include <google/protobuf/text_format.h>
 
@@ -14,14 +15,9 @@ namespace fc = flyteidl::core;
 
 namespace {
 
-template <typename T>
-T parse(const std::string& text) {
-  T m;
-  REQUIRE(google::protobuf::TextFormat::ParseFromString(text, &m));
-  return m;
-}
+using flytecd_test::parse_textproto;
 
-fc::LiteralType lt(const std::string& text) { return parse<fc::LiteralType>(text); }
+fc::LiteralType lt(const std::string& text) { return parse_textproto<fc::LiteralType>(text); }
 
 bool casts(const std::string& up, const std::string& down) { return castable(lt(up), lt(down)); }
 
@@ -34,11 +30,11 @@ const char* k_none = "simple: NONE";
 // STRING), and a workflow (a: INTEGER -> out: STRING) whose nodes the tests fill in.
 References refs() {
   References r;
-  r.tasks["p/d/t1/v"] = parse<fc::TypedInterface>(R"(
+  r.tasks["p/d/t1/v"] = parse_textproto<fc::TypedInterface>(R"(
     inputs { variables { key: "a" value { type { simple: INTEGER } } } }
     outputs { variables { key: "c" value { type { simple: STRING } } }
               variables { key: "o" value { type { simple: INTEGER } } } })");
-  r.tasks["p/d/t2/v"] = parse<fc::TypedInterface>(R"(
+  r.tasks["p/d/t2/v"] = parse_textproto<fc::TypedInterface>(R"(
     inputs { variables { key: "a" value { type { simple: STRING } } }
              variables { key: "b" value { type { union_type { variants { simple: STRING }
                                                               variants { simple: NONE } } } } } }
@@ -58,11 +54,11 @@ std::string promise(const std::string& var, const std::string& node, const std::
 }
 
 fa::WorkflowSpec workflow(const std::string& nodes, const std::string& outputs) {
-  return parse<fa::WorkflowSpec>(R"(template { id { resource_type: WORKFLOW project: "p"
+  return parse_textproto<fa::WorkflowSpec>(R"(template { id { resource_type: WORKFLOW project: "p"
       domain: "d" name: "wf" version: "v" }
     interface { inputs { variables { key: "a" value { type { simple: INTEGER } } } }
                 outputs { variables { key: "out" value { type { simple: STRING } } } } } )" +
-                                 nodes + " " + outputs + " }");
+                                           nodes + " " + outputs + " }");
 }
 
 const std::string k_out_from_n1 = R"(outputs { var: "out" binding { promise { node_id: "n1"
@@ -183,23 +179,23 @@ TEST_CASE("compiler: a type tag must match, structs cast to structs", "[compile]
 }
 
 TEST_CASE("compiler: a literal's type is inferred as FlyteAdmin does", "[compile]") {
-  auto t = type_of(parse<fc::Literal>("scalar { primitive { integer: 3 } }"));
+  auto t = type_of(parse_textproto<fc::Literal>("scalar { primitive { integer: 3 } }"));
   REQUIRE(t);
   CHECK(type_text(*t) == "INTEGER");
-  t = type_of(parse<fc::Literal>(
+  t = type_of(parse_textproto<fc::Literal>(
       "collection { literals { scalar { primitive { string_value: \"x\" } } } }"));
   REQUIRE(t);
   CHECK(type_text(*t) == "List[STRING]");
-  t = type_of(parse<fc::Literal>("collection { }"));
+  t = type_of(parse_textproto<fc::Literal>("collection { }"));
   REQUIRE(t);
   CHECK(type_text(*t) == "List[NONE]");
   CHECK(castable(*t, lt("collection_type { simple: FLOAT }")));
-  t = type_of(parse<fc::Literal>(R"(map { literals { key: "k" value { scalar { primitive {
+  t = type_of(parse_textproto<fc::Literal>(R"(map { literals { key: "k" value { scalar { primitive {
       float_value: 1 } } } } literals { key: "j" value { scalar { primitive { integer: 1 } } } } })"));
   REQUIRE(t);
   // Variants in the order of their prototext, as literalTypeForLiterals sorts them.
   CHECK(type_text(*t) == "Dict[str, Union[FLOAT, INTEGER]]");
-  CHECK_FALSE(type_of(parse<fc::Literal>("scalar { blob { uri: \"s3://x\" } }")));
+  CHECK_FALSE(type_of(parse_textproto<fc::Literal>("scalar { blob { uri: \"s3://x\" } }")));
 }
 
 TEST_CASE("compiler: a workflow whose bindings all fit compiles", "[compile]") {
@@ -301,7 +297,7 @@ TEST_CASE("compiler: literals, lists and maps bound to inputs are typed", "[comp
   CHECK(errs[0].text == "node n0 input a: INTEGER is not castable from a bound list");
 
   // A list of promises bound to a List[STRING] output: each element is checked.
-  spec = parse<fa::WorkflowSpec>(R"(template {
+  spec = parse_textproto<fa::WorkflowSpec>(R"(template {
       interface { inputs { variables { key: "a" value { type { simple: INTEGER } } } }
                   outputs { variables { key: "out" value { type { collection_type {
                       simple: STRING } } } } } }
@@ -343,7 +339,7 @@ TEST_CASE("compiler: sub-workflows are compiled and expose their interface", "[c
                       workflow_node { sub_workflow_ref { resource_type: WORKFLOW
                       project: "p" domain: "d" name: "sub" version: "v" } } })",
                        R"(outputs { var: "out" binding { promise { node_id: "s" var: "x" } } })");
-  *spec.add_sub_workflows() = parse<fc::WorkflowTemplate>(R"(
+  *spec.add_sub_workflows() = parse_textproto<fc::WorkflowTemplate>(R"(
       id { resource_type: WORKFLOW project: "p" domain: "d" name: "sub" version: "v" }
       interface { inputs { variables { key: "a" value { type { simple: INTEGER } } } }
                   outputs { variables { key: "x" value { type { simple: INTEGER } } } } }
@@ -362,12 +358,14 @@ TEST_CASE("compiler: sub-workflows are compiled and expose their interface", "[c
 TEST_CASE("compiler: launch plan nodes expose required inputs and the workflow's outputs",
           "[compile]") {
   References r = refs();
-  r.launch_plans["p/d/lp/v"] = LaunchPlanInterface{
-      parse<fc::ParameterMap>(R"(parameters { key: "x" value { var { type { simple: STRING } }
+  r.launch_plans["p/d/lp/v"] =
+      LaunchPlanInterface{parse_textproto<fc::ParameterMap>(
+                              R"(parameters { key: "x" value { var { type { simple: STRING } }
                                    required: true } }
                                  parameters { key: "y" value { var { type { simple: INTEGER } }
                                    default { scalar { primitive { integer: 1 } } } } })"),
-      parse<fc::VariableMap>(R"(variables { key: "r" value { type { simple: STRING } } })")};
+                          parse_textproto<fc::VariableMap>(
+                              R"(variables { key: "r" value { type { simple: STRING } } })")};
   auto spec = workflow(R"(nodes { id: "l" inputs { var: "y" binding { promise { var: "a" } } }
                       workflow_node { launchplan_ref { resource_type: LAUNCH_PLAN
                       project: "p" domain: "d" name: "lp" version: "v" } } })",
@@ -413,7 +411,7 @@ TEST_CASE("compiler: branch nodes need a case and an else, their nodes are check
 TEST_CASE("compiler: the failure node is checked, no nodes, no target, repeated ids", "[compile]") {
   auto spec = workflow(task_node("n0", "t1", promise("a", "", "a")),
                        R"(outputs { var: "out" binding { promise { node_id: "n0" var: "c" } } })");
-  *spec.mutable_template_()->mutable_failure_node() = parse<fc::Node>(
+  *spec.mutable_template_()->mutable_failure_node() = parse_textproto<fc::Node>(
       R"(id: "fn" inputs { var: "a" binding { promise { var: "a" } } }
          task_node { reference_id { resource_type: TASK project: "p" domain: "d" name: "t2"
                                     version: "v" } })");
@@ -439,9 +437,9 @@ TEST_CASE("compiler: the failure node is checked, no nodes, no target, repeated 
 
 TEST_CASE("compiler: a literal bound to an enum must be one of its values", "[compile]") {
   References r;
-  r.tasks["p/d/t/v"] = parse<fc::TypedInterface>(R"(inputs { variables { key: "e" value {
+  r.tasks["p/d/t/v"] = parse_textproto<fc::TypedInterface>(R"(inputs { variables { key: "e" value {
       type { enum_type { values: "red" values: "blue" } } } } })");
-  auto spec = parse<fa::WorkflowSpec>(R"(template {
+  auto spec = parse_textproto<fa::WorkflowSpec>(R"(template {
       nodes { id: "n" inputs { var: "e" binding { scalar { primitive { string_value: "green" } } } }
               task_node { reference_id { resource_type: TASK project: "p" domain: "d" name: "t"
                                          version: "v" } } } })");

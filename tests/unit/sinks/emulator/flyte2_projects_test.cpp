@@ -14,6 +14,7 @@
 
 #include "flyteidl2/project/project_service.grpc.pb.h"
 #include "sinks/emulator/emulator.hpp"
+#include "tests/unit/sinks/emulator/flyte2_peer.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
 
@@ -23,24 +24,8 @@ namespace fp = flyteidl2::project;
 using flytecd::sinks::emulator::Emulator;
 using flytecd::sinks::emulator::Options;
 
-struct ProjectPeer {
-  explicit ProjectPeer(std::string db = ":memory:", std::vector<std::string> seed = {}) {
-    Options o;
-    o.flyte2 = true;
-    o.db_path = std::move(db);
-    o.flyte2_seed_projects = std::move(seed);
-    auto started = Emulator::start(o);
-    if (!started) FAIL(started.error().message);
-    emu = std::move(*started);
-    stub = fp::ProjectService::NewStub(
-        grpc::CreateChannel(emu->address(), grpc::InsecureChannelCredentials()));
-  }
-  template <typename Req, typename Resp, typename Fn>
-  grpc::Status call(Fn fn, const Req& req, Resp* resp) {
-    grpc::ClientContext ctx;
-    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-    return ((*stub).*fn)(&ctx, req, resp);
-  }
+struct ProjectPeer : flytecd_test::Flyte2Emulator<fp::ProjectService> {
+  using Flyte2Emulator::Flyte2Emulator;
   grpc::Status create(const fp::Project& p) {
     fp::CreateProjectRequest req;
     *req.mutable_project() = p;
@@ -80,8 +65,6 @@ struct ProjectPeer {
     if (token) *token = resp.projects().token();
     return s;
   }
-  std::unique_ptr<Emulator> emu;
-  std::unique_ptr<fp::ProjectService::Stub> stub;
 };
 
 fp::Project project(const std::string& id, fp::ProjectState state = fp::PROJECT_STATE_ACTIVE) {

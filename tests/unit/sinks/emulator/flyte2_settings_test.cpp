@@ -17,6 +17,7 @@
 #include "flyteidl2/settings/settings_service.grpc.pb.h"
 #include "sinks/emulator/emulator.hpp"
 #include "sinks/emulator/flyte2_settings.hpp"
+#include "tests/unit/sinks/emulator/flyte2_peer.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
 
@@ -26,23 +27,8 @@ namespace fset = flyteidl2::settings;
 using flytecd::sinks::emulator::Emulator;
 using flytecd::sinks::emulator::Options;
 
-struct Flyte2Peer {
-  explicit Flyte2Peer(std::string db = ":memory:") {
-    Options o;
-    o.flyte2 = true;
-    o.db_path = std::move(db);
-    auto started = Emulator::start(o);
-    if (!started) FAIL(started.error().message);
-    emu = std::move(*started);
-    stub = fset::SettingsService::NewStub(
-        grpc::CreateChannel(emu->address(), grpc::InsecureChannelCredentials()));
-  }
-  template <typename Req, typename Resp, typename Fn>
-  grpc::Status call(Fn fn, const Req& req, Resp* resp) {
-    grpc::ClientContext ctx;
-    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-    return ((*stub).*fn)(&ctx, req, resp);
-  }
+struct Flyte2Peer : flytecd_test::Flyte2Emulator<fset::SettingsService> {
+  using Flyte2Emulator::Flyte2Emulator;
   fset::GetSettingsForEditResponse edit(const fset::SettingsKey& key, grpc::Status* st = nullptr) {
     fset::GetSettingsForEditRequest req;
     *req.mutable_key() = key;
@@ -72,8 +58,6 @@ struct Flyte2Peer {
     if (version) *version = resp.settingsrecord().version();
     return s;
   }
-  std::unique_ptr<Emulator> emu;
-  std::unique_ptr<fset::SettingsService::Stub> stub;
 };
 
 fset::SettingsKey key(const std::string& org, const std::string& domain = "",
