@@ -2,6 +2,8 @@
 
 #include <google/protobuf/reflection.h>
 
+#include <limits>
+
 #include "daemon/common/json_dump.hpp"
 #include "daemon/model/proto_yaml.hpp"
 
@@ -28,12 +30,14 @@ const PlatformDefault* Hierarchy::platform(const std::string& domain, AttributeT
 
 std::vector<Scope> Hierarchy::workflow_scopes(const std::string& project,
                                               const std::string& domain) const {
+  // Scopes order by project, domain, workflow: the rows of (project, domain) are one range,
+  // from the first key not less than (project, domain, "").
   std::vector<Scope> out;
-  for (const auto& [key, o] : m_rows) {
-    const Scope& s = key.first;
-    if (s.level() == Level::workflow && s.project == project &&
-        (domain.empty() || s.domain == domain) && (out.empty() || !(out.back() == s)))
-      out.push_back(s);
+  for (auto it = m_rows.lower_bound({Scope{project, domain, ""}, std::numeric_limits<int>::min()});
+       it != m_rows.end(); ++it) {
+    const Scope& s = it->first.first;
+    if (s.project != project || (!domain.empty() && s.domain != domain)) break;
+    if (s.level() == Level::workflow && (out.empty() || !(out.back() == s))) out.push_back(s);
   }
   return out;
 }

@@ -9,6 +9,7 @@
 #include "flytecd_service.grpc.pb.h"
 #include "sinks/emulator/emulator.hpp"
 #include "sinks/flyteadmin/admin_sink.hpp"
+#include "tests/support/admin_client.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
 
@@ -19,15 +20,9 @@ TEST_CASE("admin sink: an override step with an empty project is refused before 
           "[admin-sink][issue22]") {
   auto e = sinks::emulator::Emulator::start({});
   REQUIRE(e.ok());
-  auto raw = flyteidl::service::AdminService::NewStub(
-      grpc::CreateChannel((*e)->address(), grpc::InsecureChannelCredentials()));
+  auto raw = flytecd_test::admin_stub((*e)->address());
   for (const char* p : {"alpha", "beta"}) {
-    grpc::ClientContext ctx;
-    fa::ProjectRegisterRequest req;
-    req.mutable_project()->set_id(p);
-    req.mutable_project()->set_name(p);
-    fa::ProjectRegisterResponse resp;
-    REQUIRE(raw->RegisterProject(&ctx, req, &resp).ok());
+    flytecd_test::register_project(*raw, p);
     grpc::ClientContext uctx;
     fa::ProjectAttributesUpdateRequest up;
     up.mutable_attributes()->set_project(p);

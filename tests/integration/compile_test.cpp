@@ -22,6 +22,7 @@
 #include "sinks/flyteadmin/admin_sink.hpp"
 #include "test_paths.hpp"
 #include "tests/oci/oci_test_support.hpp"
+#include "tests/support/admin_client.hpp"
 #include "tests/support/cli.hpp"
 #include "tests/support/tools.hpp"
 #include "tests/unit/daemon/registration/mismatch_package.hpp"
@@ -90,14 +91,8 @@ struct Admin {
     auto e = sinks::emulator::Emulator::start({});
     REQUIRE(e.ok());
     emu = std::move(*e);
-    raw = flyteidl::service::AdminService::NewStub(
-        grpc::CreateChannel(emu->address(), grpc::InsecureChannelCredentials()));
-    grpc::ClientContext ctx;
-    fa::ProjectRegisterRequest req;
-    req.mutable_project()->set_id("flytesnacks");
-    req.mutable_project()->set_name("flytesnacks");
-    fa::ProjectRegisterResponse resp;
-    REQUIRE(raw->RegisterProject(&ctx, req, &resp).ok());
+    raw = flytecd_test::admin_stub(emu->address());
+    flytecd_test::register_project(*raw, "flytesnacks");
   }
   // Creates the package's tasks, then its workflow: the workflow's status.
   grpc::Status create(const registration::Package& pkg) {

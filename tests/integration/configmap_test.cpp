@@ -52,27 +52,18 @@ TEST_CASE("configmap mode: overrides are server-side applied and FlyteAdmin is r
   REQUIRE(emu.ok());
   const fs::path repo = fs::path(FLYTECD_SOURCE_DIR) / "repo-layout-example";
   const int port = free_port();
-  std::ofstream(dir / "sync-token") << "sync-secret\n";
   {
     std::ofstream cfg(dir / "config.yaml");
-    cfg << "stateDir: " << (dir / "state").string() << "\n"
-        << "repo: " << repo.string() << "\n"
-        << "interval: 1h\n"
-        << "admin: {endpoint: " << (*emu)->address() << ", insecure: true}\n"
-        << "http: {listen: 127.0.0.1:" << port
-        << ", syncTokenFile: " << (dir / "sync-token").string() << "}\n"
+    cfg << flytecd_test::daemon_config(dir, repo.string(), (*emu)->address(), port)
         << kube.config_section("cm-writer")
         << "  configMap: {enabled: true, namespace: flyte, name: flyte-admin-overrides,"
         << " key: overrides.yaml, restartDeployment: flyteadmin}\n";
   }
-  pid_t pid =
-      flytecd_test::spawn_run((dir / "config.yaml").string(), (dir / "daemon.log").string());
-  REQUIRE(pid >= 0);
+  pid_t pid = flytecd_test::spawn_and_sync(dir, port);
   INFO(slurp(dir / "daemon.log"));
   httplib::Client http("127.0.0.1", port);
   http.set_connection_timeout(1);
   auto status = [&] { return flytecd_test::get_json(http); };
-  REQUIRE(eventually([&] { return status().contains("lastSync"); }, 60));
   INFO(status().dump(2));
   CHECK(status()["lastSync"]["outcome"] == "success");
 

@@ -28,6 +28,7 @@
 #include "daemon/http/server.hpp"
 #include "daemon/metrics/flytecd_metrics.hpp"
 #include "tests/support/hmac.hpp"
+#include "tests/support/raw_tcp.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
 
@@ -158,33 +159,7 @@ std::string github_push_body() {
   return R"({"ref":"refs/heads/main","after":"0123456789abcdef0123456789abcdef01234567"})";
 }
 
-// A raw TCP exchange: sends `data`, returns whatever arrives until EOF or `wait` passes.
-std::string raw_exchange(int port, const std::string& data, std::chrono::milliseconds wait) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  REQUIRE(fd >= 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-  REQUIRE(::send(fd, data.data(), data.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(data.size()));
-  std::string out;
-  const auto deadline = std::chrono::steady_clock::now() + wait;
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          deadline - std::chrono::steady_clock::now())
-                          .count();
-    if (left <= 0) break;
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, static_cast<int>(left)) <= 0) break;
-    char buf[4096];
-    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) break;
-    out.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return out;
-}
+using flytecd_test::raw_exchange;
 
 }  // namespace
 

@@ -206,28 +206,21 @@ TEST_CASE(
   auto emu = flytecd::sinks::emulator::Emulator::start({});
   REQUIRE(emu.ok());
   const int port = free_port();
-  std::ofstream(dir / "sync-token") << "sync-secret\n";
   {
     std::ofstream cfg(dir / "config.yaml");
-    cfg << "stateDir: " << (dir / "state").string() << "\n"
-        << "repo: " << FLYTECD_SOURCE_DIR << "/repo-layout-example\n"
-        << "interval: 1h\n"
-        << "admin: {endpoint: " << (*emu)->address() << ", insecure: true}\n"
-        << "http: {listen: 127.0.0.1:" << port
-        << ", syncTokenFile: " << (dir / "sync-token").string() << "}\n"
+    cfg << flytecd_test::daemon_config(dir,
+                                       std::string(FLYTECD_SOURCE_DIR) + "/repo-layout-example",
+                                       (*emu)->address(), port)
         << kube.config_section("replica")
         << "  leaderElection: {enabled: true, identity: replica-a, leaseDuration: 3s,"
         << " renewDeadline: 2s, retryPeriod: 250ms}\n"
         << "  events: {enabled: true, interval: 5m}\n";
   }
-  pid_t pid =
-      flytecd_test::spawn_run((dir / "config.yaml").string(), (dir / "daemon.log").string());
-  REQUIRE(pid >= 0);
+  pid_t pid = flytecd_test::spawn_and_sync(dir, port);
   INFO(slurp(dir / "daemon.log"));
   httplib::Client http("127.0.0.1", port);
   http.set_connection_timeout(1);
   auto status = [&] { return flytecd_test::get_json(http); };
-  REQUIRE(eventually([&] { return status().contains("lastSync"); }, 60));
   CHECK(status()["lastSync"]["outcome"] == "success");
   REQUIRE(eventually([&] { return !kube.events().empty(); }, 10));
   auto first = kube.events();

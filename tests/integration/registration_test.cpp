@@ -21,6 +21,7 @@
 #include "sinks/emulator/emulator.hpp"
 #include "sinks/flyteadmin/admin_sink.hpp"
 #include "test_paths.hpp"
+#include "tests/support/admin_client.hpp"
 #include "tests/unit/daemon/registration/package_bomb.hpp"
 
 using namespace flytecd;
@@ -72,8 +73,7 @@ struct Harness {
     auto s = sinks::flyteadmin::AdminSink::connect(cfg, "test");
     REQUIRE(s.ok());
     sink = std::move(*s);
-    raw = flyteidl::service::AdminService::NewStub(
-        grpc::CreateChannel(emu->address(), grpc::InsecureChannelCredentials()));
+    raw = flytecd_test::admin_stub(emu->address());
     auto l = ledger::Ledger::open((dir / "ledger.db").string());
     REQUIRE(l.ok());
     ledger = std::move(*l);
@@ -83,14 +83,7 @@ struct Harness {
     fo.connect_timeout = std::chrono::milliseconds(500);
     packages = std::make_unique<registration::DefaultPackageResolver>(
         fo, "", registration::directory_reader((dir / "repo").string()));
-    for (const char* p : {"flytesnacks", "ml"}) {
-      grpc::ClientContext ctx;
-      fa::ProjectRegisterRequest req;
-      req.mutable_project()->set_id(p);
-      req.mutable_project()->set_name(p);
-      fa::ProjectRegisterResponse resp;
-      REQUIRE(raw->RegisterProject(&ctx, req, &resp).ok());
-    }
+    for (const char* p : {"flytesnacks", "ml"}) flytecd_test::register_project(*raw, p);
   }
   ~Harness() {
     emu.reset();
@@ -720,16 +713,8 @@ TEST_CASE("FlyteAdmin lost what the ledger says was registered: the package is r
   REQUIRE(s.ok());
   h.sink = std::move(*s);
   h.emu = std::move(*fresh);
-  h.raw = flyteidl::service::AdminService::NewStub(
-      grpc::CreateChannel(h.emu->address(), grpc::InsecureChannelCredentials()));
-  {
-    grpc::ClientContext ctx;
-    fa::ProjectRegisterRequest req;
-    req.mutable_project()->set_id("flytesnacks");
-    req.mutable_project()->set_name("flytesnacks");
-    fa::ProjectRegisterResponse resp;
-    REQUIRE(h.raw->RegisterProject(&ctx, req, &resp).ok());
-  }
+  h.raw = flytecd_test::admin_stub(h.emu->address());
+  flytecd_test::register_project(*h.raw, "flytesnacks");
   auto rep = h.run({r});
   const auto& o = item(rep, "core");
   INFO(registration::describe(o));

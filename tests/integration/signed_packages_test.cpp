@@ -20,6 +20,7 @@
 #include "sources/oci/fetcher.hpp"
 #include "test_paths.hpp"
 #include "tests/oci/oci_test_support.hpp"
+#include "tests/support/admin_client.hpp"
 #include "tests/support/fixtures.hpp"
 #include "tests/support/sigstore_standin.hpp"
 #include "tests/support/tools.hpp"
@@ -56,14 +57,7 @@ struct Signed {
     auto l = ledger::Ledger::open((dir.path() / "ledger.db").string());
     REQUIRE(l.ok());
     ledger = std::move(*l);
-    auto raw = flyteidl::service::AdminService::NewStub(
-        grpc::CreateChannel(emu->address(), grpc::InsecureChannelCredentials()));
-    grpc::ClientContext ctx;
-    fa::ProjectRegisterRequest req;
-    req.mutable_project()->set_id("flytesnacks");
-    req.mutable_project()->set_name("flytesnacks");
-    fa::ProjectRegisterResponse resp;
-    REQUIRE(raw->RegisterProject(&ctx, req, &resp).ok());
+    flytecd_test::register_project(*flytecd_test::admin_stub(emu->address()), "flytesnacks");
   }
 
   // A P-256 key pair made with openssl, as `cosign generate-key-pair` makes one; the public half

@@ -135,6 +135,34 @@ inline nlohmann::json get_json(httplib::Client& http, const std::string& path = 
   return nlohmann::json::parse(r->body, nullptr, false);
 }
 
+// The first lines of a config.yaml for a daemon in `dir`: state in dir/state, the repository
+// directory `repo`, a 1 h interval, the FlyteAdmin at `admin` (plaintext), the HTTP API on
+// `port` with the sync token "sync-secret" (written to dir/sync-token). Callers append sections.
+inline std::string daemon_config(const std::filesystem::path& dir, const std::string& repo,
+                                 const std::string& admin, int port) {
+  std::ofstream(dir / "sync-token") << "sync-secret\n";
+  return "stateDir: " + (dir / "state").string() + "\nrepo: " + repo +
+         "\ninterval: 1h\nadmin: {endpoint: " + admin + ", insecure: true}\n" +
+         "http: {listen: 127.0.0.1:" + std::to_string(port) +
+         ", syncTokenFile: " + (dir / "sync-token").string() + "}\n";
+}
+
+// `flytecd run` with dir/config.yaml, its output in dir/daemon.log, then a wait (60 s at most)
+// for its first pass to be reported at /api/v1/status on `port`; the test fails unless both
+// happen. The pid, for the test to stop.
+inline pid_t spawn_and_sync(const std::filesystem::path& dir, int port) {
+  const pid_t pid = spawn_run((dir / "config.yaml").string(), (dir / "daemon.log").string());
+  REQUIRE(pid >= 0);
+  INFO(slurp(dir / "daemon.log"));
+  httplib::Client http("127.0.0.1", port);
+  http.set_connection_timeout(1);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!get_json(http).contains("lastSync") && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  REQUIRE(get_json(http).contains("lastSync"));
+  return pid;
+}
+
 // One `flytecd run` of several (leader election): its own directory (config.yaml, and daemon.log
 // appended to across restarts), HTTP port and name.
 struct Replica {

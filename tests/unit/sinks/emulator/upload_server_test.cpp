@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "daemon/common/http/client.hpp"
+#include "tests/support/raw_tcp.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
 
@@ -20,26 +21,9 @@ namespace http = flytecd::http;
 
 namespace {
 
-// Sends `request` on a fresh loopback connection and returns everything the server answers.
+// Sends `request` whole and returns everything the server answers (5 s at most).
 std::string raw_exchange(int port, const std::string& request) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  REQUIRE(fd >= 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-  timeval tv{5, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  REQUIRE(::send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
-          static_cast<ssize_t>(request.size()));
-  ::shutdown(fd, SHUT_WR);
-  std::string out;
-  char buf[4096];
-  ssize_t n;
-  while ((n = ::recv(fd, buf, sizeof buf, 0)) > 0) out.append(buf, static_cast<size_t>(n));
-  ::close(fd);
-  return out;
+  return flytecd_test::raw_exchange(port, request, std::chrono::seconds(5), true);
 }
 
 }  // namespace
