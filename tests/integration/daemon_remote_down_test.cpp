@@ -56,16 +56,9 @@ TEST_CASE(
     "daemon: a Git remote that goes away keeps the last revision in force and is reported, and a "
     "target that goes away makes the replica unready until it is back",
     "[daemon][integration]") {
-  FLYTECD_REQUIRE_TOOL(git_test::have_lighttpd(),
-                       "lighttpd is not installed ("
-                           << git_test::k_lighttpd
-                           << "; packaging/setup-debian.sh --tests installs it)");
-  git_test::TempDir tmp;
-  const std::string home = tmp.str("home"), work = tmp.str("work");
-  const std::string remote = tmp.str("served/remote.git");
-  git_test::stdfs::create_directories(home);
-  git(home, tmp.str(), {"init", "-q", "-b", "main", work});
-  git(home, tmp.str(), {"init", "-q", "--bare", "-b", "main", remote});
+  FLYTECD_REQUIRE_LIGHTTPD();
+  git_test::WorkAndRemote repos("served/remote.git");
+  const std::string &home = repos.home, &work = repos.work, &remote = repos.remote;
   auto commit_and_push = [&](const std::string& label) {
     spit(git_test::stdfs::path(work) / "flyte/overrides.yaml", overrides_doc(label));
     git(home, work, {"add", "-A"});
@@ -77,8 +70,9 @@ TEST_CASE(
        "apiVersion: flytecd/v1\nkind: Project\nid: remote-down\nname: remote-down\n");
   const std::string first = commit_and_push("first");
 
-  spit(tmp.path() / "www/users", "nobody:unused\n");
-  git_test::LighttpdGit server(tmp.str("served"), home, tmp.str("www"), tmp.str("www/users"));
+  spit(repos.tmp.path() / "www/users", "nobody:unused\n");
+  git_test::LighttpdGit server(repos.tmp.str("served"), home, repos.tmp.str("www"),
+                               repos.tmp.str("www/users"));
   const bool started = server.start();
   INFO("lighttpd log: " << server.log());
   REQUIRE(started);
@@ -104,20 +98,20 @@ TEST_CASE(
   };
 
   const int port = git_test::free_port();
-  spit(tmp.path() / "sync-token", "sync-T0KEN-remote-down\n");
-  spit(tmp.path() / "config.yaml",
-       "stateDir: " + tmp.str("state") + "\ninterval: 1h\n" +
+  spit(repos.tmp.path() / "sync-token", "sync-T0KEN-remote-down\n");
+  spit(repos.tmp.path() / "config.yaml",
+       "stateDir: " + repos.tmp.str("state") + "\ninterval: 1h\n" +
            "git: {url: " + server.url("remote.git") + ", ref: main, path: flyte}\n" +
            "admin: {endpoint: " + (*emu)->address() +
            ", insecure: true, maxRetries: 1, perRetryTimeout: 3s}\n" + "http: {listen: 127.0.0.1:" +
-           std::to_string(port) + ", syncTokenFile: " + tmp.str("sync-token") + "}\n");
-  DaemonProcess daemon(tmp.str("config.yaml"), tmp.str("daemon.log"));
+           std::to_string(port) + ", syncTokenFile: " + repos.tmp.str("sync-token") + "}\n");
+  DaemonProcess daemon(repos.tmp.str("config.yaml"), repos.tmp.str("daemon.log"));
   REQUIRE(daemon.started());
   // A bounded wait that fails the test with the daemon's and lighttpd's logs.
   auto require_eventually = [&](auto pred, double seconds, const char* what) {
     if (!eventually(pred, seconds))
       FAIL(what << "\ndaemon log:\n"
-                << git_test::slurp(tmp.path() / "daemon.log") << "\nlighttpd log:\n"
+                << git_test::slurp(repos.tmp.path() / "daemon.log") << "\nlighttpd log:\n"
                 << server.log());
   };
 
@@ -165,7 +159,7 @@ TEST_CASE(
   // stays alive and ready: the target is reachable and the last good revision is applied.
   CHECK(eventually(
       [&] {
-        return git_test::slurp(tmp.path() / "daemon.log").find(" stays in force)") !=
+        return git_test::slurp(repos.tmp.path() / "daemon.log").find(" stays in force)") !=
                std::string::npos;
       },
       10));
@@ -235,36 +229,30 @@ TEST_CASE(
 TEST_CASE(
     "daemon: while the Git remote is down, /api/v1/status keeps the source error in lastError",
     "[daemon][integration]") {
-  FLYTECD_REQUIRE_TOOL(git_test::have_lighttpd(),
-                       "lighttpd is not installed ("
-                           << git_test::k_lighttpd
-                           << "; packaging/setup-debian.sh --tests installs it)");
-  git_test::TempDir tmp;
-  const std::string home = tmp.str("home"), work = tmp.str("work");
-  const std::string remote = tmp.str("served/remote.git");
-  git_test::stdfs::create_directories(home);
-  git(home, tmp.str(), {"init", "-q", "-b", "main", work});
-  git(home, tmp.str(), {"init", "-q", "--bare", "-b", "main", remote});
+  FLYTECD_REQUIRE_LIGHTTPD();
+  git_test::WorkAndRemote repos("served/remote.git");
+  const std::string &home = repos.home, &work = repos.work, &remote = repos.remote;
   spit(git_test::stdfs::path(work) / "flyte/project.yaml",
        "apiVersion: flytecd/v1\nkind: Project\nid: remote-down\nname: remote-down\n");
   spit(git_test::stdfs::path(work) / "flyte/overrides.yaml", overrides_doc("first"));
   git(home, work, {"add", "-A"});
   git(home, work, {"commit", "-q", "-m", "first"});
   git(home, work, {"push", "-q", remote, "main:main"});
-  spit(tmp.path() / "www/users", "nobody:unused\n");
-  git_test::LighttpdGit server(tmp.str("served"), home, tmp.str("www"), tmp.str("www/users"));
+  spit(repos.tmp.path() / "www/users", "nobody:unused\n");
+  git_test::LighttpdGit server(repos.tmp.str("served"), home, repos.tmp.str("www"),
+                               repos.tmp.str("www/users"));
   REQUIRE(server.start());
   auto emu = emulator::Emulator::start({});
   REQUIRE(emu.ok());
   const int port = git_test::free_port();
-  spit(tmp.path() / "sync-token", "sync-T0KEN-remote-down\n");
-  spit(tmp.path() / "config.yaml",
-       "stateDir: " + tmp.str("state") + "\ninterval: 1h\n" +
+  spit(repos.tmp.path() / "sync-token", "sync-T0KEN-remote-down\n");
+  spit(repos.tmp.path() / "config.yaml",
+       "stateDir: " + repos.tmp.str("state") + "\ninterval: 1h\n" +
            "git: {url: " + server.url("remote.git") + ", ref: main, path: flyte}\n" +
            "admin: {endpoint: " + (*emu)->address() + ", insecure: true}\n" +
            "http: {listen: 127.0.0.1:" + std::to_string(port) +
-           ", syncTokenFile: " + tmp.str("sync-token") + "}\n");
-  DaemonProcess daemon(tmp.str("config.yaml"), tmp.str("daemon.log"));
+           ", syncTokenFile: " + repos.tmp.str("sync-token") + "}\n");
+  DaemonProcess daemon(repos.tmp.str("config.yaml"), repos.tmp.str("daemon.log"));
   REQUIRE(daemon.started());
   httplib::Client http("127.0.0.1", port);
   http.set_connection_timeout(1);
@@ -286,7 +274,7 @@ TEST_CASE(
   // After the poll, the reconcile of the revision in force has finished too.
   REQUIRE(eventually(
       [&] {
-        return git_test::slurp(tmp.path() / "daemon.log").find("reconcile (api sync)") !=
+        return git_test::slurp(repos.tmp.path() / "daemon.log").find("reconcile (api sync)") !=
                std::string::npos;
       },
       30));

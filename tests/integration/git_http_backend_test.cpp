@@ -56,10 +56,7 @@ struct Repo {
 
 TEST_CASE("git: git http-backend behind lighttpd (CGI, Basic auth) is cloned, polled and followed",
           "[git][integration]") {
-  FLYTECD_REQUIRE_TOOL(git_test::have_lighttpd(),
-                       "lighttpd is not installed ("
-                           << git_test::k_lighttpd
-                           << "; packaging/setup-debian.sh --tests installs it)");
+  FLYTECD_REQUIRE_LIGHTTPD();
   Repo repo;
   const std::string password = "Pa55-lighttpd-SECRET-1";
   const std::string wrong = "Wr0ng-lighttpd-SECRET-2";

@@ -30,6 +30,7 @@
 #include "flytecd_service.grpc.pb.h"
 #include "sinks/flyteadmin/admin_sink.hpp"
 #include "sinks/flyteadmin/config.hpp"
+#include "tests/support/http_serve.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
 
@@ -220,14 +221,8 @@ class AuthHttpServer {
     m_server.Get("/.well-known/oauth-authorization-server", handler);
     m_server.Get("/config/v1/flyte_client", handler);
     m_server.Post("/oauth2/token", handler);
-    m_port = m_server.bind_to_any_port("127.0.0.1");
+    m_port = flytecd_test::serve_on_free_port(m_server, m_thread);
     REQUIRE(m_port > 0);
-    m_thread = std::thread([this] { m_server.listen_after_bind(); });
-    // stop() only ends the accept loop once it runs; wait for it, boundedly.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (!m_server.is_running() && std::chrono::steady_clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    if (!m_server.is_running()) std::abort();  // cannot stop or join it: give up loudly
   }
   ~AuthHttpServer() { stop(); }
   AuthHttpServer(const AuthHttpServer&) = delete;

@@ -134,6 +134,21 @@ inline std::string git(const std::string& home, const std::string& dir,
   return out;
 }
 
+// A working repository `work` and the bare repository `remote` it pushes to, both on branch main
+// and in one temporary directory, with a HOME of their own for git.
+struct WorkAndRemote {
+  TempDir tmp;
+  std::string home = tmp.str("home");
+  std::string work = tmp.str("work");
+  std::string remote;
+  explicit WorkAndRemote(const std::string& remote_path = "remote.git")
+      : remote(tmp.str(remote_path)) {
+    stdfs::create_directories(home);
+    git(home, tmp.str(), {"init", "-q", "-b", "main", work});
+    git(home, tmp.str(), {"init", "-q", "--bare", "-b", "main", remote});
+  }
+};
+
 // Polls `pred` every 50 ms until it holds or `seconds` pass; the last answer decides.
 template <typename Pred>
 bool eventually(Pred pred, double seconds) {

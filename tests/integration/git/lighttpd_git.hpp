@@ -11,12 +11,21 @@
 #include <string>
 
 #include "tests/integration/git/git_test_support.hpp"
+#include "tests/support/tools.hpp"
 
 namespace git_test {
 
 inline const char* k_lighttpd = "/usr/sbin/lighttpd";
 
 inline bool have_lighttpd() { return ::access(k_lighttpd, X_OK) == 0; }
+
+// A test that serves Git through lighttpd starts with this: skipped (or failed under
+// FLYTECD_REQUIRE_TOOLS=1) when lighttpd is not installed, saying what installs it.
+#define FLYTECD_REQUIRE_LIGHTTPD()                                                      \
+  FLYTECD_REQUIRE_TOOL(git_test::have_lighttpd(), "lighttpd is not installed ("         \
+                                                      << git_test::k_lighttpd           \
+                                                      << "; packaging/setup-debian.sh " \
+                                                         "--tests installs it)")
 
 class LighttpdGit {
  public:

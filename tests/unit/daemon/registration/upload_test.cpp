@@ -1,6 +1,7 @@
 // The fast-source PUT streams its body from a reader (never a whole tar in memory): a real
 // cpp-httplib server on a free loopback port receives it.
 #include "daemon/registration/upload.hpp"
+#include "tests/support/http_serve.hpp"
 
 #include <httplib.h>
 #include <catch2/catch.hpp>
@@ -29,13 +30,8 @@ class PutServer {
       m_md5_count = req.get_header_value_count("Content-MD5");
       res.status = 200;
     });
-    m_port = m_server.bind_to_any_port("127.0.0.1");
+    m_port = flytecd_test::serve_on_free_port(m_server, m_thread);
     REQUIRE(m_port > 0);
-    m_thread = std::thread([this] { m_server.listen_after_bind(); });
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (!m_server.is_running() && std::chrono::steady_clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    if (!m_server.is_running()) std::abort();  // cannot stop or join it: give up loudly
   }
   ~PutServer() {
     m_server.stop();

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "sources/oci/fetcher.hpp"
+#include "tests/support/http_serve.hpp"
 #include "tests/unit/daemon/common/http/silent_server.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
@@ -34,12 +35,7 @@ class StandIn {
   StandIn(const StandIn&) = delete;
   StandIn& operator=(const StandIn&) = delete;
   httplib::Server& routes() { return m_server; }
-  void start() {
-    m_thread = std::thread([this] { m_server.listen_after_bind(); });
-    const auto deadline = Clock::now() + 10s;
-    while (!m_server.is_running() && Clock::now() < deadline) std::this_thread::sleep_for(5ms);
-    REQUIRE(m_server.is_running());
-  }
+  void start() { flytecd_test::start_serving(m_server, m_thread); }
   std::string host() const { return "127.0.0.1:" + std::to_string(m_port); }
 
  private:

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "daemon/common/http/client.hpp"
+#include "tests/support/http_serve.hpp"
 #include "tests/unit/daemon/common/http/silent_server.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
@@ -34,12 +35,8 @@ class Server {
 
   httplib::Server& routes() { return m_server; }
   void start() {
-    m_port = m_server.bind_to_any_port(m_host);
+    m_port = flytecd_test::serve_on_free_port(m_server, m_thread, m_host);
     REQUIRE(m_port > 0);
-    m_thread = std::thread([this] { m_server.listen_after_bind(); });
-    const auto deadline = Clock::now() + 10s;
-    while (!m_server.is_running() && Clock::now() < deadline) std::this_thread::sleep_for(5ms);
-    if (!m_server.is_running()) std::abort();  // cannot stop or join it: give up loudly
   }
   std::string url(const std::string& path) const {
     return "http://" + m_host + ":" + std::to_string(m_port) + path;
