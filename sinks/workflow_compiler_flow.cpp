@@ -9,15 +9,8 @@ namespace fc = ::flyteidl::core;
 
 namespace {
 
-constexpr const char* k_start = "start-node";
-constexpr const char* k_end = "end-node";
-
 Issue issue(std::string node, std::string code, std::string text, std::string description) {
   return Issue{false, std::move(node), std::move(code), std::move(text), std::move(description)};
-}
-
-std::string go_type(const fc::LiteralType& t) {
-  return t.has_simple() ? "simple:" + fc::SimpleType_Name(t.simple()) : type_text(t);
 }
 
 // validateOperand: the operand's type, nullopt when it has none that can be compared (an error,

@@ -19,6 +19,15 @@ namespace flytecd::sinks::compiler::detail {
 // resolved to (nullopt: bound, but its type is not known here).
 using BoundInputs = std::map<std::string, std::optional<flyteidl::core::LiteralType>>;
 
+// The two nodes FlyteAdmin's compiler adds to every workflow.
+inline constexpr const char* k_start = "start-node";
+inline constexpr const char* k_end = "end-node";
+
+// FlyteAdmin prints types with LiteralTypeToStr (the proto's text); close enough for people.
+inline std::string go_type(const flyteidl::core::LiteralType& t) {
+  return t.has_simple() ? "simple:" + flyteidl::core::SimpleType_Name(t.simple()) : type_text(t);
+}
+
 // ValidateBooleanExpression on one case's condition: it must be there; a comparison needs both
 // operands (a constant primitive or a bound input) with the very same type; a conjunction
 // checks both sides. `label` starts the texts ("node b case 1").

@@ -21,18 +21,6 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-reg::HydrateParams hydrate_params(const model::Registration& r) {
-  reg::HydrateParams p;
-  p.project = r.project;
-  p.domain = r.domain;
-  p.version = r.version;
-  p.service_account = r.service_account;
-  p.iam_role = r.iam_role;
-  p.raw_output_prefix = r.raw_output_prefix;
-  p.destination_dir = r.destination_dir;
-  return p;
-}
-
 }  // namespace
 
 int run_compile(const CompileOptions& opt, std::ostream& out, std::ostream& err) {
@@ -131,7 +119,7 @@ model::Diagnostics compile_each(
       diag(model::Severity::error, pkg.error().message);
       continue;
     }
-    auto p = hydrate_params(r);
+    auto p = reg::hydrate_params(r);
     if (pkg->has_fast_source()) p.remote_package_path = "fast-source://" + pkg->fast_source_name;
     if (auto s = reg::hydrate(*pkg, p); !s) {
       diag(model::Severity::error, s.error().message);

@@ -3,6 +3,7 @@
 // The flytecd metric set: references into one Registry, registered once at startup. Pass a
 // FlytecdMetrics& (or pointer; null = no metrics) to whatever records them. Thread-safe.
 
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -106,6 +107,19 @@ struct FlytecdMetrics {
     for (const auto& p : projects) project_suspended.with({p}).set(1);
   }
 
+  // Advances rpc_total to `counts` ("method code" -> calls so far, as the target counts them):
+  // what grew since the last call is added. One caller at a time (the reconcile thread).
+  void sync_rpc_counts(const std::map<std::string, uint64_t>& counts) {
+    for (const auto& [key, n] : counts) {
+      auto space = key.find(' ');
+      uint64_t& seen = rpc_seen[key];
+      if (n > seen)
+        rpc_total.with({key.substr(0, space), key.substr(space + 1)})
+            .inc(static_cast<double>(n - seen));
+      seen = n;
+    }
+  }
+
   CounterFamily& reconcile_total;               // {result}
   HistogramFamily& reconcile_duration_seconds;  // no labels
   GaugeFamily& last_success_timestamp_seconds;  // no labels
@@ -120,6 +134,9 @@ struct FlytecdMetrics {
   GaugeFamily& target_is_emulator;              // no labels, 1/0
   GaugeFamily& suspended;                       // no labels, 1/0
   GaugeFamily& project_suspended;               // {project}, 1 per suspended project
+
+ private:
+  std::map<std::string, uint64_t> rpc_seen;  // sync_rpc_counts' last counts
 };
 
 // The spelling used in the daemon's design notes.

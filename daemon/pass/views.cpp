@@ -329,6 +329,15 @@ Result<ledger::HistoryQuery> history_query(const std::map<std::string, std::stri
   return q;
 }
 
+Result<std::string> history_body(const ledger::Ledger& ledger,
+                                 const std::map<std::string, std::string>& params) {
+  auto query = history_query(params);
+  if (!query) return query.error();
+  auto entries = ledger.history(*query);
+  if (!entries) return entries.error();
+  return dump_json(history_json(*entries));
+}
+
 metrics::ReconcileResult reconcile_result(const Report& report) {
   switch (report.outcome) {
     case Outcome::refused:

@@ -78,6 +78,10 @@ std::string history_text(const std::vector<ledger::HistoryEntry>& entries);
 // The history query of ?limit=&object=&project= (limit 1..1000, default 20). Errors:
 // invalid_input for a limit that is not a number in range.
 Result<ledger::HistoryQuery> history_query(const std::map<std::string, std::string>& params);
+// GET /api/v1/history's body: `ledger`'s history for the query of `params`, as history_json.
+// Errors: history_query's, and the ledger's.
+Result<std::string> history_body(const ledger::Ledger& ledger,
+                                 const std::map<std::string, std::string>& params);
 
 // The flytecd_reconcile_total result of a pass (success also moves "last successful sync"):
 // refused for a refusal, success for a pass that succeeded, failed otherwise, with one quirk

@@ -384,4 +384,16 @@ Result<std::vector<size_t>> registration_order(const Package& pkg) {
   return order;
 }
 
+HydrateParams hydrate_params(const model::Registration& r) {
+  HydrateParams params;
+  params.project = r.project;
+  params.domain = r.domain;
+  params.version = r.version;
+  params.service_account = r.service_account;
+  params.iam_role = r.iam_role;
+  params.raw_output_prefix = r.raw_output_prefix;
+  params.destination_dir = r.destination_dir;
+  return params;
+}
+
 }  // namespace flytecd::registration

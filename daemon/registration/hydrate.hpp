@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "daemon/common/result.hpp"
+#include "daemon/model/documents.hpp"
 #include "daemon/registration/package.hpp"
 
 // Hydration exactly as flytectl's `register files` does it (reference §1.5–§1.6), with two
@@ -32,6 +33,10 @@ struct HydrateParams {
   std::string remote_package_path;       // native_url of the uploaded fast source ("" when none)
   bool force = false;                    // flytectl --force (rewrite every version)
 };
+
+// A registration document's hydration parameters (its project, domain, version and the
+// flytectl-compatible overrides; no fast source path, no force).
+HydrateParams hydrate_params(const model::Registration& r);
 
 // Hydrates every entity in place:
 // - identifiers: project/domain replaced iff "" or exactly the registration placeholder; version

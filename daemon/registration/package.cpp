@@ -15,13 +15,11 @@
 #include "daemon/common/digest.hpp"
 #include "daemon/common/scan.hpp"
 #include "daemon/common/text.hpp"
-#include "daemon/registration/package_decode.hpp"
+#include "daemon/registration/package_entity.hpp"
 
 namespace flytecd::registration {
 
 namespace {
-
-using flyteidl::core::ResourceType;
 
 constexpr std::string_view k_expected_members =
     "expected only entity files named NN_name_1.pb (task), NN_name_2.pb (workflow) or "
@@ -36,19 +34,6 @@ using ArchivePtr = std::unique_ptr<archive, ArchiveFree>;
 std::string archive_message(archive* a) {
   const char* s = archive_error_string(a);
   return s != nullptr ? std::string(s) : std::string("unknown libarchive error");
-}
-
-Error invalid(const std::string& name, std::string_view member, std::string_view what) {
-  // A member's name is bytes from the archive (and libarchive quotes them in its own errors):
-  // made valid UTF-8 here, so the message is safe in JSON, the ledger and the log (issue 27).
-  std::string msg = name;
-  if (!member.empty()) {
-    msg += ": ";
-    msg += scan::printable(member, 4096);
-  }
-  msg += ": ";
-  msg += text::to_utf8_lossy(what);
-  return make_error(ErrorCode::invalid_input, std::move(msg));
 }
 
 std::string_view basename_of(std::string_view path) {
@@ -97,193 +82,6 @@ bool is_fast_source(std::string_view path) {
   return base.starts_with("fast") && base.ends_with(".tar.gz");
 }
 
-// The `_N.pb` suffix pyflyte writes (flytectl's `^.*_([1-3])\.pb$`).
-std::optional<EntityKind> kind_from_suffix(std::string_view path) {
-  if (path.size() < 5 || !path.ends_with(".pb")) return std::nullopt;
-  char digit = path[path.size() - 4];
-  if (path[path.size() - 5] != '_') return std::nullopt;
-  switch (digit) {
-    case '1':
-      return EntityKind::task;
-    case '2':
-      return EntityKind::workflow;
-    case '3':
-      return EntityKind::launch_plan;
-    default:
-      return std::nullopt;
-  }
-}
-
-// "NN_name_4.pb", "x_12.pb": a numeric type suffix that is not _1, _2 or _3 — a stray file,
-// not an entity without a suffix (which flytectl would try to decode as each kind).
-bool unknown_type_suffix(std::string_view path) {
-  constexpr std::string_view k_pb = ".pb";
-  if (path.size() < k_pb.size() + 2 || path.substr(path.size() - k_pb.size()) != k_pb) return false;
-  size_t end = path.size() - k_pb.size();
-  size_t start = end;
-  while (start > 0 && path[start - 1] >= '0' && path[start - 1] <= '9') --start;
-  if (start == end || start == 0 || path[start - 1] != '_') return false;
-  std::string_view digits = path.substr(start, end - start);
-  return !(digits == "1" || digits == "2" || digits == "3");
-}
-
-std::string_view message_name(EntityKind kind) {
-  switch (kind) {
-    case EntityKind::task:
-      return "flyteidl.admin.TaskSpec";
-    case EntityKind::workflow:
-      return "flyteidl.admin.WorkflowSpec";
-    case EntityKind::launch_plan:
-      return "flyteidl.admin.LaunchPlan";
-  }
-  return "?";
-}
-
-ResourceType expected_resource_type(EntityKind kind) {
-  switch (kind) {
-    case EntityKind::task:
-      return flyteidl::core::TASK;
-    case EntityKind::workflow:
-      return flyteidl::core::WORKFLOW;
-    case EntityKind::launch_plan:
-      return flyteidl::core::LAUNCH_PLAN;
-  }
-  return flyteidl::core::UNSPECIFIED;
-}
-
-const google::protobuf::Descriptor& descriptor_of(EntityKind kind) {
-  switch (kind) {
-    case EntityKind::task:
-      return *flyteidl::admin::TaskSpec::descriptor();
-    case EntityKind::workflow:
-      return *flyteidl::admin::WorkflowSpec::descriptor();
-    case EntityKind::launch_plan:
-      break;
-  }
-  return *flyteidl::admin::LaunchPlan::descriptor();
-}
-
-// How decoding is bounded: before any decode, the wire format is walked (estimate_decode) and
-// the estimate checked against `max_bytes`, then reserved with `reserve` (the caller's budget).
-struct DecodeGuard {
-  uint64_t max_bytes = k_default_memory_budget_bytes;
-  std::string max_key = "packages.memoryBudgetBytes";
-  std::function<Status(uint64_t estimate)> reserve;  // may be empty
-};
-
-DecodeGuard guard_for(const ReaderLimits& limits) {
-  DecodeGuard g;
-  g.max_bytes = limits.budget != nullptr ? limits.budget->capacity() : limits.max_decoded_bytes;
-  if (limits.budget != nullptr) g.max_key = limits.budget->key();
-  return g;
-}
-
-// Parses `data` as `kind` into `e`, within `guard`. nullopt: protobuf rejects the bytes (or would:
-// malformed wire format is refused before decoding); an error: the decode is over its bound.
-Result<bool> parse_as(EntityKind kind, std::string_view data, Entity& e, const DecodeGuard& guard,
-                      const std::string& what) {
-  e = Entity{};
-  e.kind = kind;
-  const DecodeEstimate est = estimate_decode(descriptor_of(kind), data);
-  if (est.malformed) return false;
-  if (auto s = check_decode(est, data.size(), guard.max_bytes, guard.max_key,
-                            what + " (as " + std::string(message_name(kind)) + ")");
-      !s)
-    return s.error();
-  if (guard.reserve)
-    if (auto s = guard.reserve(est.bytes); !s) return s.error();
-  const int size = static_cast<int>(data.size());
-  switch (kind) {
-    case EntityKind::task:
-      return e.task.ParseFromArray(data.data(), size);
-    case EntityKind::workflow:
-      return e.workflow.ParseFromArray(data.data(), size);
-    case EntityKind::launch_plan:
-      return e.launch_plan.ParseFromArray(data.data(), size);
-  }
-  return false;
-}
-
-bool has_identifier(const Entity& e) {
-  switch (e.kind) {
-    case EntityKind::task:
-      return e.task.has_template_() && e.task.template_().has_id();
-    case EntityKind::workflow:
-      return e.workflow.has_template_() && e.workflow.template_().has_id();
-    case EntityKind::launch_plan:
-      return e.launch_plan.has_id();
-  }
-  return false;
-}
-
-Result<Entity> decode_entity(const std::string& name, const std::string& path,
-                             std::string_view data, const DecodeGuard& guard) {
-  Entity e;
-  const std::string what = name + ": " + path;
-  auto suffix = kind_from_suffix(path);
-  if (!suffix && unknown_type_suffix(path))
-    return invalid(name, path,
-                   "has a type suffix that is not _1 (task), _2 (workflow) or _3 (launch plan); "
-                   "expected a pyflyte entity file named NN_name_{1,2,3}.pb");
-  if (suffix) {
-    std::string suffix_text = "the _" + std::to_string(static_cast<int>(*suffix) + 1) +
-                              ".pb suffix means a " + std::string(to_string(*suffix));
-    auto parsed = parse_as(*suffix, data, e, guard, what);
-    if (!parsed) return parsed.error();
-    if (!*parsed) {
-      return invalid(name, path,
-                     "cannot be decoded as " + std::string(message_name(*suffix)) + " (" +
-                         suffix_text + "); expected a protobuf file written by pyflyte package");
-    }
-    if (!has_identifier(e)) {
-      return invalid(name, path,
-                     "decodes as " + std::string(message_name(*suffix)) +
-                         " but carries no identifier; expected a " +
-                         std::string(to_string(*suffix)) + " written by pyflyte package");
-    }
-    auto want = expected_resource_type(*suffix);
-    if (e.id().resource_type() != want) {
-      return invalid(name, path,
-                     suffix_text + " but the message's id.resource_type is " +
-                         flyteidl::core::ResourceType_Name(e.id().resource_type()) + "; expected " +
-                         flyteidl::core::ResourceType_Name(want));
-    }
-  } else {
-    // flytectl tries Task, Workflow, LaunchPlan; protobuf decoding is lenient, so we also require
-    // the embedded resource_type to agree before accepting a guess.
-    bool found = false;
-    for (EntityKind k : {EntityKind::task, EntityKind::workflow, EntityKind::launch_plan}) {
-      auto parsed = parse_as(k, data, e, guard, what);
-      if (!parsed) return parsed.error();
-      if (*parsed && has_identifier(e) && e.id().resource_type() == expected_resource_type(k)) {
-        found = true;
-        break;
-      }
-    }
-    if (!found) {
-      return invalid(name, path,
-                     "has no _1/_2/_3 type suffix and does not decode as a TaskSpec, WorkflowSpec "
-                     "or LaunchPlan with a matching id.resource_type; expected a pyflyte entity "
-                     "file named NN_name_{1,2,3}.pb");
-    }
-  }
-  if (e.id().name().empty()) {
-    return invalid(name, path,
-                   "the " + std::string(to_string(e.kind)) +
-                       " identifier has an empty name; expected the entity's name");
-  }
-  if (e.kind == EntityKind::launch_plan) {
-    if (!e.launch_plan.has_spec() || !e.launch_plan.spec().has_workflow_id()) {
-      return invalid(name, path,
-                     "launch plan " + e.id().name() +
-                         " has no spec.workflow_id; expected the workflow it launches");
-    }
-    e.launch_plan.clear_closure();  // flytectl sends id + spec only
-  }
-  e.file = path;
-  return e;
-}
-
 // Reads the current entry into `out`, which must end up exactly `size` bytes (what its header
 // declared and the first pass accounted for).
 Status read_entry(archive* a, const std::string& name, const std::string& path, uint64_t size,
@@ -298,21 +96,23 @@ Status read_entry(archive* a, const std::string& name, const std::string& path, 
         room > 0 ? archive_read_data(a, out.data() + got, room) : archive_read_data(a, &extra, 1);
     if (n == 0) break;
     if (n < 0) {
-      return invalid(name, path,
-                     "cannot read (corrupt or truncated archive): " + archive_message(a) +
-                         "; expected a complete tar / tar.gz archive");
+      return invalid_member(name, path,
+                            "cannot read (corrupt or truncated archive): " + archive_message(a) +
+                                "; expected a complete tar / tar.gz archive");
     }
     if (room == 0) {
-      return invalid(name, path,
-                     "holds more data than its tar header declares (" + std::to_string(size) +
-                         " bytes); expected a well-formed tar archive");
+      return invalid_member(name, path,
+                            "holds more data than its tar header declares (" +
+                                std::to_string(size) +
+                                " bytes); expected a well-formed tar archive");
     }
     got += static_cast<size_t>(n);
   }
   if (got != out.size()) {
-    return invalid(name, path,
-                   "holds " + std::to_string(got) + " bytes, fewer than its tar header declares (" +
-                       std::to_string(size) + "); expected a complete tar / tar.gz archive");
+    return invalid_member(name, path,
+                          "holds " + std::to_string(got) +
+                              " bytes, fewer than its tar header declares (" +
+                              std::to_string(size) + "); expected a complete tar / tar.gz archive");
   }
   return ok_status();
 }
@@ -327,21 +127,22 @@ class Gunzip {
     archive_read_support_filter_gzip(m_a.get());
     archive_read_support_format_raw(m_a.get());
     if (archive_read_open_memory(m_a.get(), gz.data(), gz.size()) != ARCHIVE_OK) {
-      return invalid(name, path,
-                     "fast-registration source is not gzip-compressed (" +
-                         archive_message(m_a.get()) +
-                         "); expected a fast*.tar.gz written by pyflyte package");
+      return invalid_member(name, path,
+                            "fast-registration source is not gzip-compressed (" +
+                                archive_message(m_a.get()) +
+                                "); expected a fast*.tar.gz written by pyflyte package");
     }
     archive_entry* entry = nullptr;
     int r = archive_read_next_header(m_a.get(), &entry);
     if (r == ARCHIVE_EOF) {
-      return invalid(name, path,
-                     "fast-registration source is empty; expected a gzip-compressed tar");
+      return invalid_member(name, path,
+                            "fast-registration source is empty; expected a gzip-compressed tar");
     }
     if (r < ARCHIVE_WARN || archive_filter_code(m_a.get(), 0) != ARCHIVE_FILTER_GZIP) {
-      return invalid(name, path,
-                     "fast-registration source is not gzip-compressed; expected a fast*.tar.gz "
-                     "written by pyflyte package");
+      return invalid_member(
+          name, path,
+          "fast-registration source is not gzip-compressed; expected a fast*.tar.gz "
+          "written by pyflyte package");
     }
     return ok_status();
   }
@@ -349,9 +150,10 @@ class Gunzip {
   Result<size_t> read(char* buf, size_t n) {
     la_ssize_t got = archive_read_data(m_a.get(), buf, n);
     if (got < 0) {
-      return invalid(m_name, m_path,
-                     "cannot decompress the fast-registration source (corrupt or truncated): " +
-                         archive_message(m_a.get()) + "; expected a complete gzip stream");
+      return invalid_member(
+          m_name, m_path,
+          "cannot decompress the fast-registration source (corrupt or truncated): " +
+              archive_message(m_a.get()) + "; expected a complete gzip stream");
     }
     return static_cast<size_t>(got);
   }
@@ -382,9 +184,10 @@ Status measure_fast_source(Package& pkg, const std::string& name, const std::str
     if (!n) return n.error();
     if (*n == 0) break;
     if (size + *n > max) {
-      return invalid(name, path,
-                     "larger than the " + std::string(limit) + " limit of " + std::to_string(max) +
-                         " bytes after decompression; expected a smaller file");
+      return invalid_member(name, path,
+                            "larger than the " + std::string(limit) + " limit of " +
+                                std::to_string(max) +
+                                " bytes after decompression; expected a smaller file");
     }
     size += *n;
     EVP_DigestUpdate(md.get(), buf.data(), *n);
@@ -400,9 +203,9 @@ Result<ArchivePtr> open_archive(std::string_view bytes, const std::string& name)
   archive_read_support_filter_gzip(a.get());
   archive_read_support_format_tar(a.get());
   if (archive_read_open_memory(a.get(), bytes.data(), bytes.size()) != ARCHIVE_OK) {
-    return invalid(name, "",
-                   "not a tar archive (" + archive_message(a.get()) +
-                       "); expected a .tar, .tar.gz or .tgz written by pyflyte package");
+    return invalid_member(name, "",
+                          "not a tar archive (" + archive_message(a.get()) +
+                              "); expected a .tar, .tar.gz or .tgz written by pyflyte package");
   }
   return a;
 }
@@ -417,32 +220,33 @@ Result<Next> next_entry(archive* a, const std::string& name, const ReaderLimits&
   if (r == ARCHIVE_EOF) return Next::end;
   if (r < ARCHIVE_WARN) {
     std::string what = entries == 0 ? "not a tar archive" : "corrupt or truncated archive";
-    return invalid(name, "",
-                   what + " after " + std::to_string(entries) + " entries (" + archive_message(a) +
-                       "); expected a complete .tar, .tar.gz or .tgz written by pyflyte package");
+    return invalid_member(
+        name, "",
+        what + " after " + std::to_string(entries) + " entries (" + archive_message(a) +
+            "); expected a complete .tar, .tar.gz or .tgz written by pyflyte package");
   }
   if (++entries > limits.max_entries) {
-    return invalid(name, "",
-                   "more than " + std::to_string(limits.max_entries) +
-                       " entries; expected a package within the entry limit");
+    return invalid_member(name, "",
+                          "more than " + std::to_string(limits.max_entries) +
+                              " entries; expected a package within the entry limit");
   }
   const char* raw_path = archive_entry_pathname(entry);
   if (raw_path == nullptr || *raw_path == '\0') {
-    return invalid(name, "entry #" + std::to_string(entries),
-                   "has no readable path; expected a file name");
+    return invalid_member(name, "entry #" + std::to_string(entries),
+                          "has no readable path; expected a file name");
   }
   const std::string raw(raw_path);
   const auto type = archive_entry_filetype(entry);
   if (archive_entry_hardlink(entry) != nullptr) {
-    return invalid(name, raw,
-                   "is a hard link to " + std::string(archive_entry_hardlink(entry)) +
-                       "; expected regular files only");
+    return invalid_member(name, raw,
+                          "is a hard link to " + std::string(archive_entry_hardlink(entry)) +
+                              "; expected regular files only");
   }
   if (type == AE_IFLNK) {
     const char* target = archive_entry_symlink(entry);
-    return invalid(name, raw,
-                   "is a symbolic link to " + std::string(target ? target : "?") +
-                       "; expected regular files only");
+    return invalid_member(name, raw,
+                          "is a symbolic link to " + std::string(target ? target : "?") +
+                              "; expected regular files only");
   }
   if (type != AE_IFREG && type != AE_IFDIR) {
     std::string kind = type == AE_IFCHR    ? "a character device"
@@ -450,10 +254,11 @@ Result<Next> next_entry(archive* a, const std::string& name, const ReaderLimits&
                        : type == AE_IFIFO  ? "a FIFO"
                        : type == AE_IFSOCK ? "a socket"
                                            : "a special file";
-    return invalid(name, raw, "is " + kind + "; expected regular files only");
+    return invalid_member(name, raw, "is " + kind + "; expected regular files only");
   }
   std::string why;
-  if (!normalise_member_path(raw, type == AE_IFDIR, path, why)) return invalid(name, raw, why);
+  if (!normalise_member_path(raw, type == AE_IFDIR, path, why))
+    return invalid_member(name, raw, why);
   return type == AE_IFDIR ? Next::directory : Next::file;
 }
 
@@ -496,17 +301,17 @@ Status scan(std::string_view bytes, const std::string& name, const ReaderLimits&
     const uint64_t declared =
         archive_entry_size_is_set(entry) ? static_cast<uint64_t>(archive_entry_size(entry)) : 0;
     if (declared > limits.max_entry_bytes) {
-      return invalid(name, path,
-                     std::to_string(declared) + " bytes is larger than the per-entry limit of " +
-                         std::to_string(limits.max_entry_bytes) +
-                         " bytes; expected a smaller file");
+      return invalid_member(
+          name, path,
+          std::to_string(declared) + " bytes is larger than the per-entry limit of " +
+              std::to_string(limits.max_entry_bytes) + " bytes; expected a smaller file");
     }
     if (c.total + declared > limits.max_total_bytes) {
-      return invalid(name, path,
-                     "the package exceeds the total limit of " +
-                         std::to_string(limits.max_total_bytes) + " decompressed bytes (" +
-                         limits.total_key + ") here, after " + std::to_string(c.total) +
-                         " bytes; expected a smaller package, or raise " + limits.total_key);
+      return invalid_member(name, path,
+                            "the package exceeds the total limit of " +
+                                std::to_string(limits.max_total_bytes) + " decompressed bytes (" +
+                                limits.total_key + ") here, after " + std::to_string(c.total) +
+                                " bytes; expected a smaller package, or raise " + limits.total_key);
     }
     c.total += declared;
     const bool entity = path.ends_with(".pb") && !is_fast_source(path) &&
@@ -521,8 +326,8 @@ Status scan(std::string_view bytes, const std::string& name, const ReaderLimits&
       continue;
     }
     if (!seen.insert(path).second) {
-      return invalid(name, path,
-                     "appears twice in the archive (ambiguous); expected each file once");
+      return invalid_member(name, path,
+                            "appears twice in the archive (ambiguous); expected each file once");
     }
     const bool fast = is_fast_source(path);
     if (!fast && !path.ends_with(".pb")) {
@@ -577,10 +382,11 @@ Status hold(Package& pkg, uint64_t bytes, const std::string& name, const ReaderL
       if (bytes > pkg.memory.bytes()) pkg.memory.try_grow(bytes - pkg.memory.bytes());
       return ok_status();
     }
-    return invalid(name, "",
-                   "decoding needs " + std::to_string(bytes) + " bytes of memory, more than " +
-                       std::to_string(limits.max_decoded_bytes) +
-                       " (the default of packages.memoryBudgetBytes); expected a smaller package");
+    return invalid_member(
+        name, "",
+        "decoding needs " + std::to_string(bytes) + " bytes of memory, more than " +
+            std::to_string(limits.max_decoded_bytes) +
+            " (the default of packages.memoryBudgetBytes); expected a smaller package");
   }
   if (bytes <= pkg.memory.bytes() || pkg.memory.try_grow(bytes - pkg.memory.bytes()))
     return ok_status();
@@ -715,16 +521,17 @@ namespace {
 Status check_members(const std::string& name, const Scan& c) {
   if (!c.stray.empty()) return stray_error(name, c.stray);
   if (c.fast.size() > 1) {
-    return invalid(name, "",
-                   "more than one fast-registration source archive (" + c.fast[0] + ", " +
-                       c.fast[1] + (c.fast.size() > 2 ? ", …" : "") +
-                       "); expected at most one fast*.tar.gz (flytectl would silently take the "
-                       "last in sorted order)");
+    return invalid_member(
+        name, "",
+        "more than one fast-registration source archive (" + c.fast[0] + ", " + c.fast[1] +
+            (c.fast.size() > 2 ? ", …" : "") +
+            "); expected at most one fast*.tar.gz (flytectl would silently take the "
+            "last in sorted order)");
   }
   if (c.entity_count == 0) {
-    return invalid(name, "",
-                   "contains no entity files; expected NN_name_{1,2,3}.pb files written by "
-                   "pyflyte package");
+    return invalid_member(name, "",
+                          "contains no entity files; expected NN_name_{1,2,3}.pb files written by "
+                          "pyflyte package");
   }
   return ok_status();
 }
@@ -734,7 +541,7 @@ Status check_members(const std::string& name, const Scan& c) {
 Result<Package> read_package(std::string_view bytes, const std::string& name,
                              const ReaderLimits& limits) {
   if (bytes.empty()) {
-    return invalid(name, "", "is empty (0 bytes); expected a .tar, .tar.gz or .tgz package");
+    return invalid_member(name, "", "is empty (0 bytes); expected a .tar, .tar.gz or .tgz package");
   }
   Scan c;
   if (auto st = scan(bytes, name, limits, c); !st) return st.error();
@@ -764,7 +571,7 @@ Result<Package> read_package(std::string_view bytes, const std::string& name,
 Result<PackageSummary> summarize_package(std::string_view bytes, const std::string& name,
                                          const ReaderLimits& limits) {
   if (bytes.empty()) {
-    return invalid(name, "", "is empty (0 bytes); expected a .tar, .tar.gz or .tgz package");
+    return invalid_member(name, "", "is empty (0 bytes); expected a .tar, .tar.gz or .tgz package");
   }
   PackageSummary out;
   std::vector<std::pair<std::string, LaunchPlanSummary>> plans;  // by member path

@@ -7,12 +7,10 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
-#include <fstream>
 #include <mutex>
 #include <optional>
 #include <random>
 #include <set>
-#include <sstream>
 #include <thread>
 
 #include "daemon/common/json_dump.hpp"
@@ -25,11 +23,12 @@
 #include "daemon/notify/notifier.hpp"
 #include "daemon/pass/apply.hpp"
 #include "daemon/pass/views.hpp"
-#include "daemon/reconcile/render.hpp"
 #include "daemon/registration/registrar.hpp"
 #include "daemon/run/daemon_state.hpp"
 #include "daemon/run/guarded.hpp"
 #include "daemon/run/page.hpp"
+#include "daemon/run/pass_log.hpp"
+#include "daemon/run/secrets.hpp"
 #include "daemon/run/suspension.hpp"
 #include "daemon/wiring/reconciler.hpp"
 #include "daemon/wiring/target.hpp"
@@ -40,23 +39,6 @@ namespace {
 using Clock = std::chrono::system_clock;
 
 std::string iso(Clock::time_point t) { return notify::format_rfc3339(t); }
-
-// Reads a secret from a file (trimmed); the error names the file, never the content.
-Result<std::string> read_secret_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return make_error(ErrorCode::invalid_input, "cannot read secret file " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string s = ss.str();
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
-  return s;
-}
-
-Result<std::string> optional_secret(const std::string& file, const char* env) {
-  if (!file.empty()) return read_secret_file(file);
-  if (const char* v = std::getenv(env); v && *v) return std::string(v);
-  return std::string();
-}
 
 }  // namespace
 
@@ -104,7 +86,6 @@ struct Daemon::Impl {
   std::mutex suspend_mu;  // serializes suspend/resume requests (HTTP threads)
   std::set<std::string> known_drift;
   std::string refusal_notified;  // the revision whose refusal was last notified (pass/views)
-  std::map<std::string, uint64_t> rpc_seen;
 
   std::shared_ptr<const DaemonState> put(const std::function<void(DaemonState&)>& change) {
     return state.update(change);
@@ -135,42 +116,13 @@ struct Daemon::Impl {
     if (!r) return r.error();
     p.rec = std::move(*r);
 
-    std::vector<notify::NotifyTarget> targets;
-    for (const auto& n : c.notifications) {
-      notify::NotifyTarget nt;
-      nt.kind = n.type == "slack" ? notify::NotifyTarget::Kind::slack
-                                  : notify::NotifyTarget::Kind::generic;
-      if (!n.url_file.empty()) {
-        auto u = read_secret_file(n.url_file);
-        if (!u) return u.error();
-        nt.url = *u;
-      } else if (const char* v = std::getenv(n.url_env.c_str()); v && *v) {
-        nt.url = v;
-      } else {
-        return make_error(ErrorCode::invalid_input,
-                          "notification URL variable " + n.url_env + " is not set");
-      }
-      if (!n.hmac_secret_file.empty()) {
-        auto sec = read_secret_file(n.hmac_secret_file);
-        if (!sec) return sec.error();
-        nt.hmac_secret = *sec;
-      }
-      targets.push_back(std::move(nt));
-    }
+    auto targets = notify_targets(c);
+    if (!targets) return targets.error();
 
-    p.http.listen = c.http.listen;
-    for (auto [file, env, out] :
-         {std::tuple{c.http.github_secret_file, "FLYTECD_GITHUB_SECRET", &p.http.github_secret},
-          std::tuple{c.http.gitlab_token_file, "FLYTECD_GITLAB_TOKEN", &p.http.gitlab_token},
-          std::tuple{c.http.generic_secret_file, "FLYTECD_WEBHOOK_SECRET", &p.http.generic_secret},
-          std::tuple{c.http.sync_token_file, "FLYTECD_SYNC_TOKEN", &p.http.sync_token}}) {
-      auto v = optional_secret(file, env);
-      if (!v) return v.error();
-      *out = *v;
-    }
+    if (auto st = read_http_secrets(c, p.http); !st) return st.error();
     // Last: the only step here that starts threads.
-    if (!targets.empty()) {
-      auto nf = notify::Notifier::start(std::move(targets), notify::NotifierOptions{}, &metrics);
+    if (!targets->empty()) {
+      auto nf = notify::Notifier::start(std::move(*targets), notify::NotifierOptions{}, &metrics);
       if (!nf) return nf.error();
       p.notifier = std::move(*nf);
     }
@@ -240,12 +192,8 @@ struct Daemon::Impl {
     };
     hh.not_ready_reason = [this] { return state.get()->not_ready; };
     hh.metrics_text = [this] { return registry.render(); };
-    hh.history = [&r](const std::map<std::string, std::string>& params) -> Result<std::string> {
-      auto query = pass::history_query(params);
-      if (!query) return query.error();
-      auto entries = r.target().ledger->history(*query);
-      if (!entries) return entries.error();
-      return dump_json(pass::history_json(*entries));
+    hh.history = [&r](const std::map<std::string, std::string>& params) {
+      return pass::history_body(*r.target().ledger, params);
     };
     hh.set_suspended = [this](bool on, const std::string& reason, const std::string& by) {
       return set_suspended(on, reason, by);
@@ -257,16 +205,11 @@ struct Daemon::Impl {
     if (c.http.ui)
       hh.page = [this, &r](const std::string& path,
                            const std::map<std::string, std::string>& params) {
-        PageData data;
-        if (path == "/") {  // the assets need neither the leader nor the ledger
-          data.leader = leader_json();
-          auto entries = r.target().ledger->history(ledger::HistoryQuery{});
-          if (entries)
-            data.history = nlohmann::json::parse(dump_json(pass::history_json(*entries)));
-          else
-            data.history_error = "history: " + entries.error().message;
-        }
-        return page_response(path, params, *state.get(), data);
+        if (path != "/")  // the assets need neither the leader nor the ledger
+          return page_response(path, params, *state.get(), PageData{});
+        return page_response(
+            path, params, *state.get(),
+            page_data(leader_json(), r.target().ledger->history(ledger::HistoryQuery{})));
       };
     auto server = http::HttpServer::start(ho, hh, &metrics);
     if (!server) return server.error();
@@ -400,28 +343,17 @@ struct Daemon::Impl {
   // next one plans the project without writing it, so a pass is started at once either way.
   Result<std::string> set_project_suspended(bool on, const std::string& project,
                                             const std::string& reason, const std::string& by) {
-    const bool valid = !project.empty() && project.size() <= 63 &&
-                       std::all_of(project.begin(), project.end(), [](char c) {
-                         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                                (c >= '0' && c <= '9') || c == '-' || c == '_';
-                       });
-    if (!valid)
-      return make_error(ErrorCode::invalid_input,
-                        "project '" + project + "' is not a Flyte project id ([A-Za-z0-9_-])");
     ProjectSuspensions next;
     bool was = false;
     {
       std::lock_guard<std::mutex> lock(suspend_mu);
-      next = state.get()->suspended_projects;
-      auto it = next.find(project);
-      was = it != next.end();
-      if (on && was) {
-        if (!reason.empty()) it->second.reason = reason;  // keep since/by
-      } else if (on) {
-        next[project] = Suspension{iso(Clock::now()), reason, by};
-      } else {
-        next.erase(project);
-      }
+      const auto now = state.get();  // held: `current` refers into it
+      const ProjectSuspensions& current = now->suspended_projects;
+      was = current.count(project) > 0;
+      auto changed = change_project_suspension(current, on, project,
+                                               Suspension{iso(Clock::now()), reason, by});
+      if (!changed) return changed.error();
+      next = std::move(*changed);
       if (auto st = write_project_suspensions(project_suspension_file(cfg.state_dir), next); !st)
         return st.error();
       put([&](DaemonState& s) { s.suspended_projects = next; });
@@ -466,17 +398,6 @@ struct Daemon::Impl {
     if (!what.empty()) set_failure(what);
   }
 
-  void sync_rpc_metrics() {
-    for (const auto& [key, n] : rec->target().rpc_counts()) {
-      auto space = key.find(' ');
-      uint64_t& seen = rpc_seen[key];
-      if (n > seen)
-        metrics.rpc_total.with({key.substr(0, space), key.substr(space + 1)})
-            .inc(static_cast<double>(n - seen));
-      seen = n;
-    }
-  }
-
   // Pulls the source; on a new valid revision replaces the revision in force.
   void pull() {
     auto head = rec->head();
@@ -499,10 +420,8 @@ struct Daemon::Impl {
     }
     if (!loaded->ok()) {
       rejected_revision = loaded->revision;
-      Rejection rejection{loaded->revision, iso(Clock::now()), {}};
-      for (const auto& d : loaded->diagnostics)
-        if (d.severity == model::Severity::error && rejection.errors.size() < 100)
-          rejection.errors.push_back(model::format(d));
+      const Rejection rejection =
+          rejection_of(loaded->revision, loaded->diagnostics, iso(Clock::now()));
       metrics.record_reconcile(metrics::ReconcileResult::invalid, 0);
       put([&](DaemonState& s) { s.rejected = rejection; });
       source_problem(
@@ -540,22 +459,7 @@ struct Daemon::Impl {
         wiring::pass_options(cfg, suspended ? pass::Mode::plan : pass::Mode::execute);
     for (const auto& [project, sp] : at_start->suspended_projects) po.held.insert(project);
     po.cancel = &halt;
-    // Each executed step is one line with every field it changed, both values and where Git
-    // declares the value (issue 21), and in the JSON log the revision, object and step fields.
-    po.on_step = [&](const pass::StepResult& r) {
-      if (r.step.action == reconcile::Action::adopt) return;
-      const log::Fields fields{{"revision", revision},
-                               {"object", r.step.key},
-                               {"step", std::string(reconcile::to_string(r.step.action))}};
-      std::string changes;
-      for (const auto& c : reconcile::step_changes(r.step))
-        changes += "; " + reconcile::change_line(c);
-      if (r.status)
-        log->info("{}{}", reconcile::step_line(r.step), changes);
-      else
-        log->warn("{} FAILED: {}{}", reconcile::step_line(r.step), r.status.error().message,
-                  changes);
-    };
+    po.on_step = log_step(log, revision);
     // Projects and overrides applied: ready now, not when the slowest package has arrived.
     po.on_applied = [this](const pass::Report& applied) {
       if (!applied.applied.ok()) return;
@@ -565,15 +469,7 @@ struct Daemon::Impl {
         s.not_ready.clear();
       });
     };
-    po.on_registration = [&](const registration::RegistrationOutcome& o) {
-      const log::Fields fields{{"revision", revision},
-                               {"object", o.key},
-                               {"step", std::string(registration::to_string(o.state))}};
-      if (!o.ok())
-        log->warn("{}", registration::describe(o));
-      else if (o.state != registration::RegistrationState::in_sync)
-        log->info("{}", registration::describe(o));
-    };
+    po.on_registration = log_registration(log, revision);
     po.writer =
         cluster && !cluster->identity().empty() ? cluster->identity() : wiring::host_identity();
     po.trigger = reason;
@@ -597,7 +493,7 @@ struct Daemon::Impl {
                uint64_t request) {
     const pass::Report& report = *shared;
     const bool suspended = report.mode == pass::Mode::plan;
-    sync_rpc_metrics();
+    metrics.sync_rpc_counts(rec->target().rpc_counts());
     // A suspended pass synced nothing: it does not move "last successful sync".
     metrics.record_reconcile(
         pass::reconcile_result(report), report.seconds,

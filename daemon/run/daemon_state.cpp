@@ -217,4 +217,13 @@ uint64_t StateCell::renders() const {
   return m_renders;
 }
 
+Rejection rejection_of(const std::string& revision, const model::Diagnostics& diagnostics,
+                       std::string time) {
+  Rejection rejection{revision, std::move(time), {}};
+  for (const auto& d : diagnostics)
+    if (d.severity == model::Severity::error && rejection.errors.size() < 100)
+      rejection.errors.push_back(model::format(d));
+  return rejection;
+}
+
 }  // namespace flytecd::run

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "daemon/ledger/ledger.hpp"
+#include "daemon/model/diagnostic.hpp"
 #include "daemon/pass/ownership.hpp"
 #include "daemon/pass/pass.hpp"
 #include "daemon/pass/views.hpp"
@@ -33,6 +34,9 @@ struct Rejection {
   std::string time;                 // RFC 3339
   std::vector<std::string> errors;  // file:line:column: message, at most 100
 };
+// The rejection of `revision` at `time`: the first 100 of its error diagnostics. Pure.
+Rejection rejection_of(const std::string& revision, const model::Diagnostics& diagnostics,
+                       std::string time);
 
 // The outcome of the last SIGHUP.
 struct Reload {

@@ -4,6 +4,7 @@
 
 #include "daemon/common/json_dump.hpp"
 #include "daemon/common/text.hpp"
+#include "daemon/pass/views.hpp"
 
 namespace flytecd::run {
 
@@ -408,6 +409,17 @@ http::Response page_response(std::string_view path,
     r.body = "not found\n";
   }
   return r;
+}
+
+PageData page_data(nlohmann::json leader,
+                   const Result<std::vector<ledger::HistoryEntry>>& history) {
+  PageData data;
+  data.leader = std::move(leader);
+  if (history)
+    data.history = nlohmann::json::parse(dump_json(pass::history_json(*history)));
+  else
+    data.history_error = "history: " + history.error().message;
+  return data;
 }
 
 }  // namespace flytecd::run

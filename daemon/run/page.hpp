@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "daemon/common/http/wire.hpp"
+#include "daemon/common/result.hpp"
+#include "daemon/ledger/ledger.hpp"
 #include "daemon/run/daemon_state.hpp"
 
 namespace flytecd::run {
@@ -46,6 +48,9 @@ struct PageData {
   nlohmann::json history = nlohmann::json::array();
   std::string history_error;
 };
+
+// The data of GET /: `leader`, and the ledger's latest history or why it could not be read.
+PageData page_data(nlohmann::json leader, const Result<std::vector<ledger::HistoryEntry>>& history);
 
 // The page as one HTML document (UTF-8; ill-formed input bytes become U+FFFD). Pure.
 std::string render_page(const DaemonState& state, const PageData& data, const PageQuery& query);

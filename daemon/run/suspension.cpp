@@ -1,5 +1,7 @@
 #include "daemon/run/suspension.hpp"
 
+#include <algorithm>
+
 #include "daemon/common/atomic_file.hpp"
 #include "daemon/common/json_dump.hpp"
 
@@ -101,6 +103,28 @@ Status write_project_suspensions(const std::filesystem::path& file, const Projec
   if (s.empty()) return remove_file_durably(file, "project suspension file");
   return write_file_atomically(file, dump_json(nlohmann::json{{"projects", to_json(s)}}, 2) + "\n",
                                "project suspension file");
+}
+
+Result<ProjectSuspensions> change_project_suspension(ProjectSuspensions current, bool on,
+                                                     const std::string& project,
+                                                     const Suspension& asked) {
+  const bool valid = !project.empty() && project.size() <= 63 &&
+                     std::all_of(project.begin(), project.end(), [](char c) {
+                       return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                              (c >= '0' && c <= '9') || c == '-' || c == '_';
+                     });
+  if (!valid)
+    return make_error(ErrorCode::invalid_input,
+                      "project '" + project + "' is not a Flyte project id ([A-Za-z0-9_-])");
+  auto it = current.find(project);
+  if (on && it != current.end()) {
+    if (!asked.reason.empty()) it->second.reason = asked.reason;  // keep since/by
+  } else if (on) {
+    current[project] = asked;
+  } else {
+    current.erase(project);
+  }
+  return current;
 }
 
 }  // namespace flytecd::run

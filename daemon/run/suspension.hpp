@@ -57,4 +57,12 @@ Result<ProjectSuspensions> read_project_suspensions(const std::filesystem::path&
 // Replaces the file atomically; an empty map removes it. Idempotent. Errors: unavailable.
 Status write_project_suspensions(const std::filesystem::path& file, const ProjectSuspensions& s);
 
+// `current` after a suspend (`on`) or resume of `project`. Suspending a suspended project keeps
+// its since/by and takes `asked`'s reason when one is given; `asked` is the new suspension
+// otherwise. Errors: invalid_input when `project` is not a Flyte project id ([A-Za-z0-9_-], at
+// most 63 characters).
+Result<ProjectSuspensions> change_project_suspension(ProjectSuspensions current, bool on,
+                                                     const std::string& project,
+                                                     const Suspension& asked);
+
 }  // namespace flytecd::run

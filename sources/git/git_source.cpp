@@ -8,83 +8,23 @@
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
-#include <numeric>
 #include <optional>
 #include <set>
 
 #include "daemon/common/log.hpp"
 #include "daemon/common/scan.hpp"
 #include "daemon/common/text.hpp"
+#include "sources/git/commit_tree.hpp"
+#include "sources/git/libgit2.hpp"
 #include "sources/git/net.hpp"
-#include "sources/git/remote_callbacks.hpp"
+#include "sources/git/remote_connection.hpp"
 #include "sources/git/ssh_signature.hpp"
 #include "sources/git/url.hpp"
-#include "sources/link_path.hpp"
 
 namespace flytecd::sources::git {
 namespace fs = std::filesystem;
 
 namespace {
-
-// Commit text (subject, author) as UTF-8 for the ledger, status and JSON. Git stores it in the
-// commit's `encoding` header (i18n.commitEncoding), UTF-8 when absent; Latin-1 is decoded, any
-// other encoding or ill-formed UTF-8 keeps its valid characters and shows U+FFFD for the rest.
-std::string commit_text(const git_commit* commit, const char* raw) {
-  if (!raw) return {};
-  const char* enc = git_commit_message_encoding(commit);
-  std::string e = enc ? enc : "";
-  std::transform(e.begin(), e.end(), e.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (e == "iso-8859-1" || e == "iso8859-1" || e == "latin1" || e == "latin-1")
-    return text::latin1_to_utf8(raw);
-  return text::to_utf8_lossy(raw);
-}
-
-template <auto Free>
-struct FreeFn {
-  template <typename T>
-  void operator()(T* p) const {
-    Free(p);
-  }
-};
-template <typename T, auto Free>
-using Owned = std::unique_ptr<T, FreeFn<Free>>;
-using RepoPtr = Owned<git_repository, git_repository_free>;
-using RemotePtr = Owned<git_remote, git_remote_free>;
-using ObjectPtr = Owned<git_object, git_object_free>;
-using CommitPtr = Owned<git_commit, git_commit_free>;
-using TreePtr = Owned<git_tree, git_tree_free>;
-using EntryPtr = Owned<git_tree_entry, git_tree_entry_free>;
-using BlobPtr = Owned<git_blob, git_blob_free>;
-using OdbPtr = Owned<git_odb, git_odb_free>;
-using RefPtr = Owned<git_reference, git_reference_free>;
-
-struct Buf {
-  git_buf b = GIT_BUF_INIT;
-  Buf() = default;
-  Buf(const Buf&) = delete;
-  Buf& operator=(const Buf&) = delete;
-  ~Buf() { git_buf_dispose(&b); }
-  std::string str() const { return b.ptr ? std::string(b.ptr, b.size) : std::string(); }
-};
-
-std::string last_git_message() {
-  const git_error* e = git_error_last();
-  return e && e->message ? e->message : "unknown libgit2 error";
-}
-
-Error git_failure(int rc, const std::string& what) {
-  return make_error(rc == GIT_ENOTFOUND ? ErrorCode::not_found : ErrorCode::internal,
-                    what + ": " + last_git_message());
-}
-
-std::string oid_hex(const git_oid& oid) {
-  char hex[GIT_OID_HEXSZ + 1];
-  git_oid_tostr(hex, sizeof hex, &oid);
-  return hex;
-}
-
-std::string short_id(const std::string& id) { return id.empty() ? "(none)" : id.substr(0, 12); }
 
 // libgit2 stays initialized for the life of the process: our TCP stream is registered in its
 // global state, which a final git_libgit2_shutdown would tear down.
@@ -121,11 +61,6 @@ Status validate_ref(const std::string& ref) {
   return ok_status();
 }
 
-struct RemoteRef {
-  std::string name;
-  std::string id;
-};
-
 // The ref to follow on the remote and the commit it names (annotated tags peeled).
 struct Tracked {
   std::string remote_ref;
@@ -144,54 +79,6 @@ Result<Tracked> find_tracked(const std::vector<RemoteRef>& refs, const std::stri
     return Tracked{candidate, peeled ? peeled->id : hit->id};
   }
   return make_error(ErrorCode::not_found, "ref '" + ref + "' not found on the remote");
-}
-
-struct WalkState {
-  std::vector<std::pair<std::string, git_oid>> found;
-  std::vector<std::pair<std::string, git_oid>>
-      links;  // *.yaml symlinks (mode 120000): resolved later
-  // Bounds checked during the walk (a tree can list a subtree many times, so the paths it
-  // spells out can grow exponentially with the repository's size).
-  size_t max_files = 0, max_entries = 0, entries = 0;
-  bool too_many_files = false, too_many_entries = false;
-};
-
-// Same selection as sources/local: *.yaml/*.yml, no dot-directories, symlinked documents
-// followed (resolved after the walk), no submodules. Returns < 0 (stopping the walk) past a bound.
-int collect_yaml(const char* root, const git_tree_entry* entry, void* payload) {
-  auto& state = *static_cast<WalkState*>(payload);
-  if (++state.entries > state.max_entries) {
-    state.too_many_entries = true;
-    return -1;
-  }
-  const std::string name = git_tree_entry_name(entry);
-  auto* into = &state.found;
-  switch (git_tree_entry_filemode(entry)) {
-    case GIT_FILEMODE_TREE:
-      return !name.empty() && name.front() == '.' ? 1 : 0;  // > 0 skips the subtree
-    case GIT_FILEMODE_BLOB:
-    case GIT_FILEMODE_BLOB_EXECUTABLE:
-      break;
-    case GIT_FILEMODE_LINK:
-      into = &state.links;
-      break;
-    default:
-      return 0;  // GIT_FILEMODE_COMMIT (submodule)
-  }
-  const std::string ext = fs::path(name).extension().string();
-  if (ext != ".yaml" && ext != ".yml") return 0;
-  if (state.found.size() + state.links.size() >= state.max_files) {
-    state.too_many_files = true;
-    return -1;
-  }
-  into->emplace_back(std::string(root) + name, *git_tree_entry_id(entry));
-  return 0;
-}
-
-std::string mib(uint64_t bytes) {
-  char out[32];
-  std::snprintf(out, sizeof out, "%.1f MiB", static_cast<double>(bytes) / (1u << 20));
-  return out;
 }
 
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
@@ -239,84 +126,6 @@ struct GitSource::Impl {
   Error fail(const Error& e, const std::string& what) const {
     return e.wrap("git " + redacted + ": " + what);
   }
-
-  // One connection to the remote; the Deadline bounds everything done through it.
-  class Connection {
-   public:
-    explicit Connection(Impl& impl)
-        : m_impl(impl), m_deadline(std::chrono::seconds(impl.opts.timeout_seconds)) {
-      m_ctx.auth = &impl.opts.auth;
-      m_ctx.url = impl.remote;
-    }
-    ~Connection() {
-      if (m_remote) git_remote_disconnect(m_remote.get());
-    }
-    Connection(const Connection&) = delete;
-    Connection& operator=(const Connection&) = delete;
-
-    Result<std::vector<RemoteRef>> list() {
-      git_remote* raw = nullptr;
-      if (int rc = git_remote_create_anonymous(&raw, m_impl.repo.get(), m_impl.url.c_str()); rc < 0)
-        return make_error(ErrorCode::invalid_input, "remote URL: " + last_git_message());
-      m_remote.reset(raw);
-      // The init functions, not the *_INIT macros: those leave fields to zero-initialization,
-      // which clang's -Wmissing-field-initializers names.
-      git_remote_connect_options connect_opts;
-      git_remote_connect_options_init(&connect_opts, GIT_REMOTE_CONNECT_OPTIONS_VERSION);
-      connect_opts.callbacks = make_remote_callbacks(m_ctx);
-      connect_opts.proxy_opts.type = GIT_PROXY_AUTO;
-      connect_opts.follow_redirects = GIT_REMOTE_REDIRECT_INITIAL;
-      if (int rc = git_remote_connect_ext(m_remote.get(), GIT_DIRECTION_FETCH, &connect_opts);
-          rc < 0)
-        return mapped(rc);
-      const git_remote_head** heads = nullptr;
-      size_t count = 0;
-      if (int rc = git_remote_ls(&heads, &count, m_remote.get()); rc < 0) return mapped(rc);
-      std::vector<RemoteRef> refs;
-      refs.reserve(count);
-      for (size_t i = 0; i < count; ++i) refs.push_back({heads[i]->name, oid_hex(heads[i]->oid)});
-      return refs;
-    }
-
-    // The branch the remote's HEAD names ("refs/heads/main"), or "" (after list()).
-    std::string default_branch() {
-      Buf name;
-      if (!m_remote || git_remote_default_branch(&name.b, m_remote.get()) < 0) return {};
-      return name.str();
-    }
-
-    // Downloads what `refspecs` name over this connection and moves the local refs.
-    Status fetch(const std::vector<std::string>& refspecs) {
-      std::vector<char*> specs;
-      for (const auto& s : refspecs) specs.push_back(const_cast<char*>(s.c_str()));
-      git_strarray array{specs.data(), specs.size()};
-      git_fetch_options fetch_opts;
-      git_fetch_options_init(&fetch_opts, GIT_FETCH_OPTIONS_VERSION);
-      fetch_opts.callbacks = make_remote_callbacks(m_ctx);
-      fetch_opts.proxy_opts.type = GIT_PROXY_AUTO;
-      fetch_opts.follow_redirects = GIT_REMOTE_REDIRECT_INITIAL;
-      fetch_opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
-      fetch_opts.update_fetchhead = 0;
-      if (int rc = git_remote_download(m_remote.get(), &array, &fetch_opts); rc < 0)
-        return mapped(rc);
-      if (int rc = git_remote_update_tips(m_remote.get(), &fetch_opts.callbacks, 0,
-                                          GIT_REMOTE_DOWNLOAD_TAGS_NONE, "flytecd: fetch");
-          rc < 0)
-        return git_failure(rc, "update refs");
-      return ok_status();
-    }
-
-   private:
-    Error mapped(int rc) const {
-      return map_remote_error(rc, m_ctx, m_deadline.expired(), m_impl.opts.timeout_seconds,
-                              m_impl.url, m_impl.redacted);
-    }
-
-    Impl& m_impl;
-    net::Deadline m_deadline;
-    CallbackContext m_ctx;
-    RemotePtr m_remote;
-  };
 
   // The commit a local ref names in the mirror, or "" when it is absent.
   std::string local_commit(const std::string& refname) const {
@@ -366,7 +175,7 @@ struct GitSource::Impl {
   // followed ref), downloaded only when one differs; refs the remote no longer has are removed,
   // as `git fetch --prune` does. HEAD is the followed ref once sync() ran, else the remote's.
   Status fetch_all() {
-    Connection conn(*this);
+    Connection conn(repo.get(), opts, remote, url, redacted);
     auto refs = conn.list();
     if (!refs) return fail(refs.error(), "ls-remote");
     const std::string remote_head_branch = conn.default_branch();
@@ -422,7 +231,7 @@ struct GitSource::Impl {
   // Asks the remote for one commit by id (servers allow it for reachable commits over
   // protocol v2 or with uploadpack.allowReachableSHA1InWant); failure is not an error here.
   void try_fetch_commit(const std::string& id) {
-    Connection conn(*this);
+    Connection conn(repo.get(), opts, remote, url, redacted);
     if (!conn.list()) return;
     if (!conn.fetch({id + ":refs/flytecd/commits/" + id}))
       log->debug("fetching commit {} by id was refused: {}", short_id(id), last_git_message());
@@ -573,167 +382,8 @@ struct GitSource::Impl {
     return make_error(ErrorCode::not_found, "ref '" + opts.ref + "' not found in the repository");
   }
 
-  Result<CommitPtr> lookup_commit(const std::string& id) {
-    git_oid oid;
-    if (git_oid_fromstr(&oid, id.c_str()) < 0)
-      return make_error(ErrorCode::internal, "bad commit id " + id);
-    git_commit* raw_commit = nullptr;
-    if (int rc = git_commit_lookup(&raw_commit, repo.get(), &oid); rc < 0)
-      return git_failure(rc, "commit " + id);
-    return CommitPtr(raw_commit);
-  }
-
-  // Replaces each symlinked document by the blob it names in `tree` (the repository path), as
-  // sources/local does on disk: at most k_max_link_hops links; dangling, looping, escaping or
-  // non-file targets refuse the revision, naming the link.
-  Result<bool> resolve_links(git_tree* tree, WalkState& walk) {
-    for (const auto& [link_path, first_blob] : walk.links) {
-      std::string rel = link_path;
-      git_oid blob = first_blob;
-      bool done = false;
-      for (int hop = 0; hop < k_max_link_hops && !done; ++hop) {
-        git_blob* raw_blob = nullptr;
-        if (int rc = git_blob_lookup(&raw_blob, repo.get(), &blob); rc < 0)
-          return git_failure(rc, "read symlink " + rel);
-        BlobPtr text(raw_blob);
-        const std::string target(static_cast<const char*>(git_blob_rawcontent(text.get())),
-                                 static_cast<size_t>(git_blob_rawsize(text.get())));
-        auto next = resolve_link(rel, target);
-        if (!next) return next.error();
-        rel = *next;
-        git_tree_entry* raw_entry = nullptr;
-        if (git_tree_entry_bypath(&raw_entry, tree, rel.c_str()) < 0)
-          return make_error(ErrorCode::invalid_input,
-                            "symlink '" + scan::printable(link_path) + "' dangles: '" +
-                                scan::printable(rel) +
-                                "' does not exist; expected a link to a file inside the "
-                                "repository path");
-        EntryPtr entry(raw_entry);
-        blob = *git_tree_entry_id(entry.get());
-        switch (git_tree_entry_filemode(entry.get())) {
-          case GIT_FILEMODE_LINK:
-            break;
-          case GIT_FILEMODE_BLOB:
-          case GIT_FILEMODE_BLOB_EXECUTABLE:
-            done = true;
-            break;
-          default:
-            return make_error(ErrorCode::invalid_input,
-                              "symlink '" + scan::printable(link_path) + "' -> '" +
-                                  scan::printable(rel) +
-                                  "' is not a regular file; expected a link to a YAML file");
-        }
-      }
-      if (!done)
-        return make_error(ErrorCode::invalid_input,
-                          "symlink '" + scan::printable(link_path) + "' goes through more than " +
-                              std::to_string(k_max_link_hops) +
-                              " links (a loop?); expected a link to a file inside the "
-                              "repository path");
-      walk.found.emplace_back(link_path, blob);
-    }
-    return true;
-  }
-
   Result<Snapshot> build_snapshot(const std::string& id) {
-    auto found = lookup_commit(id);
-    if (!found) return found.error();
-    CommitPtr commit = std::move(*found);
-    Snapshot snap;
-    snap.revision = id;
-    snap.subject = commit_text(commit.get(), git_commit_summary(commit.get()));
-    if (const git_signature* a = git_commit_author(commit.get()))
-      snap.author =
-          commit_text(commit.get(), a->name) + " <" + commit_text(commit.get(), a->email) + ">";
-    snap.commit_time = static_cast<int64_t>(git_commit_time(commit.get()));
-
-    git_tree* raw_tree = nullptr;
-    if (int rc = git_commit_tree(&raw_tree, commit.get()); rc < 0)
-      return git_failure(rc, "tree of commit " + id);
-    TreePtr tree(raw_tree);
-    if (!subpath.empty()) {
-      git_tree_entry* raw_entry = nullptr;
-      if (git_tree_entry_bypath(&raw_entry, tree.get(), subpath.c_str()) < 0)
-        return make_error(ErrorCode::not_found,
-                          "subpath '" + subpath + "' does not exist in commit " + id);
-      EntryPtr entry(raw_entry);
-      if (git_tree_entry_filemode(entry.get()) != GIT_FILEMODE_TREE)
-        return make_error(ErrorCode::invalid_input,
-                          "subpath '" + subpath + "' is not a directory in commit " + id);
-      git_tree* sub = nullptr;
-      if (int rc = git_tree_lookup(&sub, repo.get(), git_tree_entry_id(entry.get())); rc < 0)
-        return git_failure(rc, "tree " + subpath);
-      tree.reset(sub);
-    }
-    const std::string where =
-        "commit " + short_id(id) + (subpath.empty() ? "" : " under '" + subpath + "'");
-    WalkState walk;
-    walk.max_files = opts.max_snapshot_files;
-    walk.max_entries = opts.max_tree_entries;
-    const int walked = git_tree_walk(tree.get(), GIT_TREEWALK_PRE, collect_yaml, &walk);
-    if (walk.too_many_files)
-      return make_error(ErrorCode::invalid_input,
-                        where + " has more than " + std::to_string(opts.max_snapshot_files) +
-                            " YAML files; a revision may hold at most " +
-                            std::to_string(opts.max_snapshot_files) +
-                            " (the per-revision file limit of the Git source)");
-    if (walk.too_many_entries)
-      return make_error(ErrorCode::invalid_input,
-                        where + " lists more than " + std::to_string(opts.max_tree_entries) +
-                            " tree entries; a revision may list at most " +
-                            std::to_string(opts.max_tree_entries) +
-                            " (the per-revision tree limit of the Git source)");
-    if (walked < 0) return git_failure(walked, "walk tree of commit " + id);
-    if (auto linked = resolve_links(tree.get(), walk); !linked) return linked.error();
-    std::vector<size_t> order(walk.found.size());
-    std::iota(order.begin(), order.end(), size_t{0});
-    std::sort(order.begin(), order.end(),
-              [&](size_t a, size_t b) { return walk.found[a].first < walk.found[b].first; });
-
-    git_odb* raw_odb = nullptr;
-    if (int rc = git_repository_odb(&raw_odb, repo.get()); rc < 0)
-      return git_failure(rc, "object database");
-    OdbPtr odb(raw_odb);
-    // Sizes first (object headers: nothing is inflated), so a revision over the byte limit is
-    // refused before any of it is read.
-    std::vector<size_t> sizes(walk.found.size());
-    uint64_t total = 0;
-    size_t largest = 0;
-    for (size_t i : order) {
-      git_object_t type{};
-      if (int rc = git_odb_read_header(&sizes[i], &type, odb.get(), &walk.found[i].second); rc < 0)
-        return git_failure(rc, "read " + walk.found[i].first);
-      if (sizes[i] > opts.max_file_bytes) continue;  // listed, not read
-      total += sizes[i];
-      if (sizes[i] > sizes[largest] || sizes[largest] > opts.max_file_bytes) largest = i;
-    }
-    if (total > opts.max_snapshot_bytes)
-      return make_error(
-          ErrorCode::invalid_input,
-          where + ": its " + std::to_string(order.size()) + " YAML files hold " + mib(total) +
-              " (" + std::to_string(total) + " bytes; the largest, '" +
-              scan::printable(walk.found[largest].first) + "', " + mib(sizes[largest]) +
-              "); a revision may hold at most " + mib(opts.max_snapshot_bytes) + " (" +
-              std::to_string(opts.max_snapshot_bytes) +
-              " bytes, the per-revision size limit of the Git source). A tree can list one "
-              "large file under many paths: check what the commit adds");
-    for (size_t i : order) {
-      const auto& [path, blob_id] = walk.found[i];
-      SourceFile file;
-      file.path = path;
-      file.size = sizes[i];
-      if (file.size <= opts.max_file_bytes) {
-        git_blob* raw_blob = nullptr;
-        if (int rc = git_blob_lookup(&raw_blob, repo.get(), &blob_id); rc < 0)
-          return git_failure(rc, "read " + path);
-        BlobPtr blob(raw_blob);
-        file.bytes.assign(static_cast<const char*>(git_blob_rawcontent(blob.get())),
-                          static_cast<size_t>(git_blob_rawsize(blob.get())));
-      }
-      snap.files.push_back(std::move(file));
-      snap.blob_ids.push_back(oid_hex(blob_id));
-    }
-    return snap;
+    return read_commit_snapshot(repo.get(), id, subpath, opts);
   }
 
   // One file of a commit (path relative to the subpath), bounded by max_bytes.
@@ -741,40 +391,7 @@ struct GitSource::Impl {
                                 uint64_t max_bytes) {
     if (direct)
       if (auto st = open_direct(); !st) return fail(st.error(), "read " + path);
-    auto commit = lookup_commit(id);
-    if (!commit) return commit.error();
-    git_tree* raw_tree = nullptr;
-    if (int rc = git_commit_tree(&raw_tree, commit->get()); rc < 0)
-      return git_failure(rc, "tree of commit " + id);
-    TreePtr tree(raw_tree);
-    const std::string full = subpath.empty() ? path : subpath + "/" + path;
-    git_tree_entry* raw_entry = nullptr;
-    if (git_tree_entry_bypath(&raw_entry, tree.get(), full.c_str()) < 0)
-      return make_error(ErrorCode::not_found, "no file '" + path + "' in commit " + short_id(id));
-    EntryPtr entry(raw_entry);
-    const auto mode = git_tree_entry_filemode(entry.get());
-    if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE)
-      return make_error(ErrorCode::invalid_input,
-                        "'" + path + "' in commit " + short_id(id) + " is not a regular file");
-    git_odb* raw_odb = nullptr;
-    if (int rc = git_repository_odb(&raw_odb, repo.get()); rc < 0)
-      return git_failure(rc, "object database");
-    OdbPtr odb(raw_odb);
-    size_t size = 0;
-    git_object_t type{};
-    if (int rc = git_odb_read_header(&size, &type, odb.get(), git_tree_entry_id(entry.get()));
-        rc < 0)
-      return git_failure(rc, "read " + path);
-    if (size > max_bytes)
-      return make_error(ErrorCode::invalid_input, "'" + path + "' is " + std::to_string(size) +
-                                                      " bytes; the limit is " +
-                                                      std::to_string(max_bytes));
-    git_blob* raw_blob = nullptr;
-    if (int rc = git_blob_lookup(&raw_blob, repo.get(), git_tree_entry_id(entry.get())); rc < 0)
-      return git_failure(rc, "read " + path);
-    BlobPtr blob(raw_blob);
-    return std::string(static_cast<const char*>(git_blob_rawcontent(blob.get())),
-                       static_cast<size_t>(git_blob_rawsize(blob.get())));
+    return read_commit_file(repo.get(), id, subpath, path, max_bytes);
   }
 
   // A revision of a URL's mirror, fetched first unless it is a full commit id already there.
@@ -849,7 +466,7 @@ struct GitSource::Impl {
         git_repository_set_head_detached(repo.get(), &oid);
       }
     } else {
-      Connection conn(*this);
+      Connection conn(repo.get(), opts, remote, url, redacted);
       auto tracked = remote_tracked(conn);
       if (!tracked) return tracked.error();
       const std::string before = local_commit(tracked->remote_ref);
@@ -996,7 +613,7 @@ Result<std::string> GitSource::head() {
     if (!id) return m_impl->fail(id.error(), "ref");
     return id;
   }
-  Impl::Connection conn(*m_impl);
+  Connection conn(m_impl->repo.get(), m_impl->opts, m_impl->remote, m_impl->url, m_impl->redacted);
   auto tracked = m_impl->remote_tracked(conn);
   if (!tracked) return tracked.error();
   return tracked->commit;

@@ -18,11 +18,7 @@ namespace {
 
 namespace fg = flytecd::sources::git;
 using flytecd::ErrorCode;
-using git_test::git;
-using git_test::open_ok;
-using git_test::spit;
-using git_test::sync_ok;
-using git_test::TempDir;
+using namespace git_test;
 
 struct Repo {
   TempDir tmp;
@@ -73,10 +69,7 @@ TEST_CASE("git: git http-backend behind lighttpd (CGI, Basic auth) is cloned, po
 
   SECTION("anonymous clone and poll; a pushed commit is picked up by the next sync") {
     auto source = open_ok(repo.options(server.url("remote.git"), "cache-anon"));
-    auto head = source->head();
-    INFO((head ? std::string() : head.error().message));
-    REQUIRE(head);
-    CHECK(*head == first);
+    CHECK(head_ok(*source) == first);
     flytecd::sources::Snapshot snap = sync_ok(*source);
     CHECK(snap.revision == first);
     REQUIRE(snap.files.size() == 1);

@@ -18,24 +18,12 @@ namespace {
 namespace fg = flytecd::sources::git;
 namespace stdfs = git_test::stdfs;
 using flytecd::ErrorCode;
-using git_test::git;
-using git_test::open_ok;
-using git_test::spit;
-using git_test::TempDir;
+using namespace git_test;
 
-struct Repo {
-  TempDir tmp;
-  std::string home = tmp.str("home");
-  std::string work = tmp.str("work");
-  std::string remote = tmp.str("remote.git");
+struct Repo : git_test::WorkAndRemote {
   std::string cache = tmp.str("cache");
 
-  Repo() {
-    stdfs::create_directories(home);
-    git(home, tmp.str(), {"init", "-q", "-b", "main", work});
-    git(home, tmp.str(), {"init", "-q", "--bare", "-b", "main", remote});
-    git(home, work, {"remote", "add", "origin", remote});
-  }
+  Repo() { git(home, work, {"remote", "add", "origin", remote}); }
   std::string commit(const std::string& file, const std::string& text) {
     spit(stdfs::path(work) / file, text);
     git(home, work, {"add", "-A"});
@@ -113,9 +101,7 @@ TEST_CASE("git revisions: a local path resolves names in the repository itself, 
     auto options = r.options(r.work);
     options.ref = "main";
     auto following = open_ok(options);
-    auto head = following->head();
-    REQUIRE(head);
-    CHECK(*head == c3);
+    CHECK(head_ok(*following) == c3);
     auto synced = following->sync();
     REQUIRE(synced);
     CHECK(synced->revision == c3);

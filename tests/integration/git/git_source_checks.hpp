@@ -39,4 +39,12 @@ inline flytecd::sources::Snapshot sync_ok(flytecd::sources::git::GitSource& sour
   return std::move(snap).value();
 }
 
+// The commit the source's ref names now; a REQUIRE that shows the source's error when it fails.
+inline std::string head_ok(flytecd::sources::git::GitSource& source) {
+  auto head = source.head();
+  INFO((head ? std::string() : head.error().message));
+  REQUIRE(head);
+  return *head;
+}
+
 }  // namespace git_test

@@ -1,0 +1,39 @@
+#include "daemon/run/pass_log.hpp"
+
+#include "daemon/reconcile/render.hpp"
+#include "daemon/registration/registrar.hpp"
+
+namespace flytecd::run {
+
+std::function<void(const pass::StepResult&)> log_step(std::shared_ptr<spdlog::logger> log,
+                                                      std::string revision) {
+  return [log = std::move(log), revision = std::move(revision)](const pass::StepResult& r) {
+    if (r.step.action == reconcile::Action::adopt) return;
+    const log::Fields fields{{"revision", revision},
+                             {"object", r.step.key},
+                             {"step", std::string(reconcile::to_string(r.step.action))}};
+    std::string changes;
+    for (const auto& c : reconcile::step_changes(r.step))
+      changes += "; " + reconcile::change_line(c);
+    if (r.status)
+      log->info("{}{}", reconcile::step_line(r.step), changes);
+    else
+      log->warn("{} FAILED: {}{}", reconcile::step_line(r.step), r.status.error().message, changes);
+  };
+}
+
+std::function<void(const registration::RegistrationOutcome&)> log_registration(
+    std::shared_ptr<spdlog::logger> log, std::string revision) {
+  return [log = std::move(log),
+          revision = std::move(revision)](const registration::RegistrationOutcome& o) {
+    const log::Fields fields{{"revision", revision},
+                             {"object", o.key},
+                             {"step", std::string(registration::to_string(o.state))}};
+    if (!o.ok())
+      log->warn("{}", registration::describe(o));
+    else if (o.state != registration::RegistrationState::in_sync)
+      log->info("{}", registration::describe(o));
+  };
+}
+
+}  // namespace flytecd::run

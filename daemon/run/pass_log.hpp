@@ -1,0 +1,26 @@
+#pragma once
+
+// The daemon's log lines of a pass while it runs. Each executed step is one line with every field
+// it changed, both values and where Git declares the value (issue 21); each registration that did
+// something, or failed, is one line. In the JSON log each line carries the revision, object and
+// step fields.
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "daemon/common/log.hpp"
+#include "daemon/pass/pass.hpp"
+
+namespace flytecd::run {
+
+// pass::Options::on_step for a pass of `revision`: adoptions are silent, a failed step is a
+// warning naming its error.
+std::function<void(const pass::StepResult&)> log_step(std::shared_ptr<spdlog::logger> log,
+                                                      std::string revision);
+
+// pass::Options::on_registration: a failure is a warning, a change an info line, in sync nothing.
+std::function<void(const registration::RegistrationOutcome&)> log_registration(
+    std::shared_ptr<spdlog::logger> log, std::string revision);
+
+}  // namespace flytecd::run
