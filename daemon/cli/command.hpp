@@ -2,8 +2,8 @@
 
 // The CLI's command table. Each command registers its options on the app and returns its
 // Runner; `cli::run` (cli.cpp) registers them all in table order, parses, and runs the one that
-// was given. A command keeps its options in the Runner's closure, so adding one is a function
-// and a row here, not an edit of `cli::run`.
+// was given. A command keeps its options in the Runner's closure, so adding one is a file under
+// daemon/cli/commands/ and a row here, not an edit of `cli::run`.
 
 #include <functional>
 #include <optional>
@@ -40,6 +40,7 @@ struct Command {
 // Every command, in the order `flytecd --help` lists them.
 const std::vector<Command>& command_table();
 
+// The options several commands share (options.cpp).
 // --config, --repo, --state-dir, the FlyteAdmin flags and the guard's flags of a command that
 // reconciles or plans.
 void add_target_options(CLI::App* cmd, TargetOptions& t);
@@ -48,8 +49,8 @@ void add_scope_options(CLI::App* cmd, std::string& project, std::string& domain)
 // Where the token of a daemon command comes from (footer text).
 extern const char* const k_remote_token_footer;
 
-// The rows (local_commands.cpp, remote_commands.cpp, tool_commands.cpp; compile, get objects
-// and version in their own files).
+// The rows, one file each under daemon/cli/commands/ (named after the command: get_objects.cpp,
+// complete_projects.cpp, config_keys.cpp).
 Runner add_validate_command(CLI::App& app, CommandContext& ctx);
 Runner add_compile_row(CLI::App& app, CommandContext& ctx);
 Runner add_get_command(CLI::App& app, CommandContext& ctx);

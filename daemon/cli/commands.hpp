@@ -85,6 +85,21 @@ Result<Prepared> prepare(const config::Config& cfg, const std::string& at, wirin
 // A command's pass options: cfg's, in `mode`, written by "<host> (flytecd CLI)".
 pass::Options command_options(const config::Config& cfg, pass::Mode mode);
 
+// The ownership line of apply and plan: a rebuild, or a record that could not be used; "nothing
+// owned, nothing recorded" only when it matters, i.e. live objects are left unmanaged (a first
+// apply to an empty FlyteAdmin says nothing).
+bool worth_saying(const pass::Ownership& o, const reconcile::Plan& plan);
+
+// --project naming a project that neither the revision nor the ledger knows would plan nothing
+// and exit 0: a typo looks like "nothing to do". Errors name the declared projects.
+Status check_scope_project(const TargetOptions& opt, const model::Documents& docs,
+                           const ledger::Ledger& ledger);
+
+// The documents of the repository directory `dir`, loaded (validate, get overrides,
+// complete-projects). Errors: the directory's (it cannot be read).
+Result<model::LoadResult> load_repo(const std::string& dir, const model::Limits& limits,
+                                    const model::Policy& policy);
+
 struct ReviewOptions;
 
 // `flytecd apply`: one reconcile pass; 0 converged, 1 otherwise. `format`: text (steps as they

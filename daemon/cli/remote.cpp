@@ -121,4 +121,10 @@ Result<nlohmann::json> daemon_request(const RemoteOptions& remote, const std::st
   return j;
 }
 
+std::string str(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_string()) return {};
+  return it->get<std::string>();
+}
+
 }  // namespace flytecd::cli

@@ -56,4 +56,7 @@ Result<nlohmann::json> daemon_request(const RemoteOptions& remote, const std::st
                                       const std::string& path,
                                       const nlohmann::json& body = nullptr);
 
+// The string at `key` of a JSON object from the daemon; "" when it is absent or not a string.
+std::string str(const nlohmann::json& j, const char* key);
+
 }  // namespace flytecd::cli

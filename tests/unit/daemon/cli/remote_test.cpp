@@ -6,7 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "daemon/cli/daemon_commands.hpp"
+#include "daemon/cli/commands/status.hpp"
 #include "daemon/common/http/listener.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)

@@ -1,4 +1,6 @@
-#include "daemon/cli/get_objects.hpp"
+// `flytecd get objects`: one row per object a running daemon reconciles, with its state, the
+// revision it was last applied from and when (GET /api/v1/status).
+#include "daemon/cli/commands/get_objects.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -6,6 +8,7 @@
 #include <iostream>
 #include <map>
 
+#include "daemon/cli/command.hpp"
 #include "daemon/common/json_dump.hpp"
 #include "daemon/reconcile/diff.hpp"
 
@@ -244,6 +247,10 @@ std::function<std::optional<int>()> add_get_objects_command(CLI::App& get, Remot
     if (!cmd->parsed()) return std::nullopt;
     return run_get_objects(remote, opt->filter, opt->format, std::cout, std::cerr);
   };
+}
+
+Runner add_get_objects_row(CLI::App&, CommandContext& ctx) {
+  return add_get_objects_command(*ctx.get, ctx.remote, ctx.add_remote_options);
 }
 
 }  // namespace flytecd::cli

@@ -1,10 +1,13 @@
-#include "daemon/cli/daemon_commands.hpp"
+// `flytecd status`: a running daemon's status (GET /api/v1/status): revision, last sync, drift,
+// suspension and leader.
+#include "daemon/cli/commands/status.hpp"
 
-#include <pwd.h>
-#include <unistd.h>
+#include <CLI/CLI.hpp>
 
-#include <cstdlib>
+#include <iostream>
+#include <memory>
 
+#include "daemon/cli/command.hpp"
 #include "daemon/common/json_dump.hpp"
 #include "daemon/reconcile/diff.hpp"
 
@@ -12,30 +15,6 @@ namespace flytecd::cli {
 namespace {
 
 constexpr size_t k_drift_lines = 5;
-
-std::string str(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_string()) return {};
-  return it->get<std::string>();
-}
-
-// "alice@host via flytecd" for the suspension's "by" (the daemon adds the remote address).
-// The user: $USER, else the OS account of the process (getpwuid), else "uid <n>".
-std::string who() {
-  const char* user = std::getenv("USER");
-  char host[256] = {};
-  if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-  std::string w;
-  if (user && *user) {
-    w = user;
-  } else if (const struct passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_name && *pw->pw_name) {
-    w = pw->pw_name;
-  } else {
-    w = "uid " + std::to_string(::getuid());
-  }
-  if (host[0]) w += std::string("@") + host;
-  return w + " via flytecd cli";
-}
 
 }  // namespace
 
@@ -128,73 +107,25 @@ int run_remote_status(const RemoteFlags& flags, const std::string& format, std::
   return status_exit_code(*st);
 }
 
-namespace {
-
-// `suspend --project P` / `resume --project P`: that project only.
-int remote_project_suspend(const RemoteOptions& remote, bool suspend, const std::string& project,
-                           const std::string& reason, std::ostream& out, std::ostream& err) {
-  const char* cmd = suspend ? "flytecd suspend" : "flytecd resume";
-  nlohmann::json body{{"project", project}};
-  if (suspend) {
-    body["reason"] = reason;
-    body["by"] = who();
-  }
-  auto r = daemon_request(remote, "POST", suspend ? "/api/v1/suspend" : "/api/v1/resume", body);
-  if (!r) {
-    err << cmd << " --project " << project << ": " << r.error().message << "\n";
-    return 1;
-  }
-  // A daemon that does not know project suspension reads the body's reason alone and suspends
-  // (or resumes) everything: say so rather than report what did not happen.
-  if (str(*r, "project") != project) {
-    err << cmd << " --project " << project << ": the daemon at " << remote.server
-        << " does not support suspending one project (an older flytecd) and "
-        << (suspend ? "suspended every project; run `flytecd resume` to undo it"
-                    : "resumed every project")
-        << "\n";
-    return 1;
-  }
-  if (suspend) {
-    const auto s = r->value("suspended", nlohmann::json());
-    out << "project " << project << " suspended since "
-        << (s.is_object() ? str(s, "since") : std::string("?"))
-        << ": it is planned and its drift reported, nothing of it is written until `flytecd "
-           "resume --project "
-        << project << "`; other projects still apply\n";
-  } else {
-    out << "project " << project
-        << " resumed: a reconcile starts now (flytecd status shows the result)\n";
-  }
-  return 0;
-}
-
-}  // namespace
-
-int run_remote_suspend(const RemoteFlags& flags, bool suspend, const std::string& reason,
-                       std::ostream& out, std::ostream& err, const std::string& project) {
-  const char* cmd = suspend ? "flytecd suspend" : "flytecd resume";
-  auto remote = resolve_remote(flags);
-  if (!remote) {
-    err << cmd << ": " << remote.error().message << "\n";
-    return 1;
-  }
-  if (!project.empty()) return remote_project_suspend(*remote, suspend, project, reason, out, err);
-  nlohmann::json body = nullptr;
-  if (suspend) body = {{"reason", reason}, {"by", who()}};
-  auto r = daemon_request(*remote, "POST", suspend ? "/api/v1/suspend" : "/api/v1/resume", body);
-  if (!r) {
-    err << cmd << ": " << r.error().message << "\n";
-    return 1;
-  }
-  if (suspend) {
-    const auto s = r->value("suspended", nlohmann::json());
-    out << "suspended since " << (s.is_object() ? str(s, "since") : std::string("?"))
-        << ": sources are still polled and drift reported; nothing is written until `flytecd "
-           "resume`\n";
-  } else {
-    out << "resumed: a reconcile starts now (flytecd status shows the result)\n";
-  }
-  return 0;
+Runner add_status_command(CLI::App& app, CommandContext& ctx) {
+  auto format = std::make_shared<std::string>("text");
+  auto* cmd = app.add_subcommand("status", "Show a running daemon's status (GET /api/v1/status)");
+  ctx.add_remote_options(cmd, false);
+  cmd->add_option("-o,--output", *format, "text or json (the raw document)")
+      ->check(CLI::IsMember({"text", "json"}));
+  cmd->footer(
+      "Prints the revision, the last sync (outcome, summary, error), drift, suspension and "
+      "leader.\n"
+      "Exit codes: 0 the last sync succeeded (also while suspended), 1 the daemon is unreachable,\n"
+      "no sync has finished yet, or the last one failed or was refused.\n"
+      "Examples:\n"
+      "  flytecd status --config /etc/flytecd/config.yaml\n"
+      "  flytecd status --server http://127.0.0.1:8080 -o json | jq .drift\n");
+  const RemoteFlags* remote = &ctx.remote;
+  return [cmd, format, remote]() -> std::optional<int> {
+    if (!cmd->parsed()) return std::nullopt;
+    return run_remote_status(*remote, *format, std::cout, std::cerr);
+  };
 }
 
 }  // namespace flytecd::cli

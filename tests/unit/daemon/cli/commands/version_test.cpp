@@ -1,5 +1,5 @@
 // `flytecd version`: each part, known or said to be unknown.
-#include "daemon/cli/version_command.hpp"
+#include "daemon/cli/commands/version.hpp"
 
 #include <catch2/catch.hpp>
 

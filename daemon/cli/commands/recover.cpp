@@ -2,6 +2,12 @@
 // for a VM whose state directory (ledger and applied-revision record) was lost. It writes the
 // record (REV converged) and marks the ledger stale; the rebuild itself is the one pass's first
 // step (pass/ownership.hpp), shown here as the plan the next `apply` or `run` will execute.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <memory>
+
+#include "daemon/cli/command.hpp"
 #include "daemon/cli/commands.hpp"
 #include "daemon/pass/views.hpp"
 #include "daemon/wiring/target.hpp"
@@ -88,6 +94,30 @@ int run_recover(const TargetOptions& opt, const std::string& from_revision, bool
   out << "the next apply or run of " << head->revision.substr(0, 12) << " will do:\n"
       << pass::plan_text(report, false);
   return 0;
+}
+
+Runner add_recover_command(CLI::App& app, CommandContext&) {
+  struct State {
+    TargetOptions target;
+    std::string from;
+    bool force = false;
+  };
+  auto st = std::make_shared<State>();
+  auto* cmd = app.add_subcommand(
+      "recover", "Rebuild what flytecd owns from a Git revision it applied (lost state directory)");
+  add_target_options(cmd, st->target);
+  cmd->add_option("--from-revision", st->from, "the commit (or branch, tag) last applied")
+      ->required();
+  cmd->add_flag("--force", st->force, "replace a ledger that already records ownership");
+  cmd->footer(
+      "\nThe next apply or run rebuilds the ledger from that revision: what it declares is owned\n"
+      "(so what Git has dropped since is pruned, under the guard), and a live value that differs\n"
+      "from it is drift. Example:\n"
+      "  flytecd recover --config /etc/flytecd/config.yaml --from-revision 3f2c1e9\n");
+  return [cmd, st]() -> std::optional<int> {
+    if (!cmd->parsed()) return std::nullopt;
+    return run_recover(st->target, st->from, st->force, std::cout, std::cerr);
+  };
 }
 
 }  // namespace flytecd::cli

@@ -1,4 +1,4 @@
-#include "daemon/cli/import_flytectl.hpp"
+#include "daemon/cli/commands/import_flytectl.hpp"
 
 #include <unistd.h>
 

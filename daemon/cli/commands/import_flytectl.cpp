@@ -1,4 +1,6 @@
-#include "daemon/cli/import_flytectl.hpp"
+// `flytecd import --from-flytectl FILE... --out DIR`: flytectl attribute files written as a
+// flytecd repository.
+#include "daemon/cli/commands/import_flytectl.hpp"
 
 #include <filesystem>
 #include <fstream>

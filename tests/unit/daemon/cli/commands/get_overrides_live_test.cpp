@@ -1,5 +1,5 @@
 // `flytecd get overrides --live`: one scope's rows in FlyteAdmin beside Git's, type by type.
-#include "daemon/cli/live_overrides.hpp"
+#include "daemon/cli/commands/get_overrides_live.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,6 @@
-#include "daemon/cli/live_overrides.hpp"
+// `flytecd get overrides --live`: what FlyteAdmin holds at exactly one scope, beside Git's value
+// for it.
+#include "daemon/cli/commands/get_overrides_live.hpp"
 
 #include "daemon/common/json_dump.hpp"
 #include "daemon/model/proto_yaml.hpp"

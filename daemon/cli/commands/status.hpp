@@ -1,7 +1,7 @@
 #pragma once
 
-// `flytecd status | sync | suspend | resume`: commands for a running `flytecd run`, over its
-// HTTP API (daemon/cli/remote.hpp).
+// `flytecd status`: the status of a running `flytecd run`, over its HTTP API
+// (daemon/cli/remote.hpp).
 
 #include <ostream>
 #include <string>
@@ -22,10 +22,5 @@ int status_exit_code(const nlohmann::json& status);
 // `flytecd status [-o text|json]`: exit as status_exit_code, 1 when unreachable.
 int run_remote_status(const RemoteFlags& flags, const std::string& format, std::ostream& out,
                       std::ostream& err);
-// `flytecd sync [--wait]`: daemon/cli/sync_command.hpp.
-// `flytecd suspend [--reason R]` / `flytecd resume`: 0 done, 1 otherwise. With `project`, only
-// that project's writes are suspended (resumed); other projects still apply.
-int run_remote_suspend(const RemoteFlags& flags, bool suspend, const std::string& reason,
-                       std::ostream& out, std::ostream& err, const std::string& project = "");
 
 }  // namespace flytecd::cli

@@ -1,20 +1,21 @@
-#include "daemon/cli/sync_command.hpp"
+// `flytecd sync [--wait [--timeout D]]`: asks a running daemon to reconcile now and, with --wait,
+// waits for that pass and exits as apply would for it.
+#include "daemon/cli/commands/sync.hpp"
+
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <iostream>
+#include <memory>
 #include <thread>
 
+#include "daemon/cli/command.hpp"
 #include "daemon/common/duration.hpp"
 
 namespace flytecd::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string str(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_string()) return {};
-  return it->get<std::string>();
-}
 
 uint64_t number(const nlohmann::json& j, const char* key) {
   auto it = j.find(key);
@@ -123,6 +124,42 @@ int run_remote_sync(const RemoteFlags& flags, const SyncOptions& sync, std::ostr
       << served << ")" << (last_error.empty() ? "" : "; last error: " + last_error)
       << "; it may still run: `flytecd status` shows it (exit " << k_sync_timeout_exit << ")\n";
   return k_sync_timeout_exit;
+}
+
+Runner add_sync_command(CLI::App& app, CommandContext& ctx) {
+  struct State {
+    SyncOptions options;
+    std::string timeout = "5m";
+  };
+  auto st = std::make_shared<State>();
+  auto* cmd = app.add_subcommand("sync", "Ask a running daemon to reconcile now");
+  ctx.add_remote_options(cmd, true);
+  auto* wait =
+      cmd->add_flag("--wait", st->options.wait,
+                    "Wait for the pass this request starts and exit as apply would for it");
+  cmd->add_option("--timeout", st->timeout, "With --wait: how long to wait (default 5m)")
+      ->type_name("DURATION")
+      ->needs(wait);
+  cmd->footer(std::string(k_remote_token_footer) +
+              "With --wait the last line is the pass's verdict and the exit code apply's: 0\n"
+              "converged, 1 failed, refused, or the new revision was rejected or could not be\n"
+              "read; while the daemon is suspended the pass only plans and the exit code is\n"
+              "plan --live's (0 no changes, 2 changes pending or drift). 3: no pass finished\n"
+              "within --timeout (it may still run).\n"
+              "Examples:\n  FLYTECD_SYNC_TOKEN=... flytecd sync\n"
+              "  flytecd sync --wait --timeout 2m --config /etc/flytecd/config.yaml\n");
+  const RemoteFlags* remote = &ctx.remote;
+  return [cmd, st, remote]() -> std::optional<int> {
+    if (!cmd->parsed()) return std::nullopt;
+    auto timeout =
+        parse_duration(st->timeout, DurationRange{std::chrono::seconds(1), std::chrono::hours(24)});
+    if (!timeout) {
+      std::cerr << "flytecd sync: --timeout: " << timeout.error().message << "\n";
+      return 1;
+    }
+    st->options.timeout = *timeout;
+    return run_remote_sync(*remote, st->options, std::cout, std::cerr);
+  };
 }
 
 }  // namespace flytecd::cli

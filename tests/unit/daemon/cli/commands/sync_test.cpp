@@ -1,5 +1,5 @@
 // `flytecd sync --wait`: the outcome of the pass that served a request, from a status document.
-#include "daemon/cli/sync_command.hpp"
+#include "daemon/cli/commands/sync.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 // `flytecd get settings --org O [-d D] [-p P]`: the effective value of every Flyte 2 settings
 // leaf at a scope and the level that set it, from the repository or (--live) from the target's
 // records beside Git's.
-#include "daemon/cli/get_settings.hpp"
+#include "daemon/cli/commands/get_settings.hpp"
 
 #include <CLI/CLI.hpp>
 

@@ -1,8 +1,9 @@
 #pragma once
 
+// Compiling the packages registrations name, as FlyteAdmin compiles them: what `validate` and
+// `plan --git` check before anything is applied.
+
 #include <functional>
-#include <optional>
-#include <ostream>
 #include <string>
 #include <vector>
 
@@ -11,24 +12,7 @@
 #include "daemon/model/documents.hpp"
 #include "daemon/registration/packages.hpp"
 
-namespace CLI {
-class App;
-}
-
 namespace flytecd::cli {
-
-struct CompileOptions {
-  std::string package;                   // PACKAGE.tgz
-  std::string project, domain, version;  // hydrate first when all three are given
-};
-
-// `flytecd compile PACKAGE.tgz`: reads the archive and compiles it as FlyteAdmin would (like
-// `flytectl compile`). Prints every error and warning; 0 when it compiles, 1 otherwise.
-int run_compile(const CompileOptions& opt, std::ostream& out, std::ostream& err);
-
-// Registers `compile` on `app`; the result runs it when it was the command given (nullopt
-// when another command was).
-std::function<std::optional<int>()> add_compile_command(CLI::App& app);
 
 // For `validate` and `plan --git`: compiles the package of every registration whose package is
 // a repository path, read with `read` (hydrated with the registration's settings). One error

@@ -1,5 +1,5 @@
 // `flytecd get objects`: rows from a daemon's status document, filtered, as a table and JSON.
-#include "daemon/cli/get_objects.hpp"
+#include "daemon/cli/commands/get_objects.hpp"
 
 #include <catch2/catch.hpp>
 

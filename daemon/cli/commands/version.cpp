@@ -1,10 +1,13 @@
-#include "daemon/cli/version_command.hpp"
+// `flytecd version`: this client's version, the running daemon's and FlyteAdmin's
+// (GetVersion); each remote part optional.
+#include "daemon/cli/commands/version.hpp"
 
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <iostream>
 
+#include "daemon/cli/command.hpp"
 #include "daemon/common/json_dump.hpp"
 #include "daemon/wiring/wiring.hpp"
 #include "sinks/flyteadmin/admin_sink.hpp"
@@ -144,6 +147,10 @@ std::function<std::optional<int>()> add_version_command(CLI::App& app, RemoteFla
     opt->target.config_file = remote.config_file;  // one --config for the daemon and FlyteAdmin
     return run_version(remote, opt->target, opt->client_only, opt->format, std::cout, std::cerr);
   };
+}
+
+Runner add_version_row(CLI::App& app, CommandContext& ctx) {
+  return add_version_command(app, ctx.remote, ctx.add_remote_options);
 }
 
 }  // namespace flytecd::cli

@@ -1,27 +1,24 @@
-#include "daemon/cli/commands.hpp"
+// `flytecd validate [DIR]`: checks every document of a repository directory, the key files its
+// signature policies name and the packages it keeps (pre-commit / CI).
+#include <CLI/CLI.hpp>
 
-#include <algorithm>
 #include <filesystem>
-#include <fstream>
+#include <iostream>
+#include <memory>
 #include <optional>
-#include <set>
-#include <sstream>
-
-#include "daemon/cli/compile_command.hpp"
-#include "daemon/cli/suggest.hpp"
-#include "daemon/common/scan.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include "daemon/cli/command.hpp"
+#include "daemon/cli/package_compile.hpp"
 #include "daemon/common/atomic_file.hpp"
 #include "daemon/common/json_dump.hpp"
-#include "daemon/model/proto_yaml.hpp"
-#include "daemon/model/resolve.hpp"
 #include "daemon/wiring/wiring.hpp"
 #include "sources/local/directory_reader.hpp"
 #include "sources/oci/signature.hpp"
 
 namespace flytecd::cli {
+
 namespace {
 
 nlohmann::ordered_json diag_json(const model::Diagnostic& d) {
@@ -36,13 +33,6 @@ nlohmann::ordered_json diag_json(const model::Diagnostic& d) {
   if (!d.expected.empty()) j["expected"] = d.expected;
   if (!d.related.file.empty()) j["related"] = model::to_string(d.related);
   return j;
-}
-
-Result<model::LoadResult> load_repo(const std::string& dir, const model::Limits& limits,
-                                    const model::Policy& policy) {
-  auto files = sources::local::read_yaml_tree(dir, limits.max_file_bytes);
-  if (!files) return files.error();
-  return model::load_documents(*files, limits, policy);
 }
 
 // The files signature policies name exist and hold public keys: verify.key in the repository,
@@ -174,70 +164,32 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
   return r.ok() ? 0 : 1;
 }
 
-int run_get_overrides(const GetOverridesOptions& opt, std::ostream& out, std::ostream& err) {
-  if (!opt.workflow.empty() && opt.domain.empty()) {
-    err << "flytecd get overrides: --workflow needs --domain (FlyteAdmin keys workflow overrides "
-           "by project, domain "
-           "and workflow)\n";
-    return 1;
-  }
-  auto loaded = load_repo(opt.repo, opt.limits, opt.policy);
-  if (!loaded) {
-    err << "flytecd get overrides: " << loaded.error().message << "\n";
-    return 1;
-  }
-  if (!loaded->ok()) {
-    for (const auto& d : loaded->diagnostics)
-      if (d.severity == model::Severity::error) err << model::format(d) << "\n";
-    err << "flytecd get overrides: the repository is invalid; run `flytecd validate " << opt.repo
-        << "`\n";
-    return 1;
-  }
-  // A project or domain the repository does not know would silently show platform defaults.
-  std::set<std::string> projects;
-  for (const auto& p : loaded->documents.projects) projects.insert(p.id);
-  for (const auto& o : loaded->documents.overrides) projects.insert(o.scope.project);
-  for (const auto& r : loaded->documents.registrations) projects.insert(r.project);
-  if (!projects.count(opt.project)) {
-    const std::vector<std::string> known(projects.begin(), projects.end());
-    std::string list;
-    for (size_t i = 0; i < known.size() && i < 10; ++i) list += (i ? ", " : "") + known[i];
-    err << "flytecd get overrides: project '" << scan::printable(opt.project)
-        << "' is not declared in " << opt.repo
-        << " (no Project, Overrides or registration names it)" << did_you_mean(opt.project, known)
-        << (known.empty() ? "" : "; projects: " + list + (known.size() > 10 ? ", …" : "")) << "\n";
-    return 1;
-  }
-  const auto& domains = opt.policy.domains;
-  if (!opt.domain.empty() && !domains.empty() &&
-      std::find(domains.begin(), domains.end(), opt.domain) == domains.end()) {
-    std::string list;
-    for (size_t i = 0; i < domains.size(); ++i) list += (i ? ", " : "") + domains[i];
-    err << "flytecd get overrides: domain '" << scan::printable(opt.domain)
-        << "' is not one of the configured domains (" << list << ")"
-        << did_you_mean(opt.domain, domains) << "\n";
-    return 1;
-  }
-  model::Hierarchy h(loaded->documents);
-  model::Scope at{opt.project, opt.domain, opt.workflow};
-  auto doc = model::collate(at, h.resolve(at));
-  if (opt.output == "json")
-    out << dump_json(doc, 2) << "\n";
-  else
-    out << model::json_to_yaml(doc);
-  return 0;
-}
-
-int run_complete_projects(const std::string& repo, std::ostream& out) {
-  auto loaded = load_repo(repo, model::Limits{}, model::Policy{});
-  if (!loaded) return 1;
-  std::set<std::string> projects;  // an invalid repository still names its projects
-  for (const auto& p : loaded->documents.projects) projects.insert(p.id);
-  for (const auto& o : loaded->documents.overrides) projects.insert(o.scope.project);
-  for (const auto& r : loaded->documents.registrations) projects.insert(r.project);
-  for (const auto& p : projects)
-    if (!p.empty()) out << p << "\n";
-  return 0;
+Runner add_validate_command(CLI::App& app, CommandContext&) {
+  auto opt = std::make_shared<ValidateOptions>();
+  auto* cmd = app.add_subcommand(
+      "validate", "Check every document of a repository directory (pre-commit / CI)");
+  cmd->add_option("dir", opt->dir, "Repository directory (default: .)");
+  cmd->add_option("-o,--output", opt->output, "Output format: text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  cmd->add_flag("--require-digest", opt->policy.require_digest_pins,
+                "Policy: packages must be pinned by digest");
+  cmd->add_flag("--packages", opt->packages,
+                "Also fetch OCI and HTTPS packages (the packages: settings of --config) and "
+                "compile them; without it only packages kept in the repository are");
+  cmd->add_option("--config", opt->config_file,
+                  "flytecd configuration: its packages: settings (--packages, and the trusted "
+                  "root keyless signature policies need)");
+  cmd->add_option("--domains", opt->policy.domains, "FlyteAdmin's configured domains")
+      ->delimiter(',');
+  cmd->footer(
+      "Exit codes: 0 valid, 1 invalid (every error is listed with file:line:column).\n"
+      "Examples:\n"
+      "  flytecd validate repo-layout-example/\n"
+      "  flytecd validate -o json . | jq '.diagnostics[] | .kind'\n");
+  return [cmd, opt]() -> std::optional<int> {
+    if (!cmd->parsed()) return std::nullopt;
+    return run_validate(*opt, std::cout, std::cerr);
+  };
 }
 
 }  // namespace flytecd::cli
