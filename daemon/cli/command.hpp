@@ -22,6 +22,9 @@ namespace flytecd::cli {
 // Runs the command when it was the one given; nullopt when another command was.
 using Runner = std::function<std::optional<int>()>;
 
+// The Runner of command `cmd`: runs `run` when `cmd` is the command given.
+Runner when_parsed(const CLI::App* cmd, std::function<int()> run);
+
 // What command registrations share.
 struct CommandContext {
   CLI::App* app = nullptr;  // the root: `completion` and `man` describe it

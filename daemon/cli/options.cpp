@@ -42,4 +42,11 @@ void add_scope_options(CLI::App* cmd, std::string& project, std::string& domain)
       ->needs(project_opt);
 }
 
+Runner when_parsed(const CLI::App* cmd, std::function<int()> run) {
+  return [cmd, run = std::move(run)]() -> std::optional<int> {
+    if (!cmd->parsed()) return std::nullopt;
+    return run();
+  };
+}
+
 }  // namespace flytecd::cli

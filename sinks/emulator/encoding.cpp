@@ -1,4 +1,5 @@
 #include "sinks/emulator/encoding.hpp"
+#include "daemon/common/base64.hpp"
 #include "daemon/common/text.hpp"
 
 #include <openssl/evp.h>
@@ -17,15 +18,8 @@ std::string digest(const EVP_MD* md, std::string_view data) {
   return std::string(reinterpret_cast<const char*>(out.data()), len);
 }
 
-constexpr std::string_view k_b64 =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 constexpr std::string_view k_b32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 constexpr std::string_view k_hex = "0123456789abcdef";
-
-int b64_value(char c) {
-  const auto pos = k_b64.find(c);
-  return pos == std::string_view::npos ? -1 : static_cast<int>(pos);
-}
 
 bool unreserved(unsigned char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
@@ -46,49 +40,10 @@ std::string hex(std::string_view bytes) {
   return out;
 }
 
-std::string base64_encode(std::string_view bytes) {
-  std::string out;
-  size_t i = 0;
-  for (; i + 3 <= bytes.size(); i += 3) {
-    const uint32_t v = (uint32_t{static_cast<unsigned char>(bytes[i])} << 16) |
-                       (uint32_t{static_cast<unsigned char>(bytes[i + 1])} << 8) |
-                       uint32_t{static_cast<unsigned char>(bytes[i + 2])};
-    for (int s = 18; s >= 0; s -= 6) out.push_back(k_b64[(v >> s) & 0x3F]);
-  }
-  const size_t rest = bytes.size() - i;
-  if (rest > 0) {
-    uint32_t v = uint32_t{static_cast<unsigned char>(bytes[i])} << 16;
-    if (rest == 2) v |= uint32_t{static_cast<unsigned char>(bytes[i + 1])} << 8;
-    out.push_back(k_b64[(v >> 18) & 0x3F]);
-    out.push_back(k_b64[(v >> 12) & 0x3F]);
-    out.push_back(rest == 2 ? k_b64[(v >> 6) & 0x3F] : '=');
-    out.push_back('=');
-  }
-  return out;
-}
+std::string base64_encode(std::string_view bytes) { return base64::encode(bytes); }
 
 std::optional<std::string> base64_decode(std::string_view text) {
-  if (text.size() % 4 != 0) return std::nullopt;
-  std::string out;
-  for (size_t i = 0; i < text.size(); i += 4) {
-    uint32_t v = 0;
-    int pad = 0;
-    for (size_t j = 0; j < 4; ++j) {
-      const char c = text[i + j];
-      if (c == '=' && i + 4 == text.size() && j >= 2) {
-        ++pad;
-        v <<= 6;
-        continue;
-      }
-      const int d = b64_value(c);
-      if (d < 0 || pad > 0) return std::nullopt;
-      v = (v << 6) | static_cast<uint32_t>(d);
-    }
-    out.push_back(static_cast<char>((v >> 16) & 0xFF));
-    if (pad < 2) out.push_back(static_cast<char>((v >> 8) & 0xFF));
-    if (pad < 1) out.push_back(static_cast<char>(v & 0xFF));
-  }
-  return out;
+  return base64::decode(text, base64::Padding::required);  // as Go's base64.StdEncoding
 }
 
 std::string base32_encode(std::string_view bytes) {

@@ -1,4 +1,6 @@
 #include "sources/git/known_hosts.hpp"
+
+#include "daemon/common/base64.hpp"
 #include "daemon/common/text.hpp"
 
 #include <openssl/evp.h>
@@ -73,35 +75,10 @@ bool host_matches(std::string_view patterns, const std::string& name) {
   return matched;
 }
 
-int b64_value(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
 }  // namespace
 
 std::optional<std::string> base64_decode(std::string_view text) {
-  while (!text.empty() && text.back() == '=') text.remove_suffix(1);
-  std::string out;
-  out.reserve(text.size() * 3 / 4);
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : text) {
-    int v = b64_value(c);
-    if (v < 0) return std::nullopt;
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((acc >> bits) & 0xffu);
-    }
-  }
-  if (bits >= 6) return std::nullopt;  // a lone trailing character cannot encode a byte
-  return out;
+  return base64::decode(text, base64::Padding::optional);
 }
 
 std::string ssh_key_type(std::string_view key_blob) {

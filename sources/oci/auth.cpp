@@ -1,5 +1,7 @@
 #include "sources/oci/auth.hpp"
 
+#include "daemon/common/base64.hpp"
+
 #include <openssl/evp.h>
 #include <unistd.h>
 
@@ -104,31 +106,13 @@ std::vector<Challenge> parse_www_authenticate(std::string_view s) {
   return out;
 }
 
-std::string base64_encode(std::string_view in) {
-  std::string out(4 * ((in.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(in.data()),
-                                static_cast<int>(in.size()));
-  out.resize(static_cast<size_t>(std::max(n, 0)));
-  return out;
-}
+std::string base64_encode(std::string_view in) { return base64::encode(in); }
 
 std::optional<std::string> base64_decode(std::string_view in) {
-  std::string text;
+  std::string text;  // Docker and Podman write auths on one line; a pasted one may wrap
   for (char ch : in)
     if (!std::isspace(static_cast<unsigned char>(ch))) text.push_back(ch);
-  while (text.size() % 4 != 0) text.push_back('=');
-  if (text.empty()) return std::string();
-  std::string out(3 * (text.size() / 4) + 1, '\0');
-  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(text.data()),
-                                static_cast<int>(text.size()));
-  if (n < 0) return std::nullopt;
-  size_t size = static_cast<size_t>(n);
-  // EVP_DecodeBlock counts padding as zero bytes: drop them.
-  for (size_t k = text.size(); k > 0 && text[k - 1] == '=' && size > 0; --k) --size;
-  out.resize(size);
-  return out;
+  return base64::decode(text, base64::Padding::optional);
 }
 
 std::string normalize_registry_key(std::string_view key) {

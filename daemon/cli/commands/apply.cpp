@@ -110,10 +110,8 @@ Runner add_apply_command(CLI::App& app, CommandContext&) {
       "Examples:\n"
       "  flytecd apply --repo repo-layout-example/\n"
       "  flytecd apply --config /etc/flytecd/config.yaml --no-prune\n");
-  return [cmd, opt, format]() -> std::optional<int> {
-    if (!cmd->parsed()) return std::nullopt;
-    return run_apply(*opt, *format, std::cout, std::cerr);
-  };
+  return when_parsed(
+      cmd, [opt, format]() -> int { return run_apply(*opt, *format, std::cout, std::cerr); });
 }
 
 }  // namespace flytecd::cli

@@ -79,10 +79,7 @@ std::function<std::optional<int>()> add_compile_command(CLI::App& app) {
       "and every launch plan's inputs, with Flyte's type rules. Exit 0: compiles; 1: errors "
       "(listed).\n\nExamples:\n  flytecd compile packages/flyte-package.tgz\n"
       "  flytecd compile pkg.tgz -p flytesnacks -d development --version v1\n");
-  return [cmd, opt]() -> std::optional<int> {
-    if (!cmd->parsed()) return std::nullopt;
-    return run_compile(*opt, std::cout, std::cerr);
-  };
+  return when_parsed(cmd, [opt]() -> int { return run_compile(*opt, std::cout, std::cerr); });
 }
 
 Runner add_compile_row(CLI::App& app, CommandContext&) { return add_compile_command(app); }

@@ -28,10 +28,7 @@ Runner add_complete_projects_command(CLI::App& app, CommandContext&) {
   auto* cmd = app.add_subcommand("complete-projects", "Print the project ids a repository declares")
                   ->group("");
   cmd->add_option("--repo", *repo, "Repository directory (default: .)");
-  return [cmd, repo]() -> std::optional<int> {
-    if (!cmd->parsed()) return std::nullopt;
-    return run_complete_projects(*repo, std::cout);
-  };
+  return when_parsed(cmd, [repo]() -> int { return run_complete_projects(*repo, std::cout); });
 }
 
 }  // namespace flytecd::cli

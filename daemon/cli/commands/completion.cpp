@@ -23,8 +23,7 @@ Runner add_completion_command(CLI::App& app, CommandContext& ctx) {
       "  flytecd completion zsh > \"${fpath[1]}/_flytecd\"\n"
       "  flytecd completion fish > ~/.config/fish/completions/flytecd.fish\n");
   const CLI::App* root = ctx.app;
-  return [cmd, shell, root]() -> std::optional<int> {
-    if (!cmd->parsed()) return std::nullopt;
+  return when_parsed(cmd, [shell, root]() -> int {
     auto script = completion_script(describe_commands(*root), *shell);
     if (!script) {
       std::cerr << "flytecd completion: " << script.error().message << "\n";
@@ -32,7 +31,7 @@ Runner add_completion_command(CLI::App& app, CommandContext& ctx) {
     }
     std::cout << *script;
     return 0;
-  };
+  });
 }
 
 }  // namespace flytecd::cli

@@ -99,10 +99,7 @@ Runner add_convert_command(CLI::App& app, CommandContext&) {
       "codes: 0 written, 1 invalid input or the output directory is not empty.\n"
       "Example:\n"
       "  flytecd convert --to flyte2 repo-layout-example/ --out flyte2-repo/\n");
-  return [cmd, opt]() -> std::optional<int> {
-    if (!cmd->parsed()) return std::nullopt;
-    return run_convert(*opt, std::cout, std::cerr);
-  };
+  return when_parsed(cmd, [opt]() -> int { return run_convert(*opt, std::cout, std::cerr); });
 }
 
 }  // namespace flytecd::cli

@@ -34,8 +34,7 @@ Runner add_emulator_command(CLI::App& app, CommandContext&) {
       "uses.\n"
       "Example:\n  flytecd emulator --listen 127.0.0.1:8089 --db /tmp/admin.db\n"
       "  flytecd emulator --flyte2 --listen 127.0.0.1:8090 --db /tmp/settings.db\n");
-  return [cmd, st]() -> std::optional<int> {
-    if (!cmd->parsed()) return std::nullopt;
+  return when_parsed(cmd, [st]() -> int {
     for (const auto& f : st->faults) {
       auto rule = sinks::emulator::parse_fault(f);
       if (!rule) {
@@ -45,7 +44,7 @@ Runner add_emulator_command(CLI::App& app, CommandContext&) {
       st->options.faults.push_back(*rule);
     }
     return sinks::emulator::run_standalone(st->options);
-  };
+  });
 }
 
 }  // namespace flytecd::cli

@@ -185,8 +185,7 @@ Runner add_get_overrides(CLI::App& get) {
       "--repo repo-layout-example/\n"
       "  flytecd get overrides --live -p ml-training -d development -o text --config "
       "/etc/flytecd/config.yaml\n");
-  return [cmd, repo, st]() -> std::optional<int> {
-    if (!cmd->parsed()) return std::nullopt;
+  return when_parsed(cmd, [repo, st]() -> int {
     if (st->live) {
       if (repo->count() > 0) st->target.repo = st->options.repo;
       return run_get_overrides_live(st->target, st->options, std::cout, std::cerr);
@@ -196,7 +195,7 @@ Runner add_get_overrides(CLI::App& get) {
       return 1;
     }
     return run_get_overrides(st->options, std::cout, std::cerr);
-  };
+  });
 }
 
 Runner add_get_registrations(CLI::App& get) {
@@ -211,10 +210,9 @@ Runner add_get_registrations(CLI::App& get) {
       "Reads the package (from the cache, or the registry), FlyteAdmin's active launch plans and\n"
       "the ledger; writes nothing. Example:\n"
       "  flytecd get registrations --repo repo-layout-example\n");
-  return [cmd, opt, format]() -> std::optional<int> {
-    if (!cmd->parsed()) return std::nullopt;
+  return when_parsed(cmd, [opt, format]() -> int {
     return run_get_registrations(*opt, *format, std::cout, std::cerr);
-  };
+  });
 }
 
 }  // namespace

@@ -243,10 +243,9 @@ std::function<std::optional<int>()> add_get_objects_command(CLI::App& get, Remot
       "Examples:\n"
       "  flytecd get objects --config /etc/flytecd/config.yaml --state drifted\n"
       "  flytecd get objects --server http://127.0.0.1:8080 -p flytesnacks -o json\n");
-  return [cmd, opt, &remote]() -> std::optional<int> {
-    if (!cmd->parsed()) return std::nullopt;
+  return when_parsed(cmd, [opt, &remote]() -> int {
     return run_get_objects(remote, opt->filter, opt->format, std::cout, std::cerr);
-  };
+  });
 }
 
 Runner add_get_objects_row(CLI::App&, CommandContext& ctx) {

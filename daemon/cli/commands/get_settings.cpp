@@ -193,8 +193,7 @@ Runner add_get_settings(CLI::App& get) {
       "Examples:\n"
       "  flytecd get settings -d development -p flytesnacks --repo repo/\n"
       "  flytecd get settings --live -d production -o json --config /etc/flytecd/config.yaml\n");
-  return [cmd, repo, g]() -> std::optional<int> {
-    if (!cmd->parsed()) return std::nullopt;
+  return when_parsed(cmd, [repo, g]() -> int {
     if (!g->project.empty() && g->domain.empty()) {
       std::cerr << "flytecd get settings: --project needs --domain (Flyte 2 keys project settings "
                    "by org, domain and project)\n";
@@ -205,7 +204,7 @@ Runner add_get_settings(CLI::App& get) {
       return run_live(*g, std::cout, std::cerr);
     }
     return run_offline(*g, std::cout, std::cerr);
-  };
+  });
 }
 
 }  // namespace flytecd::cli

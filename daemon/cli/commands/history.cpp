@@ -164,11 +164,10 @@ Runner add_history_command(CLI::App& app, CommandContext&) {
       "Examples:\n  flytecd history --config /etc/flytecd/config.yaml --project flytesnacks\n"
       "  flytecd history --state-dir state/ --object override/ml-training/ -o json\n"
       "A running daemon serves the same as GET /api/v1/history?project=P&object=K&limit=N.\n");
-  return [cmd, st]() -> std::optional<int> {
-    if (!cmd->parsed()) return std::nullopt;
+  return when_parsed(cmd, [st]() -> int {
     return run_history(st->target, st->query, st->domain, st->server, st->format, std::cout,
                        std::cerr);
-  };
+  });
 }
 
 }  // namespace flytecd::cli

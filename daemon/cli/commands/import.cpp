@@ -264,14 +264,13 @@ Runner add_import_command(CLI::App& app, CommandContext&) {
   cmd->footer(
       "Example:\n  flytecd import --admin-endpoint dns:///flyte.example.com:443 --out adopted/\n"
       "  flytecd import --from-flytectl tra.yaml wec.yaml --out repo/   # flytectl's files\n");
-  return [cmd, st]() -> std::optional<int> {
-    if (!cmd->parsed()) return std::nullopt;
+  return when_parsed(cmd, [st]() -> int {
     if (!st->flytectl.files.empty()) {
       st->flytectl.out_dir = st->out_dir;
       return run_import_flytectl(st->flytectl, std::cout, std::cerr);
     }
     return run_import(st->target, st->out_dir, std::cout, std::cerr);
-  };
+  });
 }
 
 }  // namespace flytecd::cli

@@ -13,11 +13,10 @@ Runner add_man_command(CLI::App& app, CommandContext& ctx) {
   // Hidden (no group): the build runs it to generate flytecd.1.
   auto* cmd = app.add_subcommand("man", "Print the man page (roff)")->group("");
   const CLI::App* root = ctx.app;
-  return [cmd, root]() -> std::optional<int> {
-    if (!cmd->parsed()) return std::nullopt;
+  return when_parsed(cmd, [root]() -> int {
     std::cout << man_page(describe_commands(*root), FLYTECD_VERSION);
     return 0;
-  };
+  });
 }
 
 }  // namespace flytecd::cli

@@ -198,10 +198,7 @@ Runner add_plan_command(CLI::App& app, CommandContext&) {
       "cluster needed\n"
       "  flytecd plan --live --repo repo-layout-example/\n"
       "  flytecd plan --live -o markdown --admin-endpoint dns:///flyte.example.com:443\n");
-  return [cmd, st]() -> std::optional<int> {
-    if (!cmd->parsed()) return std::nullopt;
-    return run_plan(*st);
-  };
+  return when_parsed(cmd, [st]() -> int { return run_plan(*st); });
 }
 
 }  // namespace flytecd::cli

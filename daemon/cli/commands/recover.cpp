@@ -114,10 +114,9 @@ Runner add_recover_command(CLI::App& app, CommandContext&) {
       "(so what Git has dropped since is pruned, under the guard), and a live value that differs\n"
       "from it is drift. Example:\n"
       "  flytecd recover --config /etc/flytecd/config.yaml --from-revision 3f2c1e9\n");
-  return [cmd, st]() -> std::optional<int> {
-    if (!cmd->parsed()) return std::nullopt;
+  return when_parsed(cmd, [st]() -> int {
     return run_recover(st->target, st->from, st->force, std::cout, std::cerr);
-  };
+  });
 }
 
 }  // namespace flytecd::cli

@@ -20,10 +20,9 @@ Runner add_resume_command(CLI::App& app, CommandContext& ctx) {
   cmd->footer(std::string(k_remote_token_footer) +
               "Example:\n  flytecd resume --token-file /etc/flytecd/sync-token\n");
   const RemoteFlags* remote = &ctx.remote;
-  return [cmd, project, remote]() -> std::optional<int> {
-    if (!cmd->parsed()) return std::nullopt;
+  return when_parsed(cmd, [project, remote]() -> int {
     return run_remote_suspend(*remote, false, "", std::cout, std::cerr, *project);
-  };
+  });
 }
 
 }  // namespace flytecd::cli

@@ -27,10 +27,7 @@ Runner add_run_command(CLI::App& app, CommandContext&) {
       "Examples:\n"
       "  flytecd run --config /etc/flytecd/config.yaml\n"
       "  flytecd run --repo repo-layout-example/     # a directory, embedded emulator\n");
-  return [cmd, opt]() -> std::optional<int> {
-    if (!cmd->parsed()) return std::nullopt;
-    return run_daemon(*opt);
-  };
+  return when_parsed(cmd, [opt]() -> int { return run_daemon(*opt); });
 }
 
 }  // namespace flytecd::cli

@@ -122,10 +122,9 @@ Runner add_status_command(CLI::App& app, CommandContext& ctx) {
       "  flytecd status --config /etc/flytecd/config.yaml\n"
       "  flytecd status --server http://127.0.0.1:8080 -o json | jq .drift\n");
   const RemoteFlags* remote = &ctx.remote;
-  return [cmd, format, remote]() -> std::optional<int> {
-    if (!cmd->parsed()) return std::nullopt;
+  return when_parsed(cmd, [format, remote]() -> int {
     return run_remote_status(*remote, *format, std::cout, std::cerr);
-  };
+  });
 }
 
 }  // namespace flytecd::cli

@@ -123,10 +123,9 @@ Runner add_suspend_command(CLI::App& app, CommandContext& ctx) {
               "/etc/flytecd/sync-token\n"
               "  flytecd suspend --project ml-training --reason 'quota review'\n");
   const RemoteFlags* remote = &ctx.remote;
-  return [cmd, st, remote]() -> std::optional<int> {
-    if (!cmd->parsed()) return std::nullopt;
+  return when_parsed(cmd, [st, remote]() -> int {
     return run_remote_suspend(*remote, true, st->reason, std::cout, std::cerr, st->project);
-  };
+  });
 }
 
 }  // namespace flytecd::cli

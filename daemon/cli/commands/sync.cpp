@@ -149,8 +149,7 @@ Runner add_sync_command(CLI::App& app, CommandContext& ctx) {
               "Examples:\n  FLYTECD_SYNC_TOKEN=... flytecd sync\n"
               "  flytecd sync --wait --timeout 2m --config /etc/flytecd/config.yaml\n");
   const RemoteFlags* remote = &ctx.remote;
-  return [cmd, st, remote]() -> std::optional<int> {
-    if (!cmd->parsed()) return std::nullopt;
+  return when_parsed(cmd, [st, remote]() -> int {
     auto timeout =
         parse_duration(st->timeout, DurationRange{std::chrono::seconds(1), std::chrono::hours(24)});
     if (!timeout) {
@@ -159,7 +158,7 @@ Runner add_sync_command(CLI::App& app, CommandContext& ctx) {
     }
     st->options.timeout = *timeout;
     return run_remote_sync(*remote, st->options, std::cout, std::cerr);
-  };
+  });
 }
 
 }  // namespace flytecd::cli

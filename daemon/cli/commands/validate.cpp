@@ -186,10 +186,7 @@ Runner add_validate_command(CLI::App& app, CommandContext&) {
       "Examples:\n"
       "  flytecd validate repo-layout-example/\n"
       "  flytecd validate -o json . | jq '.diagnostics[] | .kind'\n");
-  return [cmd, opt]() -> std::optional<int> {
-    if (!cmd->parsed()) return std::nullopt;
-    return run_validate(*opt, std::cout, std::cerr);
-  };
+  return when_parsed(cmd, [opt]() -> int { return run_validate(*opt, std::cout, std::cerr); });
 }
 
 }  // namespace flytecd::cli

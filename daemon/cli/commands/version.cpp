@@ -142,11 +142,10 @@ std::function<std::optional<int>()> add_version_command(CLI::App& app, RemoteFla
       "Examples:\n  flytecd version --config /etc/flytecd/config.yaml\n"
       "  flytecd version --server http://127.0.0.1:8080 --admin-endpoint dns:///flyte:443 -o "
       "json\n");
-  return [cmd, opt, &remote]() -> std::optional<int> {
-    if (!cmd->parsed()) return std::nullopt;
+  return when_parsed(cmd, [opt, &remote]() -> int {
     opt->target.config_file = remote.config_file;  // one --config for the daemon and FlyteAdmin
     return run_version(remote, opt->target, opt->client_only, opt->format, std::cout, std::cerr);
-  };
+  });
 }
 
 Runner add_version_row(CLI::App& app, CommandContext& ctx) {

@@ -1,4 +1,6 @@
 #include "daemon/common/http/client.hpp"
+
+#include "daemon/common/base64.hpp"
 #include "daemon/common/text.hpp"
 
 #include <curl/curl.h>
@@ -214,14 +216,7 @@ std::string url_encode(std::string_view s) {
   return out;
 }
 
-std::string base64(std::string_view bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(bytes.data()),
-                                static_cast<int>(bytes.size()));
-  out.resize(static_cast<size_t>(n));
-  return out;
-}
+std::string base64(std::string_view bytes) { return base64::encode(bytes); }
 
 // Easy handles are pooled so connections (and TLS sessions) are reused across requests; DNS
 // and TLS session caches are shared. The connection cache itself is not shared through CURLSH

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "sources/oci/auth.hpp"
+#include "sources/oci/digest.hpp"
 #include "sources/verify_policy.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
