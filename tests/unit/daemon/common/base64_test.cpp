@@ -32,7 +32,7 @@ TEST_CASE("base64: RFC 4648 vectors encode padded and decode in both modes", "[b
   CHECK(decode(encode(all), Padding::required) == all);
 }
 
-TEST_CASE("base64: required padding is Go's StdEncoding; optional is known_hosts' and Docker's",
+TEST_CASE("base64: required padding as Go's StdEncoding, optional as known_hosts and Docker config",
           "[base64]") {
   // Unpadded: only the optional mode takes it.
   CHECK_FALSE(decode("Zg", Padding::required));
