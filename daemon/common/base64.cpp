@@ -45,7 +45,11 @@ std::optional<std::string> decode(std::string_view text, Padding padding) {
     text.remove_suffix(pad);
     if (pad > 0 && text.size() % 4 + pad != 4) return std::nullopt;  // "====", "A==="
   } else {
-    while (!text.empty() && text.back() == '=') text.remove_suffix(1);
+    size_t pad = 0;
+    while (pad < text.size() && text[text.size() - 1 - pad] == '=') ++pad;
+    // Padding may be left out; where it is written it must complete the last group of 4.
+    if (pad > 2 || (pad > 0 && text.size() % 4 != 0)) return std::nullopt;
+    text.remove_suffix(pad);
   }
   std::string out;
   out.reserve(text.size() * 3 / 4);

@@ -18,8 +18,9 @@ enum class Padding {
   // The length is a multiple of 4 and '=' stands only as the last one or two characters (Go's
   // base64.StdEncoding, which FlyteAdmin decodes with).
   required,
-  // Trailing '=' may be missing (OpenSSH known_hosts, Docker config auths); a lone trailing
-  // character, which cannot encode a byte, is still malformed.
+  // Trailing '=' may be missing (OpenSSH known_hosts, Docker config auths); where it is written
+  // it must complete the last group of 4. A lone trailing character, which cannot encode a
+  // byte, is still malformed.
   optional,
 };
 

@@ -34,8 +34,11 @@ for rel in files:
         if m and len(m.group(1)) <= 2 and "(" in lines[i] and not not_a_function.match(lines[i]):
             indent = m.group(1)
             j = i  # the signature may span lines: find its opening brace
-            # (a definition on one line, `int f() { return 1; }`, ends the search too)
-            while j < len(lines) and j - i < 8 and not lines[j].rstrip().endswith(("{", ";", "}")):
+            # A definition on one line (`int f() { return 1; }`) ends the search at once; a later
+            # line ending in `}` (a `= {}` default argument) does not.
+            one_line = lines[i].rstrip().endswith("}") and "{" in lines[i]
+            while (not one_line and j < len(lines) and j - i < 8
+                   and not lines[j].rstrip().endswith(("{", ";"))):
                 j += 1
             if (j < len(lines) and lines[j].rstrip().endswith("{")
                     and "=" not in lines[i].split("(")[0]):

@@ -48,6 +48,11 @@ TEST_CASE("base64: required padding as Go's StdEncoding, optional as known_hosts
   // Three '=' or padding that does not end a quad: refused where padding is required.
   CHECK_FALSE(decode("Z===", Padding::required));
   CHECK_FALSE(decode("====", Padding::required));
+  // Where padding is written it must be right, in both modes.
+  for (const char* bad : {"====", "Zg===", "Zg=", "Zm8==", "Zg==="}) {
+    INFO(bad);
+    CHECK_FALSE(decode(bad, Padding::optional));
+  }
   CHECK_FALSE(decode("Zg=", Padding::required));
   CHECK_FALSE(decode("Zm8=Zm8=", Padding::required));
 }

@@ -223,4 +223,23 @@ TEST_CASE("daemon state: suspended projects, the sync request served and the ver
   CHECK(registry.render().find("flytecd_project_suspended{") == std::string::npos);
 }
 
+TEST_CASE("daemon state: a rejection keeps the first 100 errors, never warnings",
+          "[daemon_state]") {
+  flytecd::model::Diagnostics diags;
+  for (int i = 0; i < 300; ++i) {
+    flytecd::model::Diagnostic d;
+    d.severity = i % 3 == 0 ? flytecd::model::Severity::warning : flytecd::model::Severity::error;
+    d.where = flytecd::model::Location{"f.yaml", i + 1, 1};
+    d.message = "problem " + std::to_string(i);
+    diags.push_back(d);
+  }
+  const Rejection r = rejection_of("abc123", diags, "2026-12-05T00:00:00Z");
+  CHECK(r.revision == "abc123");
+  CHECK(r.time == "2026-12-05T00:00:00Z");
+  REQUIRE(r.errors.size() == 100);  // the first 100 of the 200 errors among 300 diagnostics
+  for (const auto& e : r.errors) CHECK(e.find("problem") != std::string::npos);
+  CHECK(r.errors.front().find("f.yaml:2:1") != std::string::npos);  // line 1 is a warning
+  CHECK(rejection_of("abc123", {}, "t").errors.empty());
+}
+
 }  // namespace FLYTECD_UNITY_ID

@@ -128,4 +128,51 @@ TEST_CASE("suspension: a corrupt project suspension file is an error, not a resu
   fs::remove_all(dir);
 }
 
+TEST_CASE("suspension: a project's suspend keeps since/by, resume removes it, a bad id is refused",
+          "[suspension]") {
+  using flytecd::run::change_project_suspension;
+  using flytecd::run::ProjectSuspensions;
+  using flytecd::run::Suspension;
+  const Suspension first{"2026-01-01T00:00:00Z", "quota", "alice"};
+  auto on = change_project_suspension({}, true, "ml-training", first);
+  REQUIRE(on);
+  REQUIRE(on->count("ml-training"));
+  CHECK(on->at("ml-training").by == "alice");
+
+  // Suspended again: since and by stay; a new reason replaces the old, an empty one keeps it.
+  auto again = change_project_suspension(*on, true, "ml-training",
+                                         Suspension{"2026-02-02T00:00:00Z", "audit", "bob"});
+  REQUIRE(again);
+  CHECK(again->at("ml-training").since == first.since);
+  CHECK(again->at("ml-training").by == "alice");
+  CHECK(again->at("ml-training").reason == "audit");
+  auto quiet = change_project_suspension(*again, true, "ml-training",
+                                         Suspension{"2026-03-03T00:00:00Z", "", "carol"});
+  REQUIRE(quiet);
+  CHECK(quiet->at("ml-training").reason == "audit");
+
+  // Another project is added beside it; resume removes only the one named.
+  auto two = change_project_suspension(*quiet, true, "data_eng", first);
+  REQUIRE(two);
+  CHECK(two->size() == 2);
+  auto off = change_project_suspension(*two, false, "ml-training", first);
+  REQUIRE(off);
+  CHECK(off->size() == 1);
+  CHECK(off->count("data_eng") == 1);
+  auto idle = change_project_suspension(*off, false, "never-suspended", first);
+  REQUIRE(idle);
+  REQUIRE(idle->size() == 1);
+  CHECK(idle->count("data_eng") == 1);
+
+  for (const std::string& bad :
+       std::vector<std::string>{"", "a/b", "space here", "x.y", std::string(64, 'p')}) {
+    INFO(bad);
+    auto refused = change_project_suspension(*off, true, bad, first);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().code == ErrorCode::invalid_input);
+    CHECK_THAT(refused.error().message, Catch::Contains("not a Flyte project id"));
+  }
+  CHECK(change_project_suspension({}, true, std::string(63, 'p'), first));
+}
+
 }  // namespace FLYTECD_UNITY_ID
