@@ -38,6 +38,18 @@ bool holds_object(const Capabilities& c, const std::string& key);
 // The part of `state` that `c` holds. Pure.
 sinks::State held_part(const sinks::State& state, const Capabilities& c);
 
+// What one observation must cover. `projects` empty: everything the sink holds. Otherwise the pass
+// reconciles only these projects (a targeted pass after a Git change, pass/scope.hpp): the sink
+// must return their projects and, of their override rows, at least those named in
+// `override_keys` (the keys the desired state and the ledger have in them); it may return more
+// (everything, by default), since the pass narrows what it gets. Generic objects are out of a
+// targeted pass.
+struct ObserveScope {
+  std::set<std::string> projects;
+  std::set<std::string> override_keys;
+  bool everything() const { return projects.empty(); }
+};
+
 // Where desired state is written: FlyteAdmin over gRPC (also how the embedded emulator is
 // reached), the RFC 3749 ConfigMap document, or several of them composed by capability
 // (routing_sink.hpp). The reconcile pass treats every sink alike: observe, plan, execute each
@@ -58,6 +70,13 @@ class Sink {
   // Reads the live state of the parts it holds (nothing else). Errors: unavailable/timeout
   // (retryable), unauthenticated, invalid_input (a live document it cannot read), internal.
   virtual Result<sinks::State> observe() = 0;
+  // observe() limited to `scope` (see ObserveScope); the default reads everything. A sink whose
+  // full read is costly (FlyteAdmin lists every row of every attribute type) reads only the
+  // scope's rows.
+  virtual Result<sinks::State> observe_scoped(const ObserveScope& scope) {
+    (void)scope;
+    return observe();
+  }
 
   // Carries out (or, for a whole-document sink, stages until commit()) one plan step of a part it
   // holds. Idempotent: repeating a step that already took effect succeeds. Errors keep their

@@ -217,6 +217,11 @@ constexpr Row k_rows[] = {
        c.interval_seconds = static_cast<double>(v.duration.count()) / 1000.0;
      },
      nullptr, k_interval_range},
+    {"", "driftScanInterval", Kind::duration,
+     [](Config& c, const Value& v) {
+       c.drift_scan_seconds = static_cast<double>(v.duration.count()) / 1000.0;
+     },
+     nullptr, k_interval_range},
     {"", "http", Kind::section},
     {"", "notifications", Kind::section, nullptr, nullptr, {}, nullptr, parse_notifications},
     {"", "packages", Kind::section},

@@ -113,6 +113,12 @@ struct Config {
   double lock_wait_seconds = 10;  // how long a second writer waits for the state directory lock
   GitConfig git;
   double interval_seconds = 180;  // poll interval (1s..24h, milliseconds kept); +-10% jitter
+  // How often a pass is whole even when only Git moved (a pass after a Git change observes only
+  // the projects it touched, daemon): 0 = interval_seconds. 1s..24h.
+  double drift_scan_seconds = 0;
+  double drift_scan() const {
+    return drift_scan_seconds > 0 ? drift_scan_seconds : interval_seconds;
+  }
   HttpConfig http;
   std::vector<NotificationConfig> notifications;
   PackagesConfig packages;

@@ -169,6 +169,39 @@ Result<reconcile::Managed> Ledger::managed() const {
   return out;
 }
 
+Result<reconcile::Managed> Ledger::managed_of(const std::set<std::string>& projects) const {
+  std::lock_guard<std::mutex> lock(m_mu);
+  // '0' follows '/': [override/P/, override/P0) is every key under override/P/.
+  auto st = m_db->prepare(
+      "SELECT key, hash, revision, version FROM managed WHERE key = ?1 OR (key >= ?2 AND key < ?3)",
+      "read managed of a project");
+  if (!st) return st.error();
+  reconcile::Managed out;
+  for (const auto& p : projects) {
+    st->reset();
+    st->bind("project/" + p).bind("override/" + p + "/").bind("override/" + p + "0");
+    auto s = st->each([&](const sqlite::Statement& row) {
+      out[row.text(0)] =
+          reconcile::ManagedRecord{row.text(1), row.text(2), static_cast<uint64_t>(row.int64(3))};
+    });
+    if (!s) return s.error();
+  }
+  return out;
+}
+
+Result<std::map<std::string, size_t>> Ledger::managed_counts() const {
+  std::lock_guard<std::mutex> lock(m_mu);
+  auto st =
+      m_db->prepare("SELECT substr(key, 1, instr(key, '/') - 1), COUNT(*) FROM managed GROUP BY 1",
+                    "count managed");
+  if (!st) return st.error();
+  std::map<std::string, size_t> out;
+  auto s = st->each(
+      [&](const sqlite::Statement& row) { out[row.text(0)] = static_cast<size_t>(row.int64(1)); });
+  if (!s) return s.error();
+  return out;
+}
+
 Result<std::map<std::string, Ledger::Applied>> Ledger::applied() const {
   std::lock_guard<std::mutex> lock(m_mu);
   std::map<std::string, Applied> out;

@@ -96,6 +96,11 @@ class Ledger {
   Ledger& operator=(const Ledger&) = delete;
 
   Result<reconcile::Managed> managed() const;
+  // The managed objects of these projects only: "project/P" and "override/P/…" (a targeted pass;
+  // read through the key index, not the whole table).
+  Result<reconcile::Managed> managed_of(const std::set<std::string>& projects) const;
+  // How many managed objects there are per kind of key ("project", "override", "settings", …).
+  Result<std::map<std::string, size_t>> managed_counts() const;
   // Where each object flytecd manages came from: the revision and the time (unix seconds) it was
   // last applied, for projects, overrides and registrations alike, by key.
   struct Applied {

@@ -128,13 +128,14 @@ bool Executor::run_round(int round) {
 // Observes, plans from what is live, and guards that plan; false (with the error) when the
 // observation or the ledger cannot be read.
 bool Executor::observe_and_plan() {
-  auto live = m_sink.observe();
+  const sinks::ObserveScope& scope = m_options.observe_scope;
+  auto live = scope.everything() ? m_sink.observe() : m_sink.observe_scoped(scope);
   if (!live) {
     m_breaker.trip(live.error());  // the observation already retried every call it made
     return fail(live.error().code, live.error().message);
   }
   m_breaker.record_success();
-  auto managed = m_ledger.managed();
+  auto managed = scope.everything() ? m_ledger.managed() : m_ledger.managed_of(scope.projects);
   if (!managed) return fail(managed.error().code, managed.error().message);
   if (m_options.narrow) m_options.narrow(*live, *managed);
   m_owned_plan.emplace(plan(m_desired, *live, *managed, m_options.policy));
@@ -143,7 +144,9 @@ bool Executor::observe_and_plan() {
   // guard's prune rules (the pass guards its first plan before it calls this).
   Policy prune_rules = m_options.policy;
   prune_rules.allow_empty = true;
-  auto verdict = guard_pass(guard_input(*m_owned_plan, m_desired, 1, *managed, {}), prune_rules);
+  auto counts = guard_input(*m_owned_plan, m_desired, 1, *managed, {});
+  if (m_options.widen_guard) m_options.widen_guard(counts);
+  auto verdict = guard_pass(counts, prune_rules);
   if (verdict.refused) {
     m_owned_plan->refused = true;
     m_owned_plan->refusal = verdict.reason;

@@ -8,6 +8,7 @@
 
 #include "daemon/common/breaker.hpp"
 #include "daemon/ledger/ledger.hpp"
+#include "daemon/reconcile/guard.hpp"
 #include "daemon/reconcile/plan.hpp"
 #include "sinks/sink.hpp"
 
@@ -30,6 +31,12 @@ struct ApplyOptions {
   const reconcile::Plan* first_plan = nullptr;
   // Narrows every re-observation and ledger read to the pass's scope (--project); null: all.
   std::function<void(reconcile::State& live, reconcile::Managed& managed)> narrow;
+  // A targeted pass (pass.hpp): re-observations read only these projects (Sink::observe_scoped)
+  // and the ledger only their rows; everything(): all.
+  sinks::ObserveScope observe_scope;
+  // A targeted pass: the guard of each re-observation counts against everything managed and
+  // declared, as the pass's own guard does (null: the scope's counts).
+  std::function<void(reconcile::GuardInput&)> widen_guard;
 };
 
 // What this pass learned about one desired object from FlyteAdmin's answers (never from the plan

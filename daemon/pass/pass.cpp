@@ -154,7 +154,8 @@ ledger::PassRecord history_record(const Report& r, const Revision& rev,
 namespace {
 
 registration::RegistrarOptions registrar_options(const Revision& rev, const Options& opt,
-                                                 bool dry_run, CircuitBreaker* breaker) {
+                                                 const PassScope& scope, bool dry_run,
+                                                 CircuitBreaker* breaker) {
   registration::RegistrarOptions ro;
   ro.revision = dry_run ? "plan" : rev.id;
   ro.self_heal = opt.policy.self_heal;
@@ -165,7 +166,7 @@ registration::RegistrarOptions registrar_options(const Revision& rev, const Opti
   ro.max_package_bytes = opt.max_package_bytes;
   ro.memory = opt.memory;
   ro.breaker = breaker;
-  ro.in_scope = [scope = opt.scope](const std::string& p, const std::string& d) {
+  ro.in_scope = [scope](const std::string& p, const std::string& d) {
     return in_scope(scope, p, d);
   };
   return ro;
@@ -222,9 +223,11 @@ registration::RebuiltRegistrations rebuilt_registrations(
 
 // Step 0 of a pass: is the ledger current? If the record names a converged revision the ledger
 // does not have, rebuild ownership from Git at that revision (see ownership.hpp).
+// `pre_read`: the record as the pass already read it (a targeted pass reads it first), else null.
 OwnershipStep establish_ownership(const Revision& rev, Wiring& w, const Options& opt,
                                   const sinks::Capabilities& held, const reconcile::State& live,
-                                  Report& r) {
+                                  Report& r,
+                                  Result<std::optional<StoredRecord>>* pre_read = nullptr) {
   OwnershipStep out;
   out.ledger = w.ledger;
   Ownership& own = r.ownership;
@@ -245,7 +248,7 @@ OwnershipStep establish_ownership(const Revision& rev, Wiring& w, const Options&
     none();
     return out;
   }
-  auto stored = w.record->read();
+  auto stored = pre_read ? std::move(*pre_read) : w.record->read();
   if (!stored) {
     own.state = Ownership::State::unavailable;
     own.message = "applied-revision record: " + stored.error().message +
@@ -389,6 +392,11 @@ class OnePass {
     return finish();
   }
   bool cancelled() const { return m_opt.cancel && m_opt.cancel->load(); }
+  void decide_targeted();
+  std::optional<Error> observe_scope(std::optional<sinks::State>& live);
+  std::optional<Error> count_whole();
+  void widen(reconcile::GuardInput& in) const;
+  std::set<std::string> observed_keys() const;
   void start_registration_planning();
   std::optional<Error> join_planning();
   std::optional<Error> guard();
@@ -405,6 +413,13 @@ class OnePass {
   const Options& m_opt;
   const std::chrono::steady_clock::time_point m_started;
   Report r;
+  // What the pass covers: m_opt.scope, or the projects of a targeted pass (decide_targeted).
+  PassScope m_scope;
+  // A targeted pass reads the applied-revision record before it observes; ownership reuses it.
+  std::optional<Result<std::optional<StoredRecord>>> m_record_read;
+  // A targeted pass: every kind's managed and declared counts over the whole revision and ledger,
+  // which its guard counts against (widen).
+  std::vector<reconcile::GuardKind> m_whole_kinds;
   reconcile::State m_desired;
   std::vector<model::Registration> m_declared;
   bool m_registrations = false;
@@ -419,28 +434,33 @@ class OnePass {
 };
 
 Report OnePass::run() {
+  m_scope = m_opt.scope;
+  if (m_opt.targeted) decide_targeted();
   // The parts the sink holds: platform defaults are rows only where a sink holds them (ConfigMap).
-  m_desired = narrowed(m_opt.scope, desired_state(*m_rev.docs, m_w.sink->capabilities()));
+  // A targeted pass builds the desired state of its projects only.
+  const sinks::Capabilities held = m_w.sink->capabilities();
+  m_desired = m_scope.projects ? desired_state(narrowed(m_scope, *m_rev.docs), held)
+                               : narrowed(m_scope, desired_state(*m_rev.docs, held));
   if (cancelled()) return fail(Error{ErrorCode::unavailable, "cancelled before the pass started"});
-  m_declared = narrowed(m_opt.scope, m_rev.docs->registrations);
+  m_declared = narrowed(m_scope, m_rev.docs->registrations);
   m_registrations = m_w.entities && m_w.packages;
 
-  // Observe. A sink whose server cannot list what it holds (Flyte 2's settings) is told which
-  // objects to read: those Git declares and those the ledger says flytecd owns.
-  if (auto owned = m_w.ledger->managed(); owned)
-    m_w.sink->expect(reconcile::expected_objects(m_desired, *owned));
-  else
-    return fail(owned.error().wrap("ledger"));
-  auto live = m_w.sink->observe();
-  if (!live) return fail(live.error().wrap(m_w.target));
+  std::optional<sinks::State> live;
+  if (auto e = observe_scope(live)) return fail(*e);
   r.observed = true;
-  // Ownership: the ledger, or rebuilt from Git at the applied-revision record's revision.
-  m_own = establish_ownership(m_rev, m_w, m_opt, m_w.sink->capabilities(), *live, r);
+  // Ownership: the ledger, or rebuilt from Git at the applied-revision record's revision (never
+  // in a targeted pass: it runs only when the ledger is current).
+  m_own = establish_ownership(m_rev, m_w, m_opt, held, *live, r,
+                              m_record_read ? &*m_record_read : nullptr);
   m_ledger = m_own->ledger;
-  auto managed = m_ledger->managed();
-  if (!managed) return fail(managed.error().wrap("ledger"));
-  m_managed = std::move(*managed);
-  narrow(m_opt.scope, *live, m_managed);
+  if (!m_scope.projects) {
+    auto managed = m_ledger->managed();
+    if (!managed) return fail(managed.error().wrap("ledger"));
+    m_managed = std::move(*managed);
+  }
+  narrow(m_scope, *live, m_managed);
+  if (m_scope.projects)
+    if (auto e = count_whole()) return fail(*e);
 
   // Plan: projects and overrides, then registrations. Registrations are planned once, here, in
   // both modes, before the guard (which counts their removals and deactivations from this plan);
@@ -474,6 +494,101 @@ Report OnePass::run() {
   return finish();
 }
 
+// A targeted pass runs only when everything outside its projects is known applied as this
+// revision has it: the ledger and the record say the change's base converged, and nothing else
+// asks for the whole repository. Otherwise the pass is whole and the report says why.
+void OnePass::decide_targeted() {
+  TargetedReport& t = r.targeted;
+  t.asked = true;
+  t.base = m_opt.targeted->base;
+  t.projects = m_opt.targeted->projects;
+  const std::string base = t.base.substr(0, 12);
+  auto whole = [&](std::string why) { t.whole_because = std::move(why); };
+  if (!m_opt.scope.empty()) return whole("the pass is limited to " + m_opt.scope.describe());
+  if (!m_opt.held.empty()) return whole("projects are suspended");
+  if (!m_w.sink->capabilities().objects.empty())
+    return whole("the target holds generic objects (settings)");
+  auto converged = m_w.ledger->converged_revision();
+  if (!converged) return whole("ledger: " + converged.error().message);
+  if (*converged != t.base) return whole("the ledger's converged revision is not " + base);
+  if (m_w.record) {
+    m_record_read = m_w.record->read();
+    if (!*m_record_read) return whole("applied-revision record: " + m_record_read->error().message);
+    const auto& stored = **m_record_read;
+    if (!stored || stored->record.converged != t.base || !stored->record.in_flight.empty() ||
+        stored->record.config_fingerprint != m_opt.config_fingerprint)
+      return whole("the applied-revision record does not say " + base + " converged");
+  }
+  t.used = true;
+  m_scope.projects = t.projects;
+}
+
+// The override keys a targeted observation must cover: the desired state's and the ledger's.
+std::set<std::string> OnePass::observed_keys() const {
+  std::set<std::string> keys;
+  for (const auto& [key, o] : m_desired.overrides) keys.insert(key);
+  for (const auto& [key, rec] : m_managed)
+    if (key.rfind("override/", 0) == 0) keys.insert(key);
+  return keys;
+}
+
+// Observe. A sink whose server cannot list what it holds (Flyte 2's settings) is told which
+// objects to read: those Git declares and those the ledger says flytecd owns. A targeted pass
+// reads the ledger's rows of its projects first and observes only them (no project: nothing).
+std::optional<Error> OnePass::observe_scope(std::optional<sinks::State>& live) {
+  if (m_scope.projects) {
+    m_w.sink->expect({});
+    auto owned = m_w.ledger->managed_of(*m_scope.projects);
+    if (!owned) return owned.error().wrap("ledger");
+    m_managed = std::move(*owned);
+    if (m_scope.projects->empty()) {
+      live.emplace();
+      return std::nullopt;
+    }
+    auto seen = m_w.sink->observe_scoped(sinks::ObserveScope{*m_scope.projects, observed_keys()});
+    if (!seen) return seen.error().wrap(m_w.target);
+    live = std::move(*seen);
+    return std::nullopt;
+  }
+  auto owned = m_w.ledger->managed();
+  if (!owned) return owned.error().wrap("ledger");
+  m_w.sink->expect(reconcile::expected_objects(m_desired, *owned));
+  auto seen = m_w.sink->observe();
+  if (!seen) return seen.error().wrap(m_w.target);
+  live = std::move(*seen);
+  return std::nullopt;
+}
+
+// A targeted pass guards against the whole: what the ledger manages and the revision declares
+// of each kind (the scope's removals are all there are: outside it nothing changed).
+std::optional<Error> OnePass::count_whole() {
+  auto counts = m_ledger->managed_counts();
+  if (!counts) return counts.error().wrap("ledger");
+  auto records = m_ledger->registrations();
+  if (!records) return records.error().wrap("ledger");
+  const model::Documents& docs = *m_rev.docs;
+  const sinks::Capabilities held = m_w.sink->capabilities();
+  size_t launch_plans = 0;
+  for (const auto& [key, rec] : *records) launch_plans += rec.activated.size();
+  const size_t overrides = (held.overrides ? docs.overrides.size() : 0) +
+                           (held.platform_defaults ? docs.platform_defaults.size() : 0);
+  m_whole_kinds = {
+      {"projects", (*counts)["project"], held.projects ? docs.projects.size() : 0, 0},
+      {"overrides", (*counts)["override"], overrides, 0},
+      {"registrations", records->size(), docs.registrations.size(), 0},
+      {"launch plans", launch_plans, docs.registrations.empty() ? 0 : launch_plans, 0}};
+  return std::nullopt;
+}
+
+void OnePass::widen(reconcile::GuardInput& in) const {
+  for (auto& k : in.kinds)
+    for (const auto& w : m_whole_kinds)
+      if (k.name == w.name) {
+        k.managed = std::max(w.managed, k.destroyed);
+        k.desired = w.desired;
+      }
+}
+
 // Registrations are planned on a thread of their own: their packages come from registries that
 // may be slow or never answer (each load is bounded by packages.fetchTimeout and stops on
 // cancel), and projects and overrides need none of them. Plan mode reads changed packages whole
@@ -484,7 +599,7 @@ void OnePass::start_registration_planning() {
   m_planning = std::async(std::launch::async, [this] {
     return registration::plan_registrations(
         m_declared, *m_w.entities, *m_w.packages, *m_ledger,
-        registrar_options(m_rev, m_opt, /*dry_run=*/m_opt.mode == Mode::plan, &m_breaker));
+        registrar_options(m_rev, m_opt, m_scope, /*dry_run=*/m_opt.mode == Mode::plan, &m_breaker));
   });
 }
 
@@ -509,11 +624,12 @@ std::optional<Error> OnePass::guard() {
     auto read = m_ledger->registrations();
     if (!read) return read.error().wrap("ledger");
     records = std::move(*read);
-    narrow(m_opt.scope, records);
+    narrow(m_scope, records);
   }
   if (m_registrations && m_opt.mode == Mode::execute) {
     r.guard_input = guard_bound(r.plan, m_desired, r.documents, m_managed, records, m_declared,
                                 m_opt.policy.prune);
+    widen(r.guard_input);
     r.guard = reconcile::guard_pass(r.guard_input, m_opt.policy);
     m_early = !r.guard.refused;
   }
@@ -521,6 +637,7 @@ std::optional<Error> OnePass::guard() {
     if (auto e = join_planning()) return e;
     r.guard_input = guard_input(r.plan, m_desired, r.documents, m_managed, records, m_declared,
                                 m_reg_plan ? &*m_reg_plan : nullptr, m_opt.policy.prune);
+    widen(r.guard_input);
     r.guard = reconcile::guard_pass(r.guard_input, m_opt.policy);
   }
   // `records` goes here: the registration plan carries what it needs (no second copy of every
@@ -590,8 +707,13 @@ void OnePass::execute_overrides() {
   ao.cancel = m_opt.cancel;
   ao.breaker = &m_breaker;
   ao.first_plan = exec_plan ? &*exec_plan : &r.plan;
+  if (m_scope.projects) {
+    ao.observe_scope.projects = *m_scope.projects;
+    ao.observe_scope.override_keys = observed_keys();
+    ao.widen_guard = [this](reconcile::GuardInput& in) { widen(in); };
+  }
   ao.narrow = [this](reconcile::State& l, reconcile::Managed& m) {
-    narrow(m_opt.scope, l, m);
+    narrow(m_scope, l, m);
     drop_held(m_opt.held, l, m);
   };
   r.applied = pass::apply(*m_w.sink, *m_ledger, exec_desired ? *exec_desired : m_desired, ao,
@@ -611,6 +733,7 @@ std::optional<Error> OnePass::check_early_bound() {
   if (!m_early || !m_reg_plan) return std::nullopt;
   r.guard_input = guard_input(r.plan, m_desired, r.documents, m_managed, {}, m_declared,
                               &*m_reg_plan, m_opt.policy.prune);
+  widen(r.guard_input);
   if (auto real = reconcile::guard_pass(r.guard_input, m_opt.policy); real.refused)
     return Error{ErrorCode::conflict, real.reason};  // cannot happen: bound >= real
   return std::nullopt;
@@ -620,7 +743,8 @@ void OnePass::execute_registrations() {
   const auto held_regs = split_held(*m_reg_plan, m_opt.held);
   r.registrations = registration::execute_registrations(
       *m_reg_plan, *m_w.entities, *m_w.packages, *m_ledger,
-      registrar_options(m_rev, m_opt, /*dry_run=*/false, &m_breaker), m_opt.on_registration);
+      registrar_options(m_rev, m_opt, m_scope, /*dry_run=*/false, &m_breaker),
+      m_opt.on_registration);
   for (auto o : registration::report_of(held_regs).items) {
     if (o.state != registration::RegistrationState::in_sync) {
       ++r.held_steps;

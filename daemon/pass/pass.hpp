@@ -4,6 +4,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "daemon/common/result.hpp"
@@ -100,6 +101,27 @@ struct Options {
   // Execute mode: projects whose writes are suspended (pass/hold.hpp): planned and reported, not
   // executed; the others apply as usual.
   HeldProjects held;
+  // A pass after a Git change (the daemon): the projects whose documents differ between `base`
+  // and this revision (changed_projects). When the ledger and the applied-revision record say
+  // `base` converged (the documents outside these projects are then applied as they are), with
+  // no --project scope, no project held and ownership needing no rebuild, the pass observes,
+  // plans and writes only these projects, and converges the revision like a whole pass. Else
+  // the pass is whole, and Report::targeted says why. The guard counts against everything
+  // managed, as a whole pass does.
+  struct Targeted {
+    std::string base;
+    std::set<std::string> projects;
+  };
+  std::optional<Targeted> targeted;
+};
+
+// Whether and how a pass was narrowed to the projects a Git change touched (Options::targeted).
+struct TargetedReport {
+  bool asked = false;  // the caller offered a targeted pass
+  bool used = false;   // it ran targeted (the plan covers `projects` only)
+  std::string base;
+  std::set<std::string> projects;
+  std::string whole_because;  // asked, not used: why the pass is whole
 };
 
 // How a pass ended.
@@ -136,6 +158,7 @@ struct Report {
   // how many of their steps (projects and overrides) and registrations wait for them.
   HeldProjects held;
   size_t held_steps = 0;
+  TargetedReport targeted;
 
   bool executed() const { return mode == Mode::execute && outcome != Outcome::refused; }
   bool has_changes() const { return plan.has_changes() || registrations.has_changes(); }

@@ -25,11 +25,26 @@ void erase_if_not(Map& m, Pred keep) {
 
 std::string PassScope::describe() const {
   if (empty()) return "every project";
+  if (projects) {
+    std::string names;
+    size_t shown = 0;
+    for (const auto& p : *projects) {
+      if (shown++ == 5) {
+        names += ", …";
+        break;
+      }
+      names += (names.empty() ? "" : ", ") + p;
+    }
+    if (projects->empty()) return "no project";
+    return std::to_string(projects->size()) +
+           (projects->size() == 1 ? " project (" : " projects (") + names + ")";
+  }
   return "project " + project + (domain.empty() ? "" : ", domain " + domain);
 }
 
 bool in_scope(const PassScope& s, std::string_view project, std::string_view domain) {
   if (s.empty()) return true;
+  if (s.projects) return !project.empty() && s.projects->count(std::string(project)) > 0;
   if (project != s.project) return false;
   return s.domain.empty() || domain == s.domain;
 }
@@ -37,7 +52,7 @@ bool in_scope(const PassScope& s, std::string_view project, std::string_view dom
 bool key_in_scope(const PassScope& s, std::string_view key) {
   if (s.empty()) return true;
   const std::string_view kind = field(key, 0);
-  if (kind == "project") return s.domain.empty() && field(key, 1) == s.project;
+  if (kind == "project") return s.domain.empty() && in_scope(s, field(key, 1), "");
   if (kind == "override" || kind == "registration")
     return !field(key, 1).empty() && in_scope(s, field(key, 1), field(key, 2));
   return false;
@@ -49,7 +64,7 @@ void narrow(const PassScope& s, reconcile::State& state) {
   // out, as it leaves their ledger rows out (key_in_scope).
   state.objects.clear();
   erase_if_not(state.projects,
-               [&](const auto& kv) { return s.domain.empty() && kv.first == s.project; });
+               [&](const auto& kv) { return s.domain.empty() && in_scope(s, kv.first, ""); });
   erase_if_not(state.overrides, [&](const auto& kv) {
     return !kv.second.scope.project.empty() &&
            in_scope(s, kv.second.scope.project, kv.second.scope.domain);
@@ -85,7 +100,7 @@ model::Documents narrowed(const PassScope& s, const model::Documents& docs) {
   model::Documents out;
   out.file_count = docs.file_count;
   for (const auto& p : docs.projects)
-    if (s.domain.empty() && p.id == s.project) out.projects.push_back(p);
+    if (s.domain.empty() && in_scope(s, p.id, "")) out.projects.push_back(p);
   for (const auto& o : docs.overrides)
     if (in_scope(s, o.scope.project, o.scope.domain)) out.overrides.push_back(o);
   out.registrations = narrowed(s, docs.registrations);
@@ -104,6 +119,60 @@ void narrow(const PassScope& s, std::vector<ledger::HistoryEntry>& entries) {
     std::erase_if(e.step_list,
                   [&](const ledger::HistoryStep& step) { return !key_in_scope(s, step.key); });
   std::erase_if(entries, [](const ledger::HistoryEntry& e) { return e.step_list.empty(); });
+}
+
+namespace {
+
+// The files present in only one of the two maps, or with another content id.
+std::set<std::string> changed_files(const std::map<std::string, std::string>& a,
+                                    const std::map<std::string, std::string>& b) {
+  std::set<std::string> out;
+  for (const auto& [path, id] : a)
+    if (auto it = b.find(path); it == b.end() || it->second != id) out.insert(path);
+  for (const auto& [path, id] : b)
+    if (!a.count(path)) out.insert(path);
+  return out;
+}
+
+// Adds to `c` what `docs` has in `files`, and the projects whose registrations read the
+// repository.
+void touched_by(const model::Documents& docs, const std::set<std::string>& files,
+                bool repository_keys, ChangedProjects& c) {
+  auto in = [&](const model::Location& where) { return files.count(where.file) > 0; };
+  for (const auto& p : docs.projects)
+    if (in(p.where)) c.projects.insert(p.id);
+  for (const auto& o : docs.overrides)
+    if (in(o.where)) c.projects.insert(o.scope.project);
+  for (const auto& r : docs.registrations) {
+    const bool reads_repository =
+        (!r.registry_relative && r.package.find("://") == std::string::npos) ||
+        (r.verify && !r.verify->key.empty()) || (repository_keys && !r.verify);
+    if (in(r.where) || reads_repository) c.projects.insert(r.project);
+  }
+  for (const auto& d : docs.platform_defaults)
+    if (in(d.where) && !c.everything) {
+      c.everything = true;
+      c.why = "platform defaults changed (" + d.where.file + ")";
+    }
+  for (const auto& o : docs.objects)
+    if (in(o.where) && !c.everything) {
+      c.everything = true;
+      c.why = o.kind + " changed (" + o.where.file + ")";
+    }
+}
+
+}  // namespace
+
+ChangedProjects changed_projects(const model::Documents& before,
+                                 const std::map<std::string, std::string>& before_files,
+                                 const model::Documents& after,
+                                 const std::map<std::string, std::string>& after_files,
+                                 bool repository_keys) {
+  ChangedProjects c;
+  const auto files = changed_files(before_files, after_files);
+  touched_by(before, files, repository_keys, c);
+  touched_by(after, files, repository_keys, c);
+  return c;
 }
 
 }  // namespace flytecd::pass

@@ -43,7 +43,43 @@ std::string summary(const Report& report) {
   if (!report.registrations.items.empty())
     s += " · registrations: +" + std::to_string(t.add) + " ~" + std::to_string(t.change) + " -" +
          std::to_string(t.remove) + (t.failed ? " (" + std::to_string(t.failed) + " failed)" : "");
+  if (report.targeted.used)
+    s += " · targeted: " + PassScope{"", "", report.targeted.projects}.describe() +
+         " changed since " + report.targeted.base.substr(0, 12);
   return s;
+}
+
+namespace {
+
+template <typename T, typename KeyOf>
+void merge_by_key(std::vector<T>& out, const std::vector<T>& whole, const std::vector<T>& targeted,
+                  const PassScope& scope, KeyOf key_of) {
+  out.clear();
+  for (const auto& x : whole)
+    if (!key_in_scope(scope, key_of(x))) out.push_back(x);
+  out.insert(out.end(), targeted.begin(), targeted.end());
+  std::stable_sort(out.begin(), out.end(),
+                   [&](const T& a, const T& b) { return key_of(a) < key_of(b); });
+}
+
+}  // namespace
+
+Report merged_view(const Report& whole, const Report& targeted) {
+  Report out = targeted;
+  if (!targeted.targeted.used) return out;
+  const PassScope scope{"", "", targeted.targeted.projects};
+  merge_by_key(out.applied.objects, whole.applied.objects, targeted.applied.objects, scope,
+               [](const ObjectStatus& o) -> const std::string& { return o.key; });
+  merge_by_key(out.plan.drift, whole.plan.drift, targeted.plan.drift, scope,
+               [](const reconcile::DriftItem& d) -> const std::string& { return d.key; });
+  merge_by_key(out.plan.unmanaged, whole.plan.unmanaged, targeted.plan.unmanaged, scope,
+               [](const std::string& k) -> const std::string& { return k; });
+  merge_by_key(out.plan.orphaned, whole.plan.orphaned, targeted.plan.orphaned, scope,
+               [](const std::string& k) -> const std::string& { return k; });
+  merge_by_key(
+      out.registrations.items, whole.registrations.items, targeted.registrations.items, scope,
+      [](const registration::RegistrationOutcome& o) -> const std::string& { return o.key; });
+  return out;
 }
 
 nlohmann::ordered_json plan_json(const Report& report, size_t max_steps) {
@@ -178,6 +214,21 @@ Readiness readiness(const Report& report) {
   return r;
 }
 
+// What the pass covered: {"whole": true} (with "targetedDeclined" when a targeted pass was
+// offered and why it was not taken), or the targeted projects and the base they changed from.
+nlohmann::json scope_json(const Report& report) {
+  const TargetedReport& t = report.targeted;
+  if (!t.used) {
+    nlohmann::json j{{"whole", true}};
+    if (t.asked) j["targetedDeclined"] = t.whole_because;
+    return j;
+  }
+  return {
+      {"whole", false},
+      {"projects", nlohmann::json(std::vector<std::string>(t.projects.begin(), t.projects.end()))},
+      {"changedSince", t.base}};
+}
+
 nlohmann::json last_sync_json(const Report& report, const std::string& reason) {
   const auto& a = report.applied;
   return {{"reason", reason},
@@ -191,6 +242,7 @@ nlohmann::json last_sync_json(const Report& report, const std::string& reason) {
           {"error", report.error ? report.error->message : std::string()},
           {"errorCode", report.error ? std::string(to_string(report.error->code)) : std::string()},
           {"stepsNotStarted", a.not_started},
+          {"scope", scope_json(report)},
           {"plan", nlohmann::json::parse(dump_json(plan_json(report, 200)))}};
 }
 

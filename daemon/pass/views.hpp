@@ -27,6 +27,13 @@ std::string plan_text(const Report& report, bool markdown);
 // 0 to remove".
 std::string summary(const Report& report);
 
+// The daemon's view after a targeted pass (Report::targeted used): `whole`'s objects, drift,
+// unmanaged and orphaned objects and registrations outside the targeted projects, and the
+// targeted pass's for its projects; everything else (revision, outcome, steps, counts of the
+// pass) is the targeted pass's. Status, the overview and the drift counts read this, so a
+// targeted pass does not hide what the last whole pass saw elsewhere. Pure.
+Report merged_view(const Report& whole, const Report& targeted);
+
 // What a command concludes from a pass: its exit code and the line that says so, made from one
 // value so the two cannot disagree. Pure.
 struct Verdict {
@@ -53,7 +60,8 @@ struct Readiness {
 };
 Readiness readiness(const Report& report);
 
-// The status document's parts (GET /api/v1/status).
+// The status document's parts (GET /api/v1/status). lastSync.scope: scope_json.
+nlohmann::json scope_json(const Report& report);
 nlohmann::json last_sync_json(const Report& report, const std::string& reason);
 nlohmann::json objects_json(const Report& report);
 nlohmann::json drift_json(const Report& report);  // overrides and registration activation

@@ -85,7 +85,13 @@ struct Daemon::Impl {
   StateCell state{DaemonState{}, [this](const DaemonState& s) { show(s, metrics); }};
   std::mutex suspend_mu;  // serializes suspend/resume requests (HTTP threads)
   std::set<std::string> known_drift;
-  std::string refusal_notified;  // the revision whose refusal was last notified (pass/views)
+  std::string refusal_notified;
+  // The change the last pull brought (the revision that was in force -> the new one): a pass
+  // after it may be targeted at the projects it touched (pass::Options::targeted).
+  std::optional<pass::Options::Targeted> pending_change;
+  // The last whole pass (the periodic drift scan every driftScanInterval).
+  std::optional<std::chrono::steady_clock::time_point>
+      last_whole;  // the revision whose refusal was last notified (pass/views)
 
   std::shared_ptr<const DaemonState> put(const std::function<void(DaemonState&)>& change) {
     return state.update(change);
@@ -431,6 +437,17 @@ struct Daemon::Impl {
       for (const auto& e : rejection.errors) log->error("  {}", e);
       return;
     }
+    pending_change.reset();
+    if (in_force) {
+      bool repository_keys = false;
+      for (const auto& v : cfg.packages.verify) repository_keys |= !v.key.empty();
+      auto change = pass::changed_projects(in_force->docs, in_force->files, loaded->docs,
+                                           loaded->files, repository_keys);
+      if (!change.everything)
+        pending_change = pass::Options::Targeted{in_force->revision, std::move(change.projects)};
+      else
+        log->info("revision {}: {}: the pass is whole", loaded->revision, change.why);
+    }
     in_force = std::move(*loaded);
     rejected_revision.clear();
     source_problem("");
@@ -473,7 +490,11 @@ struct Daemon::Impl {
     po.writer =
         cluster && !cluster->identity().empty() ? cluster->identity() : wiring::host_identity();
     po.trigger = reason;
+    if (pending_change && targeted_allowed(reason, suspended)) po.targeted = *pending_change;
+    pending_change.reset();
+    const auto started = std::chrono::steady_clock::now();
     auto report = std::make_shared<const pass::Report>(rec->pass(*in_force, po));
+    if (!report->targeted.used && report->observed) last_whole = started;
     if (report->outcome == pass::Outcome::refused)
       log->error("revision {} REFUSED, nothing executed: {}", revision, report->guard.reason);
     const auto& own = report->ownership;
@@ -487,20 +508,37 @@ struct Daemon::Impl {
     publish(report, reason, request);
   }
 
+  // Whether a pass after a Git change may be targeted: Git moved by itself (a poll or a webhook;
+  // not a start, a reload, a new leader or a request through the API, which ask for everything),
+  // writes are not suspended, and the periodic whole pass (driftScanInterval) is not due.
+  bool targeted_allowed(const std::string& reason, bool suspended) const {
+    if (suspended || !last_whole) return false;
+    if (reason != "interval" && reason.rfind("webhook", 0) != 0) return false;
+    // 0.85: an interval tick comes after 0.9-1.1 intervals (jitter), and is then the scan.
+    const auto due = std::chrono::duration<double>(cfg.drift_scan() * 0.85);
+    return std::chrono::steady_clock::now() - *last_whole < due;
+  }
+
   // The state after a pass, the counters, and notifications: functions of the pass report
   // (pass/views, daemon_state).
   void publish(const std::shared_ptr<const pass::Report>& shared, const std::string& reason,
                uint64_t request) {
     const pass::Report& report = *shared;
     const bool suspended = report.mode == pass::Mode::plan;
+    // After a targeted pass, objects and counts are the last whole pass's with its projects
+    // replaced.
+    std::shared_ptr<const pass::Report> view = shared;
+    if (report.targeted.used)
+      if (auto before = state.get()->report)
+        view = std::make_shared<const pass::Report>(pass::merged_view(*before, report));
     metrics.sync_rpc_counts(rec->target().rpc_counts());
     // A suspended pass synced nothing: it does not move "last successful sync".
     metrics.record_reconcile(
         pass::reconcile_result(report), report.seconds,
         suspended ? 0 : std::chrono::duration<double>(Clock::now().time_since_epoch()).count());
     auto managed = rec->target().ledger->managed();
-    const auto counts = pass::object_counts(report, managed ? *managed : reconcile::Managed{});
-    for (const auto& [st, n] : pass::registrations_by_state(report))
+    const auto counts = pass::object_counts(*view, managed ? *managed : reconcile::Managed{});
+    for (const auto& [st, n] : pass::registrations_by_state(*view))
       registrations_gauge.with({st}).set(n);
 
     // Drift notifications only for newly seen drift (overrides; registration activation is in
@@ -508,6 +546,11 @@ struct Daemon::Impl {
     auto drift = pass::drift_notice(report, known_drift, cfg.policy.self_heal);
     for (const auto& line : drift.left_in_place)
       log->warn("drift ({}, left in place) {}", suspended ? "suspended" : "self-heal off", line);
+    if (report.targeted.used) {  // what the last whole pass saw elsewhere is still known
+      const pass::PassScope scope{"", "", report.targeted.projects};
+      for (const auto& key : known_drift)
+        if (!pass::key_in_scope(scope, key)) drift.drifted.insert(key);
+    }
     known_drift = std::move(drift.drifted);
     if (!drift.lines.empty())
       notify_event(notify::EventKind::drift_detected, drift.summary, std::move(drift.lines));
@@ -524,7 +567,7 @@ struct Daemon::Impl {
       if (applied)
         s.applied = std::make_shared<const std::map<std::string, ledger::Ledger::Applied>>(
             std::move(*applied));
-      recovered = after_pass(s, shared, reason, iso(Clock::now()), record, counts, request);
+      recovered = after_pass(s, shared, reason, iso(Clock::now()), record, counts, request, view);
     });
     // A failing registration (unreachable registry, conflict) fails only itself: it is reported
     // and retried every reconcile, but does not make the replica unready.

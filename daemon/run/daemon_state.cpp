@@ -92,7 +92,7 @@ nlohmann::json status_json(const DaemonState& s, const nlohmann::json& leader) {
     }
     j["reload"] = std::move(r);
   }
-  if (s.last_pass) j["lastSync"] = last_pass_json(*s.last_pass, s.report.get());
+  if (s.last_pass) j["lastSync"] = last_pass_json(*s.last_pass, s.last.get());
   if (s.report) {
     const pass::Report& r = *s.report;
     j["objects"] = pass::objects_json(r);
@@ -141,7 +141,8 @@ bool fail(DaemonState& s, const std::string& what) {
 
 bool after_pass(DaemonState& s, std::shared_ptr<const pass::Report> report,
                 const std::string& reason, const std::string& time, const std::string& record,
-                const pass::ObjectCounts& counts, uint64_t request) {
+                const pass::ObjectCounts& counts, uint64_t request,
+                std::shared_ptr<const pass::Report> view) {
   const pass::Report& r = *report;
   const bool suspended = r.mode == pass::Mode::plan;
   s.last_pass = LastPass{reason, time, r.revision, "", request};
@@ -170,7 +171,8 @@ bool after_pass(DaemonState& s, std::shared_ptr<const pass::Report> report,
     s.failing = false;
     s.last_error.clear();
   }
-  s.report = std::move(report);
+  s.report = view ? std::move(view) : report;
+  s.last = std::move(report);
   return recovered;
 }
 

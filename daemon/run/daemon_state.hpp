@@ -87,9 +87,12 @@ struct DaemonState {
   // valid revision); requests are numbered from 1 by the daemon.
   uint64_t sync_served = 0;
   std::optional<Reload> reload;
-  // The last pass that finished, and the report objects, drift and registrations come from.
+  // The last pass that finished; `last` is its report (lastSync), `report` the one objects,
+  // drift, registrations and counts come from: the same after a whole pass, the last whole
+  // pass's with the targeted projects replaced after a targeted one (pass::merged_view).
   std::optional<LastPass> last_pass;
   std::shared_ptr<const pass::Report> report;
+  std::shared_ptr<const pass::Report> last;
   std::optional<OwnershipShown> ownership;
   pass::ObjectCounts counts;  // managed / unmanaged / drifted, against the ledger
   // The ledger's revision and time of each managed object's last write after the last pass
@@ -119,9 +122,11 @@ void show(const DaemonState& s, metrics::FlytecdMetrics& metrics);
 // The state after a pass's report: last pass, report, counts, ownership (sticky rebuilds),
 // readiness, and the failure cleared when the pass succeeded with a healthy source. Returns
 // whether a failure was cleared (recovered). Pure; `time` and `record` are given.
+// `view`: what objects and counts come from (null: `report`).
 bool after_pass(DaemonState& s, std::shared_ptr<const pass::Report> report,
                 const std::string& reason, const std::string& time, const std::string& record,
-                const pass::ObjectCounts& counts, uint64_t request = 0);
+                const pass::ObjectCounts& counts, uint64_t request = 0,
+                std::shared_ptr<const pass::Report> view = nullptr);
 // Records a failure; returns whether it is the first since a success (a transition).
 bool fail(DaemonState& s, const std::string& what);
 

@@ -32,6 +32,8 @@ Result<LoadedRevision> Reconciler::load(const std::string& at) {
   out.subject = snap->subject;
   out.author = snap->author;
   out.committed_at = snap->commit_time;
+  for (size_t i = 0; i < snap->files.size() && i < snap->blob_ids.size(); ++i)
+    out.files.emplace(snap->files[i].path, snap->blob_ids[i]);
   auto loaded = m_loader.load(snap->files, snap->blob_ids);
   out.docs = std::move(loaded.documents);
   out.diagnostics = std::move(loaded.diagnostics);

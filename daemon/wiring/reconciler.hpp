@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,6 +28,7 @@ struct LoadedRevision {
   model::Documents docs;
   model::Diagnostics diagnostics;
   size_t files_parsed = 0;  // files parsed for this load (the others came from the cache)
+  std::map<std::string, std::string> files;  // path -> content id of each document file
   bool ok() const;
   // The pass's view of it (documents borrowed: `this` must outlive the pass).
   pass::Revision pass_revision() const;

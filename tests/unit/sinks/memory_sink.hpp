@@ -31,6 +31,26 @@ class MemorySink final : public sinks::Sink {
     return sinks::held_part(m_state, m_holds);
   }
 
+  // Like a sink whose full read is costly: only the scope's projects and the override keys asked
+  // for (each scope is kept: scoped_observes()).
+  Result<sinks::State> observe_scoped(const sinks::ObserveScope& scope) override {
+    if (scope.everything()) return observe();
+    std::lock_guard<std::mutex> lock(m_mu);
+    m_scoped.push_back(scope);
+    if (m_observe_error) return *m_observe_error;
+    sinks::State all = sinks::held_part(m_state, m_holds), out;
+    for (const auto& [id, p] : all.projects)
+      if (scope.projects.count(id)) out.projects.emplace(id, p);
+    for (const auto& [key, o] : all.overrides)
+      if (scope.projects.count(o.scope.project) && scope.override_keys.count(key))
+        out.overrides.emplace(key, o);
+    return out;
+  }
+  std::vector<sinks::ObserveScope> scoped_observes() const {
+    std::lock_guard<std::mutex> lock(m_mu);
+    return m_scoped;
+  }
+
   Status execute(const sinks::Step& step) override {
     std::lock_guard<std::mutex> lock(m_mu);
     m_executed.push_back(step);
@@ -100,6 +120,7 @@ class MemorySink final : public sinks::Sink {
     Error error;
     int times = -1;
   };
+  std::vector<sinks::ObserveScope> m_scoped;
 
   void apply(const sinks::Step& step) {
     using sinks::Action;
