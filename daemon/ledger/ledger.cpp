@@ -202,6 +202,29 @@ Result<std::map<std::string, size_t>> Ledger::managed_counts() const {
   return out;
 }
 
+Result<std::map<std::string, Ledger::Applied>> Ledger::applied_of(
+    const std::set<std::string>& projects) const {
+  std::lock_guard<std::mutex> lock(m_mu);
+  std::map<std::string, Applied> out;
+  // Each table's keys of a project: [prefix/P/, prefix/P0) ('0' follows '/'), and "project/P".
+  for (const char* table : {"managed", "registrations"}) {
+    auto st = m_db->prepare(std::string("SELECT key, revision, applied_at FROM ") + table +
+                                " WHERE key = ?1 OR (key >= ?2 AND key < ?3)",
+                            "read applied revisions of a project");
+    if (!st) return st.error();
+    const std::string prefix = table == std::string("managed") ? "override/" : "registration/";
+    for (const auto& p : projects) {
+      st->reset();
+      st->bind("project/" + p).bind(prefix + p + "/").bind(prefix + p + "0");
+      auto s = st->each([&](const sqlite::Statement& row) {
+        out[row.text(0)] = Applied{row.text(1), row.int64(2)};
+      });
+      if (!s) return s.error();
+    }
+  }
+  return out;
+}
+
 Result<std::map<std::string, Ledger::Applied>> Ledger::applied() const {
   std::lock_guard<std::mutex> lock(m_mu);
   std::map<std::string, Applied> out;

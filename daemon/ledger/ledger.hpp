@@ -108,6 +108,8 @@ class Ledger {
     int64_t at = 0;
   };
   Result<std::map<std::string, Applied>> applied() const;
+  // applied() of these projects' keys only ("project/P", "override/P/…", "registration/P/…").
+  Result<std::map<std::string, Applied>> applied_of(const std::set<std::string>& projects) const;
   // Records that `key` now holds what `hash` describes (after a successful write), and the
   // server's version of the record when it keeps one (Sink::written_version; 0 otherwise).
   Status record(const std::string& key, const std::string& kind, const std::string& hash,

@@ -279,13 +279,16 @@ nlohmann::json registrations_json(const Report& report) {
   return out;
 }
 
-ObjectCounts object_counts(const Report& report, const reconcile::Managed& managed) {
+ObjectCounts object_counts(const Report& report, const std::map<std::string, size_t>& managed) {
   ObjectCounts c;
   // Projects and override rows (generic objects have no counts of their own here yet).
   auto kind_of = [](const std::string& key) { return key.substr(0, key.find('/')); };
-  for (const auto& [k, r] : managed)
-    if (kind_of(k) == "project" || kind_of(k) == "override")
-      (kind_of(k) == "project" ? c.managed_projects : c.managed_overrides) += 1;
+  auto count = [&](const char* kind) {
+    auto it = managed.find(kind);
+    return it == managed.end() ? 0.0 : static_cast<double>(it->second);
+  };
+  c.managed_projects = count("project");
+  c.managed_overrides = count("override");
   for (const auto& u : report.plan.unmanaged)
     if (kind_of(u) == "project" || kind_of(u) == "override")
       (kind_of(u) == "project" ? c.unmanaged_projects : c.unmanaged_overrides) += 1;

@@ -73,7 +73,8 @@ struct ObjectCounts {
   double unmanaged_projects = 0, unmanaged_overrides = 0;
   double drifted_projects = 0, drifted_overrides = 0;
 };
-ObjectCounts object_counts(const Report& report, const reconcile::Managed& managed);
+// `managed`: the ledger's count of managed objects per kind of key (Ledger::managed_counts).
+ObjectCounts object_counts(const Report& report, const std::map<std::string, size_t>& managed);
 
 // Registrations by state for flytecd_registrations.
 std::map<std::string, double> registrations_by_state(const Report& report);

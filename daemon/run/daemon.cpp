@@ -508,6 +508,27 @@ struct Daemon::Impl {
     publish(report, reason, request);
   }
 
+  // Each managed object's revision and time of its last write after `report`: read whole after a
+  // whole pass; after a targeted one, the previous map with its projects read again.
+  std::shared_ptr<const std::map<std::string, ledger::Ledger::Applied>> applied_after(
+      const pass::Report& report) {
+    const auto& ledger = *rec->target().ledger;
+    const auto before = state.get()->applied;
+    if (!report.targeted.used || !before) {
+      auto all = ledger.applied();
+      if (!all) return nullptr;
+      return std::make_shared<const std::map<std::string, ledger::Ledger::Applied>>(
+          std::move(*all));
+    }
+    auto part = ledger.applied_of(report.targeted.projects);
+    if (!part) return nullptr;
+    auto next = std::make_shared<std::map<std::string, ledger::Ledger::Applied>>(*before);
+    const pass::PassScope scope{"", "", report.targeted.projects};
+    std::erase_if(*next, [&](const auto& kv) { return pass::key_in_scope(scope, kv.first); });
+    next->merge(*part);
+    return next;
+  }
+
   // Whether a pass after a Git change may be targeted: Git moved by itself (a poll or a webhook;
   // not a start, a reload, a new leader or a request through the API, which ask for everything),
   // writes are not suspended, and the periodic whole pass (driftScanInterval) is not due.
@@ -536,8 +557,9 @@ struct Daemon::Impl {
     metrics.record_reconcile(
         pass::reconcile_result(report), report.seconds,
         suspended ? 0 : std::chrono::duration<double>(Clock::now().time_since_epoch()).count());
-    auto managed = rec->target().ledger->managed();
-    const auto counts = pass::object_counts(*view, managed ? *managed : reconcile::Managed{});
+    auto managed = rec->target().ledger->managed_counts();
+    const auto counts =
+        pass::object_counts(*view, managed ? *managed : std::map<std::string, size_t>{});
     for (const auto& [st, n] : pass::registrations_by_state(*view))
       registrations_gauge.with({st}).set(n);
 
@@ -562,11 +584,9 @@ struct Daemon::Impl {
     const bool overrides_ok = report.executed() && report.applied.ok();
     bool recovered = false;
     const std::string record = rec->record().describe();
-    auto applied = rec->target().ledger->applied();
+    auto applied = applied_after(report);
     put([&](DaemonState& s) {
-      if (applied)
-        s.applied = std::make_shared<const std::map<std::string, ledger::Ledger::Applied>>(
-            std::move(*applied));
+      if (applied) s.applied = std::move(applied);
       recovered = after_pass(s, shared, reason, iso(Clock::now()), record, counts, request, view);
     });
     // A failing registration (unreachable registry, conflict) fails only itself: it is reported
