@@ -28,10 +28,11 @@ Result<std::unique_ptr<RoutingSink>> RoutingSink::create(std::vector<Route> rout
   return out;
 }
 
-Result<sinks::State> RoutingSink::observe() {
+Result<sinks::State> RoutingSink::merge_routes(
+    const std::function<Result<sinks::State>(const Route&)>& read) const {
   sinks::State merged;
   for (const auto& r : m_routes) {
-    auto live = r.sink->observe();
+    auto live = read(r);
     if (!live) return live.error();
     sinks::State part = held_part(*live, r.parts);
     merged.projects.merge(part.projects);
@@ -39,6 +40,19 @@ Result<sinks::State> RoutingSink::observe() {
     merged.objects.merge(part.objects);
   }
   return merged;
+}
+
+Result<sinks::State> RoutingSink::observe() {
+  return merge_routes([](const Route& r) { return r.sink->observe(); });
+}
+
+Result<sinks::State> RoutingSink::observe_scoped(const ObserveScope& scope) {
+  return merge_routes([&](const Route& r) {
+    if (scope.everything() || r.parts.overrides || r.parts.platform_defaults)
+      return r.sink->observe_scoped(scope);
+    // held_part would drop every override row it read.
+    return r.sink->observe_scoped(ObserveScope{scope.projects, {}});
+  });
 }
 
 void RoutingSink::expect(const std::set<std::string>& object_keys) {

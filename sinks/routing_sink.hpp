@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -32,6 +33,9 @@ class RoutingSink final : public Sink {
   // The first failing route's error, as that sink reported it.
   void expect(const std::set<std::string>& object_keys) override;
   Result<sinks::State> observe() override;
+  // Each route's observe_scoped, merged as observe() merges; a route that holds neither
+  // overrides nor platform defaults is not asked for override keys.
+  Result<sinks::State> observe_scoped(const ObserveScope& scope) override;
   // internal when no route holds the step's part (a plan outside capabilities()).
   Status execute(const sinks::Step& step) override;
   uint64_t written_version(const std::string& key) const override;
@@ -43,6 +47,9 @@ class RoutingSink final : public Sink {
  private:
   RoutingSink() = default;
   const Route* route_for(const sinks::Step& step) const;
+  // What `read` returns for each route, each cut to the route's parts, merged.
+  Result<sinks::State> merge_routes(
+      const std::function<Result<sinks::State>(const Route&)>& read) const;
 
   std::vector<Route> m_routes;
   std::vector<std::unique_ptr<Sink>> m_owned;

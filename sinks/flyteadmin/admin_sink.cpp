@@ -2,14 +2,20 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <random>
+#include <set>
 #include <sstream>
+#include <string_view>
 #include <thread>
 #include <type_traits>
 #include <variant>
+#include <vector>
 
 #include "daemon/common/log.hpp"
 #include "flytecd_service.grpc.pb.h"
@@ -77,6 +83,46 @@ class Gate {
   int m_free;
 };
 
+// An override row's identity, parsed back from its key (sinks::override_key).
+struct RowKey {
+  std::string key;
+  sinks::Scope scope;
+  sinks::AttributeType type{};
+};
+
+// "override/<project>/<domain>/<workflow>/<TYPE>"; nullopt for any other form (a platform
+// default has an empty project and is dropped by the caller, which reads only scoped projects).
+std::optional<RowKey> parse_override_key(const std::string& key) {
+  constexpr std::string_view k_prefix = "override/";
+  if (key.rfind(k_prefix, 0) != 0) return std::nullopt;
+  const size_t p = key.find('/', k_prefix.size());
+  const size_t d = p == std::string::npos ? p : key.find('/', p + 1);
+  const size_t t = key.rfind('/');
+  if (d == std::string::npos || t <= d) return std::nullopt;
+  auto type = sinks::attribute_type_from_name(key.substr(t + 1));
+  if (!type) return std::nullopt;
+  RowKey out{key,
+             sinks::Scope{key.substr(k_prefix.size(), p - k_prefix.size()),
+                          key.substr(p + 1, d - p - 1), key.substr(d + 1, t - d - 1)},
+             *type};
+  // A workflow without a domain is no scope FlyteAdmin has; the round trip rejects the rest.
+  if (out.scope.domain.empty() && !out.scope.workflow.empty()) return std::nullopt;
+  if (sinks::override_key(out.scope, out.type) != key) return std::nullopt;
+  return out;
+}
+
+// Runs fn(0) .. fn(n - 1) on up to `workers` threads (the caller's among them).
+void run_parallel(size_t n, size_t workers, const std::function<void(size_t)>& fn) {
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < n; i = next++) fn(i);
+  };
+  std::vector<std::thread> threads;
+  for (size_t w = 1; w < std::min(workers, n); ++w) threads.emplace_back(work);
+  work();
+  for (auto& t : threads) t.join();
+}
+
 }  // namespace
 
 struct AdminSink::Impl {
@@ -98,8 +144,10 @@ struct AdminSink::Impl {
   Status call(const char* method, const Req& req, Resp* resp, Fn fn) {
     return call_on(stub.get(), method, req, resp, fn);
   }
+  // `answered`, when given, receives the gRPC code of the last answer.
   template <typename StubT, typename Req, typename Resp, typename Fn>
-  Status call_on(StubT* target, const char* method, const Req& req, Resp* resp, Fn fn) {
+  Status call_on(StubT* target, const char* method, const Req& req, Resp* resp, Fn fn,
+                 grpc::StatusCode* answered = nullptr) {
     // Never an empty project or domain: FlyteAdmin would read it as "any" (see empty_scope).
     if (auto why = empty_scope(req))
       return make_error(ErrorCode::invalid_input,
@@ -118,10 +166,21 @@ struct AdminSink::Impl {
           ++stats[std::string(method) + " " + code_name(code)];
         },
         *log);
+    if (answered) *answered = out.status.error_code();
     if (out.auth_error) return out.auth_error->wrap(where);
     if (out.status.ok()) return ok_status();
     return call_error(cfg, where, out.status);
   }
+
+  // The reads of observe() and observe_scoped() (defined below them).
+  Result<std::map<std::string, sinks::ProjectState>> list_projects();
+  Result<std::vector<sinks::OverrideState>> list_rows(sinks::AttributeType type);
+  Result<std::map<std::string, sinks::ProjectState>> get_projects(const std::set<std::string>& ids);
+  Result<std::optional<sinks::OverrideState>> get_row(const RowKey& k);
+  Result<std::vector<std::optional<sinks::OverrideState>>> get_rows(const std::vector<RowKey>& ks,
+                                                                    std::vector<RowKey>& refused);
+  // Set once the server answered GetProject with UNIMPLEMENTED (FlyteAdmin before 1.11.1).
+  std::atomic<bool> no_get_project{false};
 };
 
 AdminSink::AdminSink(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
@@ -175,8 +234,21 @@ Result<AdminSink::ServerVersion> AdminSink::server_version_info() {
 }
 
 Result<sinks::State> AdminSink::observe() {
-  using Stub = flyteidl::service::AdminService::Stub;
   sinks::State st;
+  auto projects = m_impl->list_projects();
+  if (!projects) return projects.error();
+  st.projects = std::move(*projects);
+  for (sinks::AttributeType type : sinks::all_attribute_types()) {
+    auto rows = m_impl->list_rows(type);
+    if (!rows) return rows.error();
+    for (auto& o : *rows) st.overrides[sinks::override_key(o.scope, o.type)] = std::move(o);
+  }
+  return st;
+}
+
+Result<std::map<std::string, sinks::ProjectState>> AdminSink::Impl::list_projects() {
+  using Stub = flyteidl::service::AdminService::Stub;
+  std::map<std::string, sinks::ProjectState> out;
   // FlyteAdmin hides archived projects unless asked, so list both states explicitly.
   for (const char* filter : {"neq(state,1)", "eq(state,1)"}) {
     std::string token;
@@ -186,27 +258,194 @@ Result<sinks::State> AdminSink::observe() {
       req.set_token(token);
       req.set_filters(filter);
       admin::Projects resp;
-      if (auto s = m_impl->call("ListProjects", req, &resp, &Stub::ListProjects); !s)
-        return s.error();
-      for (const auto& p : resp.projects()) st.projects[p.id()] = parse_project(p);
+      if (auto s = call("ListProjects", req, &resp, &Stub::ListProjects); !s) return s.error();
+      for (const auto& p : resp.projects()) out[p.id()] = parse_project(p);
       token = resp.token();
     } while (!token.empty());
   }
-  for (sinks::AttributeType type : sinks::all_attribute_types()) {
-    admin::ListMatchableAttributesRequest req;
-    req.set_resource_type(type);
-    admin::ListMatchableAttributesResponse resp;
-    if (auto s =
-            m_impl->call("ListMatchableAttributes", req, &resp, &Stub::ListMatchableAttributes);
-        !s)
-      return s.error();
-    for (const auto& row : resp.configurations()) {
-      if (!row.launch_plan().empty()) continue;  // launch-plan level rows are not API-writable
-      auto o = parse_row(row, type);
-      st.overrides[sinks::override_key(o.scope, o.type)] = std::move(o);
+  return out;
+}
+
+Result<std::vector<sinks::OverrideState>> AdminSink::Impl::list_rows(sinks::AttributeType type) {
+  using Stub = flyteidl::service::AdminService::Stub;
+  admin::ListMatchableAttributesRequest req;
+  req.set_resource_type(type);
+  admin::ListMatchableAttributesResponse resp;
+  if (auto s = call("ListMatchableAttributes", req, &resp, &Stub::ListMatchableAttributes); !s)
+    return s.error();
+  std::vector<sinks::OverrideState> out;
+  for (const auto& row : resp.configurations()) {
+    if (!row.launch_plan().empty()) continue;  // launch-plan level rows are not API-writable
+    out.push_back(parse_row(row, type));
+  }
+  return out;
+}
+
+namespace {
+
+// How observe_scoped reads the override rows it is asked for.
+struct ScopedReads {
+  std::vector<RowKey> gets;                                      // with the exact Get*Attributes
+  std::map<sinks::AttributeType, std::set<std::string>> listed;  // keys taken from that type's List
+};
+
+// The keys of projects FlyteAdmin has, sorted by the RPC that reads each row as stored. Pure.
+// - GetProjectAttributes(p, WORKFLOW_EXECUTION_CONFIG) answers config defaults when the row is
+//   absent and the row merged with them when present (resource_manager.go GetProjectAttributes),
+//   so that type's project rows come from ListMatchableAttributes, which returns stored rows.
+// - GetProjectDomainAttributes and GetWorkflowAttributes refuse an archived project
+//   (ValidateProjectAndDomain: InvalidArgument "project [p] is not active"; project-level Get only
+//   needs it to exist), so an archived project's rows below project level are listed too.
+ScopedReads plan_scoped_reads(const std::set<std::string>& keys,
+                              const std::map<std::string, sinks::ProjectState>& projects) {
+  ScopedReads out;
+  for (const auto& key : keys) {
+    auto k = parse_override_key(key);
+    if (!k) continue;
+    auto p = projects.find(k->scope.project);
+    if (p == projects.end()) continue;  // not in scope, or FlyteAdmin has no such project
+    const bool project_level = k->scope.level() == sinks::Level::project;
+    if ((project_level && k->type == admin::WORKFLOW_EXECUTION_CONFIG) ||
+        (!project_level && p->second.archived))
+      out.listed[k->type].insert(key);
+    else
+      out.gets.push_back(std::move(*k));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<sinks::State> AdminSink::observe_scoped(const ObserveScope& scope) {
+  if (scope.everything()) return observe();
+  sinks::State st;
+  auto projects = m_impl->get_projects(scope.projects);
+  if (!projects) return projects.error();
+  st.projects = std::move(*projects);
+  ScopedReads reads = plan_scoped_reads(scope.override_keys, st.projects);
+  std::vector<RowKey> refused;
+  auto got = m_impl->get_rows(reads.gets, refused);
+  if (!got) return got.error();
+  for (auto& row : *got)
+    if (row) st.overrides[sinks::override_key(row->scope, row->type)] = std::move(*row);
+  // A Get FlyteAdmin refuses as invalid (the project archived since, a domain no longer
+  // configured) is answered by the List, which validates nothing.
+  for (auto& k : refused) reads.listed[k.type].insert(k.key);
+  for (const auto& [type, keys] : reads.listed) {
+    auto rows = m_impl->list_rows(type);
+    if (!rows) return rows.error();
+    for (auto& o : *rows) {
+      std::string key = sinks::override_key(o.scope, o.type);
+      if (keys.count(key)) st.overrides[std::move(key)] = std::move(o);
     }
   }
+  m_impl->log->debug("scoped observation of {} projects: {} Gets, {} Lists", scope.projects.size(),
+                     reads.gets.size(), reads.listed.size());
   return st;
+}
+
+Result<std::map<std::string, sinks::ProjectState>> AdminSink::Impl::get_projects(
+    const std::set<std::string>& ids) {
+  std::map<std::string, sinks::ProjectState> out;
+  for (const auto& id : ids) {
+    if (no_get_project) break;
+    if (id.empty()) continue;  // no project; FlyteAdmin would refuse the request
+    admin::ProjectGetRequest req;
+    req.set_id(id);
+    admin::Project resp;
+    grpc::StatusCode code = grpc::StatusCode::OK;
+    auto s = call_on(stub.get(), "GetProject", req, &resp,
+                     &flyteidl::service::AdminService::Stub::GetProject, &code);
+    if (s) {
+      out[id] = parse_project(resp);
+    } else if (code == grpc::StatusCode::UNIMPLEMENTED) {
+      no_get_project = true;
+    } else if (s.error().code != ErrorCode::not_found) {
+      return s.error();
+    }
+  }
+  if (!no_get_project) return out;
+  // A FlyteAdmin older than GetProject (1.11.1): list every project and keep the scope's.
+  auto all = list_projects();
+  if (!all) return all.error();
+  out.clear();
+  for (const auto& id : ids)
+    if (auto it = all->find(id); it != all->end()) out.emplace(id, std::move(it->second));
+  return out;
+}
+
+// FlyteAdmin's Get*Attributes answer the most specific row that matches (ResourceRepo.Get: the
+// workflow row, else the project-domain row, else the project row) and name the row's own scope,
+// so an answer of a broader scope means the asked row is absent.
+Result<std::optional<sinks::OverrideState>> AdminSink::Impl::get_row(const RowKey& k) {
+  using Stub = flyteidl::service::AdminService::Stub;
+  const sinks::Scope& at = k.scope;
+  admin::MatchableAttributesConfiguration row;
+  Status s = ok_status();
+  if (at.level() == sinks::Level::project) {
+    admin::ProjectAttributesGetRequest req;
+    req.set_project(at.project);
+    req.set_resource_type(k.type);
+    admin::ProjectAttributesGetResponse resp;
+    s = call("GetProjectAttributes", req, &resp, &Stub::GetProjectAttributes);
+    row.set_project(resp.attributes().project());
+    *row.mutable_attributes() = resp.attributes().matching_attributes();
+  } else if (at.level() == sinks::Level::project_domain) {
+    admin::ProjectDomainAttributesGetRequest req;
+    req.set_project(at.project);
+    req.set_domain(at.domain);
+    req.set_resource_type(k.type);
+    admin::ProjectDomainAttributesGetResponse resp;
+    s = call("GetProjectDomainAttributes", req, &resp, &Stub::GetProjectDomainAttributes);
+    row.set_project(resp.attributes().project());
+    row.set_domain(resp.attributes().domain());
+    *row.mutable_attributes() = resp.attributes().matching_attributes();
+  } else {
+    admin::WorkflowAttributesGetRequest req;
+    req.set_project(at.project);
+    req.set_domain(at.domain);
+    req.set_workflow(at.workflow);
+    req.set_resource_type(k.type);
+    admin::WorkflowAttributesGetResponse resp;
+    s = call("GetWorkflowAttributes", req, &resp, &Stub::GetWorkflowAttributes);
+    row.set_project(resp.attributes().project());
+    row.set_domain(resp.attributes().domain());
+    row.set_workflow(resp.attributes().workflow());
+    *row.mutable_attributes() = resp.attributes().matching_attributes();
+  }
+  if (!s) {
+    if (s.error().code == ErrorCode::not_found) return std::optional<sinks::OverrideState>();
+    return s.error();
+  }
+  if (sinks::Scope{row.project(), row.domain(), row.workflow()} != at)
+    return std::optional<sinks::OverrideState>();  // fell back to a broader row
+  return std::optional<sinks::OverrideState>(parse_row(row, k.type));
+}
+
+// Up to 8 Gets at once (and never more than max_in_flight): a targeted pass asks for a few dozen
+// rows, and against a remote FlyteAdmin each is a round trip. `refused` receives the keys whose
+// Get was refused as invalid_input; the first other error is returned.
+Result<std::vector<std::optional<sinks::OverrideState>>> AdminSink::Impl::get_rows(
+    const std::vector<RowKey>& ks, std::vector<RowKey>& refused) {
+  std::vector<std::optional<Result<std::optional<sinks::OverrideState>>>> got(ks.size());
+  std::atomic<bool> failed{false};
+  run_parallel(ks.size(), static_cast<size_t>(std::clamp(cfg.max_in_flight, 1, 8)), [&](size_t i) {
+    if (failed) return;
+    got[i] = get_row(ks[i]);
+    if (!*got[i] && got[i]->error().code != ErrorCode::invalid_input) failed = true;
+  });
+  std::vector<std::optional<sinks::OverrideState>> out;
+  for (size_t i = 0; i < ks.size(); ++i) {
+    if (!got[i]) continue;  // not sent: another Get had failed
+    if (*got[i]) {
+      out.push_back(std::move(**got[i]));
+    } else if (got[i]->error().code == ErrorCode::invalid_input) {
+      refused.push_back(ks[i]);
+    } else {
+      return got[i]->error();
+    }
+  }
+  return out;
 }
 
 namespace {

@@ -31,6 +31,13 @@ class AdminSink : public Sink, public EntitySink {
   // domain-wide defaults in its own configuration, not in rows).
   Capabilities capabilities() const override;
   Result<sinks::State> observe() override;
+  // The scope's projects (archived or not; GetProject each, or ListProjects on a FlyteAdmin
+  // without GetProject) and, of their override rows, exactly those of `scope.override_keys` that
+  // exist, each as observe() returns it: read with the exact Get*Attributes, except project-level
+  // WORKFLOW_EXECUTION_CONFIG rows and rows below project level of an archived project, which
+  // FlyteAdmin's Get does not answer as stored, and come from one ListMatchableAttributes per
+  // such type. Everything (observe()) when the scope is. Errors as observe().
+  Result<sinks::State> observe_scoped(const ObserveScope& scope) override;
   Status execute(const sinks::Step& step) override;
   std::string describe() const override;
   EntitySink* entities() override { return this; }
