@@ -33,7 +33,7 @@ void write_project(const fs::path& file, const std::string& project, const std::
 }  // namespace
 
 TEST_CASE(
-    "daemon: a pass after a one-file change is targeted; the whole pass finds drift elsewhere",
+    "daemon: a pass after a one-file change is targeted, and the whole pass finds drift elsewhere",
     "[integration][daemon][targeted]") {
   const fs::path dir = flytecd_test::fresh_dir("flytecd-daemon-targeted");
   const std::string& git = flytecd_test::k_git;

@@ -180,6 +180,19 @@ TEST_CASE("config: an interval that is not a sane duration is refused naming the
   CHECK(load("lockWait: 0s\n", cfg));
 }
 
+TEST_CASE("config: driftScanInterval defaults to the interval and is checked like it",
+          "[config][duration]") {
+  auto cfg = flytecd::config::defaults();
+  REQUIRE(load("interval: 2m\n", cfg));
+  CHECK(cfg.drift_scan() == 120);  // the default: every interval's pass is whole
+  REQUIRE(load("interval: 30s\ndriftScanInterval: 10m\n", cfg));
+  CHECK(cfg.drift_scan() == 600);
+  CHECK(cfg.interval_seconds == 30);
+  auto bad = load("driftScanInterval: 0.5s\n", cfg);
+  REQUIRE_FALSE(bad);
+  CHECK_THAT(bad.error().message, Catch::Contains("driftScanInterval: \"0.5s\" is out of range"));
+}
+
 // Issue 27.8: a ConfigMap mounted where a file was expected made YAML::LoadFile throw an I/O
 // exception nobody caught (SIGABRT).
 TEST_CASE("config: --config or flytectlConfig naming a directory is an error, not an abort",
@@ -229,11 +242,11 @@ TEST_CASE(
   CHECK_THAT(t.error().message, Catch::Contains("(expected a duration like 30s, 5m or 1h)"));
   auto u = load("logs: {level: info}\n", cfg);
   REQUIRE_FALSE(u);
-  CHECK_THAT(
-      u.error().message,
-      Catch::Contains("logs: unknown key (expected repo, stateDir, flytectlConfig, admin, flyte2, "
-                      "policy, domains, parallelism, lockWait, git, interval, http, "
-                      "notifications, packages, history, kubernetes, log)"));
+  CHECK_THAT(u.error().message,
+             Catch::Contains(
+                 "logs: unknown key (expected repo, stateDir, flytectlConfig, admin, flyte2, "
+                 "policy, domains, parallelism, lockWait, git, interval, driftScanInterval, http, "
+                 "notifications, packages, history, kubernetes, log)"));
   auto g = load("git:\n  url: https://example.com/r.git\n  branch: main\n", cfg);
   REQUIRE_FALSE(g);
   CHECK_THAT(g.error().message, Catch::Contains(":3: git.branch: unknown key (expected url, ref,"));

@@ -130,7 +130,7 @@ TEST_CASE("targeted: a scope of projects, and how it reads", "[targeted]") {
   CHECK_FALSE(pass::key_in_scope(s, "project/a"));
 }
 
-TEST_CASE("targeted: only the changed project is observed and written; the revision converges",
+TEST_CASE("targeted: only the changed project is observed and written, and the revision converges",
           "[targeted]") {
   testing::MemorySink sink;
   auto ledger = open_ledger();
