@@ -111,6 +111,16 @@ std::optional<RowKey> parse_override_key(const std::string& key) {
   return out;
 }
 
+// The row a Get's answer names: its project, and its domain and workflow where the message has
+// them, with the attributes.
+template <typename Attrs>
+void row_of(const Attrs& a, admin::MatchableAttributesConfiguration& row) {
+  row.set_project(a.project());
+  if constexpr (requires { a.domain(); }) row.set_domain(a.domain());
+  if constexpr (requires { a.workflow(); }) row.set_workflow(a.workflow());
+  *row.mutable_attributes() = a.matching_attributes();
+}
+
 // Runs fn(0) .. fn(n - 1) on up to `workers` threads (the caller's among them).
 void run_parallel(size_t n, size_t workers, const std::function<void(size_t)>& fn) {
   std::atomic<size_t> next{0};
@@ -388,8 +398,7 @@ Result<std::optional<sinks::OverrideState>> AdminSink::Impl::get_row(const RowKe
     req.set_resource_type(k.type);
     admin::ProjectAttributesGetResponse resp;
     s = call("GetProjectAttributes", req, &resp, &Stub::GetProjectAttributes);
-    row.set_project(resp.attributes().project());
-    *row.mutable_attributes() = resp.attributes().matching_attributes();
+    row_of(resp.attributes(), row);
   } else if (at.level() == sinks::Level::project_domain) {
     admin::ProjectDomainAttributesGetRequest req;
     req.set_project(at.project);
@@ -397,9 +406,7 @@ Result<std::optional<sinks::OverrideState>> AdminSink::Impl::get_row(const RowKe
     req.set_resource_type(k.type);
     admin::ProjectDomainAttributesGetResponse resp;
     s = call("GetProjectDomainAttributes", req, &resp, &Stub::GetProjectDomainAttributes);
-    row.set_project(resp.attributes().project());
-    row.set_domain(resp.attributes().domain());
-    *row.mutable_attributes() = resp.attributes().matching_attributes();
+    row_of(resp.attributes(), row);
   } else {
     admin::WorkflowAttributesGetRequest req;
     req.set_project(at.project);
@@ -408,10 +415,7 @@ Result<std::optional<sinks::OverrideState>> AdminSink::Impl::get_row(const RowKe
     req.set_resource_type(k.type);
     admin::WorkflowAttributesGetResponse resp;
     s = call("GetWorkflowAttributes", req, &resp, &Stub::GetWorkflowAttributes);
-    row.set_project(resp.attributes().project());
-    row.set_domain(resp.attributes().domain());
-    row.set_workflow(resp.attributes().workflow());
-    *row.mutable_attributes() = resp.attributes().matching_attributes();
+    row_of(resp.attributes(), row);
   }
   if (!s) {
     if (s.error().code == ErrorCode::not_found) return std::optional<sinks::OverrideState>();

@@ -49,6 +49,16 @@ pass::Report run_at(testing::MemorySink& sink, ledger::Ledger& ledger, const std
   return pass::run(pass::Revision{rev, "", &docs, "", 0}, w, o);
 }
 
+// A whole pass of r1 (p0..p4) under `policy` that converged; its options, for the next whole pass.
+pass::Options converge_r1(testing::MemorySink& sink, ledger::Ledger& ledger,
+                          reconcile::Policy policy) {
+  auto whole = pass_test::options(pass::Mode::execute);
+  whole.policy = policy;
+  REQUIRE(run_at(sink, ledger, "r1", in_files(), whole).outcome == pass::Outcome::success);
+  REQUIRE(*ledger.converged_revision() == "r1");
+  return whole;
+}
+
 pass::Options targeted(const std::string& base, std::set<std::string> projects) {
   auto o = pass_test::options(pass::Mode::execute);
   o.policy.self_heal = true;
@@ -134,10 +144,9 @@ TEST_CASE("targeted: only the changed project is observed and written, and the r
           "[targeted]") {
   testing::MemorySink sink;
   auto ledger = open_ledger();
-  auto whole = pass_test::options(pass::Mode::execute);
-  whole.policy.self_heal = true;
-  REQUIRE(run_at(sink, *ledger, "r1", in_files(), whole).outcome == pass::Outcome::success);
-  REQUIRE(*ledger->converged_revision() == "r1");
+  reconcile::Policy heal;
+  heal.self_heal = true;
+  const auto whole = converge_r1(sink, *ledger, heal);
 
   // Out of band, in a project the next commit does not touch.
   auto live = sink.state();
@@ -178,8 +187,7 @@ TEST_CASE("targeted: only the changed project is observed and written, and the r
 TEST_CASE("targeted: declined (whole) unless the change's base converged", "[targeted]") {
   testing::MemorySink sink;
   auto ledger = open_ledger();
-  auto whole = pass_test::options(pass::Mode::execute);
-  REQUIRE(run_at(sink, *ledger, "r1", in_files(), whole).outcome == pass::Outcome::success);
+  converge_r1(sink, *ledger, {});
   auto t = run_at(sink, *ledger, "r9", in_files("green"), targeted("r0", {"p1"}));
   CHECK_FALSE(t.targeted.used);
   CHECK(t.targeted.asked);
@@ -198,9 +206,9 @@ TEST_CASE("targeted: the guard counts against everything managed, as a whole pas
           "[targeted]") {
   testing::MemorySink sink;
   auto ledger = open_ledger();
-  auto whole = pass_test::options(pass::Mode::execute);
-  whole.policy.prune = true;
-  REQUIRE(run_at(sink, *ledger, "r1", in_files(), whole).outcome == pass::Outcome::success);
+  reconcile::Policy prune;
+  prune.prune = true;
+  converge_r1(sink, *ledger, prune);
   // p1 leaves Git: in its scope nothing is declared and everything would go, which a guard over
   // the scope alone refuses ("declares no projects", "all of them").
   auto gone = in_files();
