@@ -1,6 +1,7 @@
 #include "daemon/reconcile/plan.hpp"
 
 #include <algorithm>
+#include <array>
 #include <set>
 
 #include <google/protobuf/message.h>
@@ -188,14 +189,17 @@ std::vector<std::string> override_keys(const State& desired, const State& live,
     if (auto it = live.overrides.find(k); it != live.overrides.end()) return &it->second;
     return nullptr;
   };
-  std::vector<std::string> keys(key_set.begin(), key_set.end());
-  std::stable_sort(keys.begin(), keys.end(), [&](const std::string& a, const std::string& b) {
-    const auto* sa = scope_of(a);
-    const auto* sb = scope_of(b);
-    int ra = sa ? level_rank(sa->scope) : 3;
-    int rb = sb ? level_rank(sb->scope) : 3;
-    return ra != rb ? ra < rb : a < b;
-  });
+  // By level, in key order within each (the set's order): one lookup per key, not per comparison.
+  std::array<std::vector<std::string>, 4> by_rank;
+  for (auto it = key_set.begin(); it != key_set.end();) {
+    const auto* scope = scope_of(*it);
+    const int rank = scope ? level_rank(scope->scope) : 3;
+    by_rank[static_cast<size_t>(rank)].push_back(std::move(key_set.extract(it++).value()));
+  }
+  std::vector<std::string> keys;
+  keys.reserve(by_rank[0].size() + by_rank[1].size() + by_rank[2].size() + by_rank[3].size());
+  for (auto& bucket : by_rank)
+    for (auto& k : bucket) keys.push_back(std::move(k));
   return keys;
 }
 
