@@ -30,6 +30,7 @@
 #include "daemon/run/pass_log.hpp"
 #include "daemon/run/secrets.hpp"
 #include "daemon/run/suspension.hpp"
+#include "daemon/run/targeting.hpp"
 #include "daemon/wiring/reconciler.hpp"
 #include "daemon/wiring/target.hpp"
 
@@ -85,13 +86,9 @@ struct Daemon::Impl {
   StateCell state{DaemonState{}, [this](const DaemonState& s) { show(s, metrics); }};
   std::mutex suspend_mu;  // serializes suspend/resume requests (HTTP threads)
   std::set<std::string> known_drift;
-  std::string refusal_notified;
-  // The change the last pull brought (the revision that was in force -> the new one): a pass
-  // after it may be targeted at the projects it touched (pass::Options::targeted).
-  std::optional<pass::Options::Targeted> pending_change;
-  // The last whole pass (the periodic drift scan every driftScanInterval).
-  std::optional<std::chrono::steady_clock::time_point>
-      last_whole;  // the revision whose refusal was last notified (pass/views)
+  std::string refusal_notified;  // the revision whose refusal was last notified (pass/views)
+  // Whether the pass after a Git change may be targeted at the projects it touched.
+  Targeting targeting;
 
   std::shared_ptr<const DaemonState> put(const std::function<void(DaemonState&)>& change) {
     return state.update(change);
@@ -141,14 +138,7 @@ struct Daemon::Impl {
       st.suspension = s;
       st.suspended_projects = projects;
     });
-    for (const auto& [project, sp] : projects)
-      log->warn("project {} SUSPENDED since {} by {}{}: planned, nothing of it is written", project,
-                sp.since, sp.by, sp.reason.empty() ? "" : " (" + sp.reason + ")");
-    if (s)
-      log->warn(
-          "SUSPENDED since {} by {}{}: sources are polled and drift reported, nothing is "
-          "written (POST /api/v1/resume or `flytecd resume` to resume)",
-          s->since, s->by, s->reason.empty() ? "" : " (" + s->reason + ")");
+    log_suspensions(*log, s, projects);
   }
 
   // Puts a prepared configuration in force (its reconciler, whose target start_serving opened,
@@ -377,14 +367,10 @@ struct Daemon::Impl {
 
   void notify_event(notify::EventKind kind, const std::string& summary,
                     std::vector<std::string> details) {
-    if (!notifier) return;
-    notify::Event e;
-    e.kind = kind;
-    e.revision = state.get()->revision;  // the revision in force: the one the pass reconciled
-    e.summary = summary;
-    e.details = std::move(details);
-    e.time = Clock::now();
-    notifier->notify(e);
+    // The revision in force: the one the pass reconciled.
+    if (notifier)
+      notifier->notify(
+          notify::Event{kind, state.get()->revision, summary, std::move(details), Clock::now()});
   }
 
   // Records a failure; the first after a success is notified as sync_failed, unless
@@ -437,17 +423,9 @@ struct Daemon::Impl {
       for (const auto& e : rejection.errors) log->error("  {}", e);
       return;
     }
-    pending_change.reset();
-    if (in_force) {
-      bool repository_keys = false;
-      for (const auto& v : cfg.packages.verify) repository_keys |= !v.key.empty();
-      auto change = pass::changed_projects(in_force->docs, in_force->files, loaded->docs,
-                                           loaded->files, repository_keys);
-      if (!change.everything)
-        pending_change = pass::Options::Targeted{in_force->revision, std::move(change.projects)};
-      else
-        log->info("revision {}: {}: the pass is whole", loaded->revision, change.why);
-    }
+    if (auto whole = targeting.on_revision(in_force ? &*in_force : nullptr, *loaded, cfg);
+        !whole.empty() && in_force)
+      log->info("revision {}: {}: the pass is whole", loaded->revision, whole);
     in_force = std::move(*loaded);
     rejected_revision.clear();
     source_problem("");
@@ -490,54 +468,27 @@ struct Daemon::Impl {
     po.writer =
         cluster && !cluster->identity().empty() ? cluster->identity() : wiring::host_identity();
     po.trigger = reason;
-    if (pending_change && targeted_allowed(reason, suspended)) po.targeted = *pending_change;
-    pending_change.reset();
-    const auto started = std::chrono::steady_clock::now();
+    const auto started = Targeting::Clock::now();
+    po.targeted = targeting.offer(reason, suspended, cfg.drift_scan(), started);
     auto report = std::make_shared<const pass::Report>(rec->pass(*in_force, po));
-    if (!report->targeted.used && report->observed) last_whole = started;
+    targeting.after(*report, started);
     if (report->outcome == pass::Outcome::refused)
       log->error("revision {} REFUSED, nothing executed: {}", revision, report->guard.reason);
-    const auto& own = report->ownership;
-    if (own.state != pass::Ownership::State::ledger && own.message != last_ownership) {
-      (own.state == pass::Ownership::State::unavailable ? log->error(own.message)
-                                                        : log->warn(own.message));
-      for (const auto& why : own.skipped) log->warn("ownership: not rebuilt: {}", why);
-    }
-    last_ownership = own.state == pass::Ownership::State::ledger ? "" : own.message;
+    log_ownership(*log, report->ownership, last_ownership);
     if (report->record_error) log->error("{}", report->record_error->message);
     publish(report, reason, request);
   }
 
   // Each managed object's revision and time of its last write after `report`: read whole after a
-  // whole pass; after a targeted one, the previous map with its projects read again.
-  std::shared_ptr<const std::map<std::string, ledger::Ledger::Applied>> applied_after(
-      const pass::Report& report) {
+  // whole pass; after a targeted one, only its projects are read again.
+  std::shared_ptr<const AppliedMap> applied_after(const pass::Report& report) {
     const auto& ledger = *rec->target().ledger;
     const auto before = state.get()->applied;
-    if (!report.targeted.used || !before) {
-      auto all = ledger.applied();
-      if (!all) return nullptr;
-      return std::make_shared<const std::map<std::string, ledger::Ledger::Applied>>(
-          std::move(*all));
-    }
-    auto part = ledger.applied_of(report.targeted.projects);
-    if (!part) return nullptr;
-    auto next = std::make_shared<std::map<std::string, ledger::Ledger::Applied>>(*before);
-    const pass::PassScope scope{"", "", report.targeted.projects};
-    std::erase_if(*next, [&](const auto& kv) { return pass::key_in_scope(scope, kv.first); });
-    next->merge(*part);
-    return next;
-  }
-
-  // Whether a pass after a Git change may be targeted: Git moved by itself (a poll or a webhook;
-  // not a start, a reload, a new leader or a request through the API, which ask for everything),
-  // writes are not suspended, and the periodic whole pass (driftScanInterval) is not due.
-  bool targeted_allowed(const std::string& reason, bool suspended) const {
-    if (suspended || !last_whole) return false;
-    if (reason != "interval" && reason.rfind("webhook", 0) != 0) return false;
-    // 0.85: an interval tick comes after 0.9-1.1 intervals (jitter), and is then the scan.
-    const auto due = std::chrono::duration<double>(cfg.drift_scan() * 0.85);
-    return std::chrono::steady_clock::now() - *last_whole < due;
+    auto read = report.targeted.used && before ? ledger.applied_of(report.targeted.projects)
+                                               : ledger.applied();
+    if (!read) return nullptr;
+    return std::make_shared<const AppliedMap>(
+        run::applied_after(report, before.get(), std::move(*read)));
   }
 
   // The state after a pass, the counters, and notifications: functions of the pass report
@@ -568,12 +519,8 @@ struct Daemon::Impl {
     auto drift = pass::drift_notice(report, known_drift, cfg.policy.self_heal);
     for (const auto& line : drift.left_in_place)
       log->warn("drift ({}, left in place) {}", suspended ? "suspended" : "self-heal off", line);
-    if (report.targeted.used) {  // what the last whole pass saw elsewhere is still known
-      const pass::PassScope scope{"", "", report.targeted.projects};
-      for (const auto& key : known_drift)
-        if (!pass::key_in_scope(scope, key)) drift.drifted.insert(key);
-    }
-    known_drift = std::move(drift.drifted);
+    // After a targeted pass, what the last whole pass saw elsewhere is still known.
+    known_drift = known_drift_after(report, std::move(drift.drifted), known_drift);
     if (!drift.lines.empty())
       notify_event(notify::EventKind::drift_detected, drift.summary, std::move(drift.lines));
     // A refusal once per refused revision (the same one refused every interval is not news).

@@ -36,4 +36,25 @@ std::function<void(const registration::RegistrationOutcome&)> log_registration(
   };
 }
 
+void log_ownership(spdlog::logger& log, const pass::Ownership& own, std::string& last) {
+  if (own.state != pass::Ownership::State::ledger && own.message != last) {
+    (own.state == pass::Ownership::State::unavailable ? log.error(own.message)
+                                                      : log.warn(own.message));
+    for (const auto& why : own.skipped) log.warn("ownership: not rebuilt: {}", why);
+  }
+  last = own.state == pass::Ownership::State::ledger ? "" : own.message;
+}
+
+void log_suspensions(spdlog::logger& log, const std::optional<Suspension>& all,
+                     const ProjectSuspensions& projects) {
+  for (const auto& [project, sp] : projects)
+    log.warn("project {} SUSPENDED since {} by {}{}: planned, nothing of it is written", project,
+             sp.since, sp.by, sp.reason.empty() ? "" : " (" + sp.reason + ")");
+  if (all)
+    log.warn(
+        "SUSPENDED since {} by {}{}: sources are polled and drift reported, nothing is "
+        "written (POST /api/v1/resume or `flytecd resume` to resume)",
+        all->since, all->by, all->reason.empty() ? "" : " (" + all->reason + ")");
+}
+
 }  // namespace flytecd::run

@@ -7,10 +7,12 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "daemon/common/log.hpp"
 #include "daemon/pass/pass.hpp"
+#include "daemon/run/suspension.hpp"
 
 namespace flytecd::run {
 
@@ -22,5 +24,13 @@ std::function<void(const pass::StepResult&)> log_step(std::shared_ptr<spdlog::lo
 // pass::Options::on_registration: a failure is a warning, a change an info line, in sync nothing.
 std::function<void(const registration::RegistrationOutcome&)> log_registration(
     std::shared_ptr<spdlog::logger> log, std::string revision);
+
+// The ownership message of a pass when it is not the ledger's, once per change of message
+// (`last` holds the one logged; cleared when ownership is the ledger's again).
+void log_ownership(spdlog::logger& log, const pass::Ownership& own, std::string& last);
+
+// The suspensions in force, one warning each (at start and reload).
+void log_suspensions(spdlog::logger& log, const std::optional<Suspension>& all,
+                     const ProjectSuspensions& projects);
 
 }  // namespace flytecd::run

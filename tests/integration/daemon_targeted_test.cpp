@@ -9,6 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "daemon/common/json_dump.hpp"
 #include "flytecd_service.grpc.pb.h"
 #include "sinks/emulator/emulator.hpp"
 #include "tests/integration/git/git_test_support.hpp"
@@ -102,7 +103,7 @@ TEST_CASE(
                     body, "application/json"));
   REQUIRE(git_test::eventually([&] { return status()["lastSync"]["revision"] == second; }, 20));
   auto st = status();
-  INFO(st.dump());
+  INFO(flytecd::dump_json(st));
   CHECK(st["lastSync"]["scope"]["whole"] == false);
   CHECK(st["lastSync"]["scope"]["projects"] == nlohmann::json::array({"beta"}));
   CHECK(st["lastSync"]["outcome"] == "success");
@@ -112,8 +113,8 @@ TEST_CASE(
   CHECK(label_of("alpha") == "by-hand");  // not observed by the targeted pass
   CHECK(st["drift"].empty());
   // Status still lists alpha's objects (from the whole pass) beside beta's.
-  CHECK(st["objects"].dump().find("override/alpha/development//EXECUTION_CLUSTER_LABEL") !=
-        std::string::npos);
+  CHECK(flytecd::dump_json(st["objects"])
+            .find("override/alpha/development//EXECUTION_CLUSTER_LABEL") != std::string::npos);
 
   // The whole pass (a sync through the API; the interval's drift scan is the same pass) finds
   // alpha's drift and reverts it.
@@ -122,8 +123,9 @@ TEST_CASE(
   REQUIRE(git_test::eventually([&] { return status()["lastSync"]["scope"]["whole"] == true; }, 20));
   st = status();
   CHECK(st["lastSync"]["summary"].get<std::string>().find("drift 1") != std::string::npos);
-  CHECK(st["drift"].dump().find("override/alpha/development//EXECUTION_CLUSTER_LABEL") !=
-        std::string::npos);
+  CHECK(
+      flytecd::dump_json(st["drift"]).find("override/alpha/development//EXECUTION_CLUSTER_LABEL") !=
+      std::string::npos);
 
   int wstatus = 0;
   REQUIRE(flytecd_test::terminate(pid, wstatus, 15));
