@@ -39,6 +39,7 @@ CREATE TABLE IF NOT EXISTS entities(
   created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
   UNIQUE(kind, project, domain, name, version));
 CREATE INDEX IF NOT EXISTS entities_by_state ON entities(kind, project, domain, name, state);
+CREATE INDEX IF NOT EXISTS entities_by_version ON entities(kind, project, domain, version);
 CREATE TABLE IF NOT EXISTS upload_locations(
   path TEXT PRIMARY KEY, md5 BLOB NOT NULL, expires_at INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS uploads(
@@ -456,14 +457,23 @@ Status Tx::insert_entity(const EntityRow& r) {
 Result<std::vector<EntityRow>> Tx::list_entities(EntityKind kind, const std::string& project,
                                                  const std::string& domain, const std::string& name,
                                                  const std::string& version) {
-  const auto q = sql("SELECT ", k_entity_cols,
-                     " FROM entities WHERE kind = ? AND (? = '' OR project = ?) AND "
-                     "(? = '' OR domain = ?) AND (? = '' OR name = ?) AND "
-                     "(? = '' OR version = ?) ORDER BY seq");
+  // Only the fields given are compared, so SQLite picks the index that matches them (a list at
+  // one version reads entities_by_version; "? = '' OR version = ?" scanned every row of the kind).
+  std::string where = " FROM entities WHERE kind = ?";
+  const std::pair<const char*, const std::string*> fields[] = {
+      {" AND project = ?", &project},
+      {" AND domain = ?", &domain},
+      {" AND name = ?", &name},
+      {" AND version = ?", &version}};
+  for (const auto& [clause, value] : fields)
+    if (!value->empty()) where += clause;
+  where += " ORDER BY seq";
+  const auto q = sql("SELECT ", k_entity_cols, where.c_str());
   auto st = m_store->m_db->prepare(q.c_str(), "list entities");
   if (!st) return st.error();
-  st->bind(static_cast<int>(kind)).bind(project).bind(project).bind(domain).bind(domain);
-  st->bind(name).bind(name).bind(version).bind(version);
+  st->bind(static_cast<int>(kind));
+  for (const auto& [clause, value] : fields)
+    if (!value->empty()) st->bind(*value);
   return collect<EntityRow>(*st, read_entity);
 }
 
