@@ -73,6 +73,7 @@ Status write_file_atomically(const std::filesystem::path& file, const std::strin
 Status create_private_directory(const std::filesystem::path& dir, const std::string& what) {
   std::error_code ec;
   if (std::filesystem::is_directory(dir, ec)) return ok_status();
+  ec.clear();  // the probe's "no such file" is not create_directories' error
   const auto parent = dir.parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   if (ec)

@@ -60,4 +60,20 @@ TEST_CASE("state files: the directory is created 0700 and its files 0600 whateve
   }
 }
 
+// `plan --state-dir ps` (relative, not yet there) failed "cannot create : No such file or
+// directory": the error of the is_directory probe was taken for create_directories' error.
+TEST_CASE("state files: a relative state directory that does not exist yet is created",
+          "[state][mode]") {
+  std::string tmpl = (fs::temp_directory_path() / "flytecd-rel-XXXXXX").string();
+  REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+  const auto cwd = fs::current_path();
+  fs::current_path(tmpl);
+  auto made = flytecd::create_private_directory("ps", "state directory");
+  fs::current_path(cwd);
+  INFO((made ? std::string() : made.error().message));
+  CHECK(made);
+  CHECK(fs::is_directory(fs::path(tmpl) / "ps"));
+  fs::remove_all(tmpl);
+}
+
 }  // namespace FLYTECD_UNITY_ID
