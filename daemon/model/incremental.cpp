@@ -9,7 +9,7 @@ namespace flytecd::model {
 namespace {
 
 // Fewer files than this are parsed on the calling thread: starting threads costs more.
-constexpr size_t k_min_parallel_files = 64;
+constexpr size_t k_min_parallel_files = 8;
 
 template <typename T>
 void append(std::vector<T>& to, std::vector<T>& from, bool move) {
@@ -59,6 +59,7 @@ LoadResult IncrementalLoader::load(const std::vector<SourceFile>& files,
   LoadResult result;
   NodeBudget budget;
   m_parsed_last = 0;
+  m_last_files.clear();
   auto key_of = [&](size_t i) {
     return files[i].path + '\0' + (i < blob_ids.size() ? blob_ids[i] : std::string());
   };
@@ -92,6 +93,8 @@ LoadResult IncrementalLoader::load(const std::vector<SourceFile>& files,
       parsed.budget_bound = exhausted || budget.exhausted;
       ++m_parsed_last;
     }
+    m_last_files.push_back(
+        {files[i].path, parsed.count, parsed.nodes_scanned, parsed.budget_bound});
     // What cannot be found again (no blob id) is moved into the result instead of kept.
     const bool keep = cacheable(i);
     auto& d = result.documents;
@@ -106,6 +109,7 @@ LoadResult IncrementalLoader::load(const std::vector<SourceFile>& files,
     append(result.diagnostics, parsed.diags, !keep);
     if (keep) next.emplace(key, std::move(parsed));
   }
+  if (m_keep_all) next.merge(m_cache);  // entries of this load win; the rest stay
   m_cache = std::move(next);
   check_documents(result.documents, m_limits, result.diagnostics);
   sort_diagnostics(result.diagnostics);

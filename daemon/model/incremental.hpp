@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/model/file_facts.hpp"
 #include "daemon/model/loader.hpp"
 
 namespace flytecd::model {
@@ -19,7 +20,12 @@ class IncrementalLoader {
   // `blob_ids` is parallel to `files`. Returns the same result load_documents would.
   LoadResult load(const std::vector<SourceFile>& files, const std::vector<std::string>& blob_ids);
 
+  // Keep every file parsed, not only those of the last load (a command comparing revisions).
+  void keep_all(bool keep) { m_keep_all = keep; }
+
   size_t parsed_last() const { return m_parsed_last; }  // files parsed by the last load()
+  // Each file of the last load(), in its order: YAML documents, nodes counted, budget-bound.
+  const std::vector<FileLoad>& last_files() const { return m_last_files; }
 
  private:
   struct Parsed {
@@ -40,6 +46,8 @@ class IncrementalLoader {
   Policy m_policy;
   std::map<std::string, Parsed> m_cache;  // key: path + '\0' + blob id (locations name the path)
   size_t m_parsed_last = 0;
+  bool m_keep_all = false;
+  std::vector<FileLoad> m_last_files;
 };
 
 }  // namespace flytecd::model

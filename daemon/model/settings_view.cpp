@@ -17,8 +17,6 @@ using Json = nlohmann::ordered_json;
 constexpr int k_unset = 1;  // SETTING_STATE_UNSET
 constexpr int k_value = 2;  // SETTING_STATE_VALUE
 
-const pb::FieldDescriptor* state_field(const pb::Descriptor* d) { return setting_state_field(d); }
-
 // A leaf: its JSON path and the fields that lead to it.
 struct Leaf {
   std::string path;
@@ -32,7 +30,7 @@ void collect_leaves(const pb::Descriptor* d, const std::string& prefix,
     if (!f->message_type() || f->is_repeated()) continue;
     trail.push_back(f);
     const std::string path = prefix.empty() ? f->json_name() : prefix + "." + f->json_name();
-    if (state_field(f->message_type()))
+    if (setting_state_field(f->message_type()))
       out.push_back(Leaf{path, trail});
     else if (trail.size() < 8)  // Settings nests two or three deep; a cycle cannot recurse forever
       collect_leaves(f->message_type(), path, trail, out);
@@ -99,7 +97,7 @@ Json resolve_leaf(const Leaf& leaf, const std::vector<SettingsLevel>& levels) {
   for (const auto& lv : levels) {  // broadest first: a narrower decision replaces a broader one
     const pb::Message* m = leaf_in(lv.record, leaf);
     if (!m) continue;
-    const int state = m->GetReflection()->GetEnumValue(*m, state_field(m->GetDescriptor()));
+    const int state = m->GetReflection()->GetEnumValue(*m, setting_state_field(m->GetDescriptor()));
     if (state != k_value && state != k_unset) continue;
     is_map = is_map || map_leaf(*m);
     out["level"] = lv.level;

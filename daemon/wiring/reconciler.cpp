@@ -27,17 +27,29 @@ Result<std::unique_ptr<Reconciler>> Reconciler::open(const config::Config& cfg) 
 Result<LoadedRevision> Reconciler::load(const std::string& at) {
   auto snap = at.empty() ? m_source->sync() : m_source->snapshot_at(at);
   if (!snap) return snap.error();
+  return load_snapshot(*snap);
+}
+
+LoadedRevision Reconciler::load_snapshot(const sources::Snapshot& snap,
+                                         const std::set<std::string>* only) {
   LoadedRevision out;
-  out.revision = snap->revision;
-  out.subject = snap->subject;
-  out.author = snap->author;
-  out.committed_at = snap->commit_time;
-  for (size_t i = 0; i < snap->files.size() && i < snap->blob_ids.size(); ++i)
-    out.files.emplace(snap->files[i].path, snap->blob_ids[i]);
-  auto loaded = m_loader.load(snap->files, snap->blob_ids);
+  out.revision = snap.revision;
+  out.subject = snap.subject;
+  out.author = snap.author;
+  out.committed_at = snap.commit_time;
+  std::vector<sources::SourceFile> files;
+  std::vector<std::string> ids;
+  for (size_t i = 0; i < snap.files.size() && i < snap.blob_ids.size(); ++i) {
+    out.files.emplace(snap.files[i].path, snap.blob_ids[i]);
+    if (only && !only->count(snap.files[i].path)) continue;
+    files.push_back(snap.files[i]);
+    ids.push_back(snap.blob_ids[i]);
+  }
+  auto loaded = only ? m_loader.load(files, ids) : m_loader.load(snap.files, snap.blob_ids);
   out.docs = std::move(loaded.documents);
   out.diagnostics = std::move(loaded.diagnostics);
   out.files_parsed = m_loader.parsed_last();
+  out.loads = m_loader.last_files();
   return out;
 }
 

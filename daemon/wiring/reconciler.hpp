@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@ struct LoadedRevision {
   model::Diagnostics diagnostics;
   size_t files_parsed = 0;  // files parsed for this load (the others came from the cache)
   std::map<std::string, std::string> files;  // path -> content id of each document file
+  std::vector<model::FileLoad> loads;        // each file loaded: documents, nodes (in order)
   bool ok() const;
   // The pass's view of it (documents borrowed: `this` must outlive the pass).
   pass::Revision pass_revision() const;
@@ -64,6 +66,13 @@ class Reconciler {
   // (unavailable, not_found, invalid_input for a directory asked for a revision); an invalid
   // revision is not an error: its diagnostics are in the result.
   Result<LoadedRevision> load(const std::string& at = "");
+  // The two halves of load(): a revision read (snapshot_at; nothing parsed), and its files loaded
+  // (only the paths in `only` when given: `files` still names every file of the revision).
+  Result<sources::Snapshot> snapshot(const std::string& at) { return m_source->snapshot_at(at); }
+  LoadedRevision load_snapshot(const sources::Snapshot& snap,
+                               const std::set<std::string>* only = nullptr);
+  // Every file parsed stays cached (not only the last load's): for a command comparing revisions.
+  void keep_parsed_files() { m_loader.keep_all(true); }
 
   // The target: opened with `access` (wiring::open_target: the state directory's lock for a
   // writer, the embedded emulator when there is no endpoint), its applied-revision record the

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -13,6 +14,7 @@
 #include "daemon/pass/scope.hpp"
 #include "daemon/pass/views.hpp"
 #include "daemon/reconcile/review.hpp"
+#include "daemon/wiring/review_load.hpp"
 #include "daemon/wiring/target.hpp"
 #include "daemon/wiring/wiring.hpp"
 
@@ -82,29 +84,22 @@ int run_plan_review(const TargetOptions& opt, const ReviewOptions& r, std::ostre
     return 1;
   }
   // Names resolve as `git rev-parse` resolves them in that repository (a URL is fetched
-  // first); the configured ref only decides what a URL's HEAD is once followed. The head is
-  // loaded after the base by the same reconciler: files whose blob is unchanged are not parsed
-  // again.
+  // first); the configured ref only decides what a URL's HEAD is once followed. Only what the
+  // review needs is parsed (wiring::load_change: the files that differ, and those of the projects
+  // they touch, with the facts of earlier reviews kept in the state directory).
   auto rec = wiring::Reconciler::open(c);
   if (!rec) {
     err << "flytecd plan: " << rec.error().message << "\n";
     return 1;
   }
-  auto load = [&](const std::string& rev, const char* which) -> Result<wiring::LoadedRevision> {
-    auto loaded = (*rec)->load(rev);
-    if (!loaded) return loaded.error().wrap(std::string(which) + " revision '" + rev + "'");
-    return loaded;
-  };
-  auto base = load(r.base, "base");
-  if (!base) {
-    err << "flytecd plan: " << base.error().message << "\n";
+  auto change = wiring::load_change(**rec, r.base, r.head,
+                                    std::filesystem::path(c.state_dir) / "review-index.json");
+  if (!change) {
+    err << "flytecd plan: " << change.error().message << "\n";
     return 1;
   }
-  auto head = load(r.head, "head");
-  if (!head) {
-    err << "flytecd plan: " << head.error().message << "\n";
-    return 1;
-  }
+  auto* base = &change->base;
+  auto* head = &change->head;
   const std::string& base_commit = base->revision;
   const std::string& head_commit = head->revision;
   // The head's packages kept in the repository must compile as FlyteAdmin compiles them.
