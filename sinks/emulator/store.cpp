@@ -460,11 +460,10 @@ Result<std::vector<EntityRow>> Tx::list_entities(EntityKind kind, const std::str
   // Only the fields given are compared, so SQLite picks the index that matches them (a list at
   // one version reads entities_by_version; "? = '' OR version = ?" scanned every row of the kind).
   std::string where = " FROM entities WHERE kind = ?";
-  const std::pair<const char*, const std::string*> fields[] = {
-      {" AND project = ?", &project},
-      {" AND domain = ?", &domain},
-      {" AND name = ?", &name},
-      {" AND version = ?", &version}};
+  const std::pair<const char*, const std::string*> fields[] = {{" AND project = ?", &project},
+                                                               {" AND domain = ?", &domain},
+                                                               {" AND name = ?", &name},
+                                                               {" AND version = ?", &version}};
   for (const auto& [clause, value] : fields)
     if (!value->empty()) where += clause;
   where += " ORDER BY seq";
