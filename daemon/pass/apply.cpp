@@ -121,6 +121,9 @@ bool Executor::run_round(int round) {
     return fail(ErrorCode::internal, "did not converge after " +
                                          std::to_string(m_options.max_rounds) + " rounds; " +
                                          std::to_string(p.steps.size()) + " steps still pending");
+  // Room for every result of the round up front: growing by doubling would hold both the old
+  // and the new array of ~40k results (each a copy of its step) at once.
+  m_report.results.reserve(m_report.results.size() + p.steps.size());
   execute_phases(p, round);
   return after_round(p);
 }

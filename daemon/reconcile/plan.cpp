@@ -465,10 +465,14 @@ Plan plan(const State& desired, const State& live, const Managed& managed, const
   plan_projects(desired, live, managed, policy, out, archives);
   OverridePlanner overrides{desired, live, managed, policy, out, live.overrides, {}, {}};
   for (const auto& key : override_keys(desired, live, managed)) overrides.plan_key(key);
-  for (auto& s : overrides.removals) out.steps.push_back(std::move(s));
-  for (auto& s : overrides.writes) out.steps.push_back(std::move(s));
   ObjectPlanner objects{desired, live, managed, policy, out, {}, {}};
   objects.plan_all();
+  // The steps are moved into one array of their exact size (growing it by doubling would hold
+  // two arrays of a cold pass's ~40k steps at once).
+  out.steps.reserve(out.steps.size() + overrides.removals.size() + overrides.writes.size() +
+                    objects.removals.size() + objects.writes.size() + archives.size());
+  for (auto& s : overrides.removals) out.steps.push_back(std::move(s));
+  for (auto& s : overrides.writes) out.steps.push_back(std::move(s));
   for (auto& s : objects.removals) out.steps.push_back(std::move(s));
   for (auto& s : objects.writes) out.steps.push_back(std::move(s));
   for (auto& s : archives) out.steps.push_back(std::move(s));
