@@ -120,4 +120,27 @@ TEST_CASE("load: files parsed on every core give the result of one after the oth
   CHECK(text(loader.load(files, ids)) == text(one_after_the_other(files, limits)));
 }
 
+// plan --git loads two revisions and parts of them: with keep_all a file parsed for one load is
+// not parsed again for another that does not include the files between (the default keeps only
+// the last load's files, bounding a daemon's memory). last_files() names each file of the load.
+TEST_CASE("incremental: keep_all keeps files across loads; last_files describes the last load",
+          "[loader]") {
+  const std::vector<SourceFile> a = {
+      file("a.yaml", "apiVersion: flytecd/v1\nkind: Project\nid: a\n")};
+  const std::vector<SourceFile> b = {
+      file("b.yaml", "apiVersion: flytecd/v1\nkind: Project\nid: b\n")};
+  for (bool keep : {false, true}) {
+    IncrementalLoader loader(Limits{}, Policy{});
+    loader.keep_all(keep);
+    loader.load(a, {"1"});
+    loader.load(b, {"2"});
+    REQUIRE(loader.last_files().size() == 1);
+    CHECK(loader.last_files()[0].path == "b.yaml");
+    CHECK(loader.last_files()[0].documents == 1);
+    CHECK(loader.last_files()[0].nodes > 0);
+    loader.load(a, {"1"});
+    CHECK(loader.parsed_last() == (keep ? 0u : 1u));
+  }
+}
+
 }  // namespace FLYTECD_UNITY_ID
