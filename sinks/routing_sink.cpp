@@ -34,7 +34,7 @@ Result<sinks::State> RoutingSink::merge_routes(
   for (const auto& r : m_routes) {
     auto live = read(r);
     if (!live) return live.error();
-    sinks::State part = held_part(*live, r.parts);
+    sinks::State part = held_part(std::move(*live), r.parts);
     merged.projects.merge(part.projects);
     merged.overrides.merge(part.overrides);
     merged.objects.merge(part.objects);

@@ -55,14 +55,13 @@ bool holds(const Capabilities& c, const sinks::Step& step) {
   return row ? holds(c, *row) : c.overrides;
 }
 
-sinks::State held_part(const sinks::State& state, const Capabilities& c) {
-  sinks::State out;
-  if (c.projects) out.projects = state.projects;
-  for (const auto& [key, row] : state.overrides)
-    if (holds(c, row)) out.overrides.emplace(key, row);
-  for (const auto& [key, object] : state.objects)
-    if (holds_object(c, key)) out.objects.emplace(key, object);
-  return out;
+sinks::State held_part(sinks::State state, const Capabilities& c) {
+  // Filtered in place: the states are whole observations and desired states (tens of thousands
+  // of rows), and a copy of what is kept cost as much as the read.
+  if (!c.projects) state.projects.clear();
+  std::erase_if(state.overrides, [&](const auto& kv) { return !holds(c, kv.second); });
+  std::erase_if(state.objects, [&](const auto& kv) { return !holds_object(c, kv.first); });
+  return state;
 }
 
 }  // namespace flytecd::sinks

@@ -35,8 +35,8 @@ std::string to_string(const Capabilities& c);
 bool holds(const Capabilities& c, const sinks::Step& step);
 bool holds(const Capabilities& c, const sinks::OverrideState& row);
 bool holds_object(const Capabilities& c, const std::string& key);
-// The part of `state` that `c` holds. Pure.
-sinks::State held_part(const sinks::State& state, const Capabilities& c);
+// The part of `state` that `c` holds (pass an rvalue to filter without a copy). Pure.
+sinks::State held_part(sinks::State state, const Capabilities& c);
 
 // What one observation must cover. `projects` empty: everything the sink holds. Otherwise the pass
 // reconciles only these projects (a targeted pass after a Git change, pass/scope.hpp): the sink

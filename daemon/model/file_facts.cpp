@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "daemon/common/json_dump.hpp"
+
 namespace flytecd::model {
 namespace {
 
@@ -83,9 +85,8 @@ std::string FileIndex::to_json() const {
                      {"nodes", f.nodes},
                      {"budgetBound", f.budget_bound}});
   }
-  // Names from documents can hold any bytes: replaced, never a throw.
-  return nlohmann::json{{"parser", m_parser}, {"files", files}}.dump(
-      -1, ' ', false, nlohmann::json::error_handler_t::replace);
+  // Names from documents can hold any bytes: dump_json replaces them, never throws.
+  return dump_json(nlohmann::json{{"parser", m_parser}, {"files", files}});
 }
 
 FileIndex FileIndex::from_json(const std::string& text, std::string parser) {

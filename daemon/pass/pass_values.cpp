@@ -69,7 +69,7 @@ reconcile::State desired_state(const model::Documents& docs, const sinks::Capabi
       st.overrides[reconcile::override_key(scope, p.type)] =
           reconcile::OverrideState{scope, p.type, p.value.get()};
     }
-  return sinks::held_part(st, held);
+  return sinks::held_part(std::move(st), held);
 }
 
 bool worth_recording(const Report& r) {
