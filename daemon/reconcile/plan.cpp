@@ -1,8 +1,8 @@
 #include "daemon/reconcile/plan.hpp"
 
 #include <algorithm>
-#include <deque>
 #include <array>
+#include <deque>
 #include <set>
 
 #include <google/protobuf/message.h>
