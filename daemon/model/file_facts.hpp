@@ -73,7 +73,8 @@ struct ReviewFiles {
   std::set<std::string> projects;
   std::set<std::string> base, head;  // paths to load
 };
-// Stage 1: the files that differ (either revision's path -> content id), to be parsed first.
+// Stage 1: the files that differ (either revision's path -> content id): present in one only, or
+// with another content id. Parsed first; a targeted pass takes its projects from them too.
 std::set<std::string> differing_files(const std::map<std::string, std::string>& base,
                                       const std::map<std::string, std::string>& head);
 // Stage 2: with the facts of the differing files as each revision holds them (`base_changed`,

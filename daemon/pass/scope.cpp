@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include "daemon/model/file_facts.hpp"
+
 namespace flytecd::pass {
 namespace {
 
@@ -123,17 +125,6 @@ void narrow(const PassScope& s, std::vector<ledger::HistoryEntry>& entries) {
 
 namespace {
 
-// The files present in only one of the two maps, or with another content id.
-std::set<std::string> changed_files(const std::map<std::string, std::string>& a,
-                                    const std::map<std::string, std::string>& b) {
-  std::set<std::string> out;
-  for (const auto& [path, id] : a)
-    if (auto it = b.find(path); it == b.end() || it->second != id) out.insert(path);
-  for (const auto& [path, id] : b)
-    if (!a.count(path)) out.insert(path);
-  return out;
-}
-
 // Adds to `c` what `docs` has in `files`, and the projects whose registrations read the
 // repository.
 void touched_by(const model::Documents& docs, const std::set<std::string>& files,
@@ -169,7 +160,7 @@ ChangedProjects changed_projects(const model::Documents& before,
                                  const std::map<std::string, std::string>& after_files,
                                  bool repository_keys) {
   ChangedProjects c;
-  const auto files = changed_files(before_files, after_files);
+  const auto files = model::differing_files(before_files, after_files);
   touched_by(before, files, repository_keys, c);
   touched_by(after, files, repository_keys, c);
   return c;

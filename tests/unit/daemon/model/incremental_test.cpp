@@ -123,7 +123,7 @@ TEST_CASE("load: files parsed on every core give the result of one after the oth
 // plan --git loads two revisions and parts of them: with keep_all a file parsed for one load is
 // not parsed again for another that does not include the files between (the default keeps only
 // the last load's files, bounding a daemon's memory). last_files() names each file of the load.
-TEST_CASE("incremental: keep_all keeps files across loads; last_files describes the last load",
+TEST_CASE("incremental: keep_all keeps files across loads, and last_files describes the last load",
           "[loader]") {
   const std::vector<SourceFile> a = {
       file("a.yaml", "apiVersion: flytecd/v1\nkind: Project\nid: a\n")};
