@@ -223,20 +223,4 @@ ReviewFiles select_review_files(const std::map<std::string, std::string>& base,
   return r;
 }
 
-Documents only_projects(const Documents& docs, const std::set<std::string>& projects) {
-  Documents out;
-  for (const auto& p : docs.projects)
-    if (projects.count(p.id)) out.projects.push_back(p);
-  for (const auto& o : docs.overrides)
-    if (projects.count(o.scope.project)) out.overrides.push_back(o);
-  for (const auto& r : docs.registrations)
-    if (projects.count(r.project)) out.registrations.push_back(r);
-  out.platform_defaults = docs.platform_defaults;
-  out.objects = docs.objects;
-  out.document_count = docs.document_count;
-  out.file_count = docs.file_count;
-  out.rejected_documents = docs.rejected_documents;
-  return out;
-}
-
 }  // namespace flytecd::model

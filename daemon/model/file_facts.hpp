@@ -88,8 +88,4 @@ ReviewFiles select_review_files(const std::map<std::string, std::string>& base,
                                 const std::map<std::string, FileFacts>& head_changed,
                                 const FileIndex& index, size_t max_documents, size_t max_nodes);
 
-// `docs` with only the projects, overrides and registrations of `projects` (platform defaults
-// and generic objects kept). Pure.
-Documents only_projects(const Documents& docs, const std::set<std::string>& projects);
-
 }  // namespace flytecd::model

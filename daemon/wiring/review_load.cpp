@@ -4,6 +4,7 @@
 
 #include "daemon/common/atomic_file.hpp"
 #include "daemon/common/log.hpp"
+#include "daemon/pass/scope.hpp"
 
 namespace flytecd::wiring {
 namespace {
@@ -26,6 +27,16 @@ void remember(model::FileIndex& index, const LoadedRevision& rev) {
 // The facts of each file a load read, by path.
 std::map<std::string, model::FileFacts> facts_of_load(const LoadedRevision& rev) {
   return model::facts_of(rev.loads, rev.docs, rev.diagnostics);
+}
+
+// The documents of the touched projects (pass::narrowed, as a targeted pass narrows), and what
+// every project resolves against or is the same in both revisions: platform defaults and
+// generic objects, which a project's scope leaves out.
+model::Documents touched_only(const model::Documents& docs, const std::set<std::string>& projects) {
+  model::Documents out = pass::narrowed(pass::PassScope{"", "", projects}, docs);
+  out.platform_defaults = docs.platform_defaults;
+  out.objects = docs.objects;
+  return out;
 }
 
 }  // namespace
@@ -90,8 +101,8 @@ Result<ReviewLoad> load_change(Reconciler& rec, const std::string& base, const s
     out.projects = pick.projects;
     out.base = load(*base_snap, &pick.base);
     out.head = load(*head_snap, &pick.head);
-    out.base.docs = model::only_projects(out.base.docs, pick.projects);
-    out.head.docs = model::only_projects(out.head.docs, pick.projects);
+    out.base.docs = touched_only(out.base.docs, pick.projects);
+    out.head.docs = touched_only(out.head.docs, pick.projects);
   }
   log::get("plan")->debug("review of {}..{}: {}, {} files parsed",
                           base_snap->revision.substr(0, 12), head_snap->revision.substr(0, 12),

@@ -14,7 +14,7 @@ namespace flytecd::wiring {
 // content id) only the files that differ are parsed first; then, in both revisions, the files of
 // the projects they touch and every file holding platform defaults, generic objects or a
 // registration reading a repository package. Both revisions then hold every document of the
-// touched projects and nothing of the others (model::only_projects), so their review is the one
+// touched projects and nothing of the others (pass::narrowed), so their review is the one
 // of the whole revisions. Otherwise (no facts yet, or model::select_review_files says why) both
 // are loaded whole. Either way the facts of every file loaded are written back.
 struct ReviewLoad {

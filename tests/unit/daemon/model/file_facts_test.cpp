@@ -173,17 +173,4 @@ TEST_CASE("file facts: a change parses the files that differ and those of the pr
   }
 }
 
-TEST_CASE("file facts: only_projects keeps the touched projects and what every project reads",
-          "[review-files]") {
-  IncrementalLoader loader(Limits{}, Policy{});
-  auto r = loader.load({file("a.yaml", project("a") + "---\n" + override_of("a", 4) + "---\n" +
-                                           override_of("b", 5) + "---\n" + k_defaults)},
-                       {});
-  auto only = only_projects(r.documents, {"a"});
-  CHECK(only.projects.size() == 1);
-  REQUIRE(only.overrides.size() == 1);
-  CHECK(only.overrides[0].scope.project == "a");
-  CHECK(only.platform_defaults.size() == r.documents.platform_defaults.size());
-}
-
 }  // namespace FLYTECD_UNITY_ID
