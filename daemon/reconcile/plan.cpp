@@ -37,36 +37,61 @@ int level_rank(const model::Scope& s) {
   return s.level() == model::Level::project ? 0 : s.level() == model::Level::project_domain ? 1 : 2;
 }
 
-// FlyteAdmin's Delete at `scope` removes rows of `type` at that scope and every narrower one.
-void cascade_delete(std::map<std::string, OverrideState>& sim, const model::Scope& scope,
-                    model::AttributeType type) {
-  for (auto it = sim.begin(); it != sim.end();) {
-    const auto& s = it->second.scope;
-    bool covered = it->second.type == type && s.project == scope.project &&
-                   (scope.domain.empty() || s.domain == scope.domain) &&
-                   (scope.workflow.empty() || s.workflow == scope.workflow);
-    it = covered ? sim.erase(it) : std::next(it);
-  }
-}
+// The live rows as they will be mid-apply: the observation minus the rows the plan's deletes take
+// with them (FlyteAdmin cascades). An overlay on the observation, not a copy of it: a converged
+// pass observes ~36k rows.
+class LiveRows {
+ public:
+  using Rows = std::map<std::string, OverrideState>;
+  explicit LiveRows(const Rows& observed) : m_observed(observed) {}
 
-// FlyteAdmin merges a project-domain PLUGIN_OVERRIDE update into the row GetRaw finds, a GORM
-// struct query that ignores the empty workflow: the oldest PLUGIN_OVERRIDE row of the (project,
-// domain), which can be a workflow row (the update then lands there and the project-domain row is
-// not written). Row age cannot be observed, so while workflow rows exist the write must go
-// through a project-domain Delete (which removes them too) and they are re-created after it.
-// Returns the workflow rows in `sim` that such a write could be merged into.
-std::vector<std::string> merge_targets(const std::map<std::string, OverrideState>& sim,
-                                       const OverrideState& pd) {
-  std::vector<std::string> out;
-  if (pd.type != admin::PLUGIN_OVERRIDE || pd.scope.level() != model::Level::project_domain)
-    return out;
-  for (const auto& [k, o] : sim) {
-    if (o.type == pd.type && o.scope.level() == model::Level::workflow &&
-        o.scope.project == pd.scope.project && o.scope.domain == pd.scope.domain)
-      out.push_back(k);
+  const OverrideState* find(const std::string& key) const {
+    auto it = m_observed.find(key);
+    return it == m_observed.end() || m_gone.count(key) ? nullptr : &it->second;
   }
-  return out;
-}
+
+  // FlyteAdmin's Delete at `scope` removes rows of `type` at that scope and every narrower one.
+  void cascade_delete(const model::Scope& scope, model::AttributeType type) {
+    for_each_of(scope.project, [&](const std::string& key, const OverrideState& o) {
+      const auto& s = o.scope;
+      if (o.type == type && (scope.domain.empty() || s.domain == scope.domain) &&
+          (scope.workflow.empty() || s.workflow == scope.workflow))
+        m_gone.insert(key);
+    });
+  }
+
+  // FlyteAdmin merges a project-domain PLUGIN_OVERRIDE update into the row GetRaw finds, a GORM
+  // struct query that ignores the empty workflow: the oldest PLUGIN_OVERRIDE row of the
+  // (project, domain), which can be a workflow row (the update then lands there and the
+  // project-domain row is not written). Row age cannot be observed, so while workflow rows exist
+  // the write must go through a project-domain Delete (which removes them too) and they are
+  // re-created after it. Returns the workflow rows such a write could be merged into.
+  std::vector<std::string> merge_targets(const OverrideState& pd) const {
+    std::vector<std::string> out;
+    if (pd.type != admin::PLUGIN_OVERRIDE || pd.scope.level() != model::Level::project_domain)
+      return out;
+    for_each_of(pd.scope.project, [&](const std::string& key, const OverrideState& o) {
+      if (o.type == pd.type && o.scope.level() == model::Level::workflow &&
+          o.scope.domain == pd.scope.domain)
+        out.push_back(key);
+    });
+    return out;
+  }
+
+ private:
+  // Every row of `project` still standing: its keys share the prefix "override/<project>/" (a
+  // project id holds no '/'; the scope is checked too).
+  template <class F>
+  void for_each_of(const std::string& project, F&& f) const {
+    const std::string stem = "override/" + project + "/";  // as sinks::override_key spells it
+    for (auto it = m_observed.lower_bound(stem);
+         it != m_observed.end() && it->first.starts_with(stem); ++it)
+      if (it->second.scope.project == project && !m_gone.count(it->first)) f(it->first, it->second);
+  }
+
+  const Rows& m_observed;
+  std::set<std::string> m_gone;
+};
 
 std::string describe(const ProjectState& p) { return p.id; }
 
@@ -105,7 +130,7 @@ void plan_projects(const State& desired, const State& live, const Managed& manag
           archives.push_back(Step{Action::remove,
                                   ObjectKind::project,
                                   key,
-                                  l->second,
+                                  share(l->second),
                                   {},
                                   {},
                                   "removed from Git: archive "
@@ -120,15 +145,21 @@ void plan_projects(const State& desired, const State& live, const Managed& manag
     const ProjectState& want = d->second;
     if (l == live.projects.end()) {
       out.steps.push_back(
-          Step{Action::create, ObjectKind::project, key, want, {}, {}, "new in Git", false});
+          Step{Action::create, ObjectKind::project, key, share(want), {}, {}, "new in Git", false});
       continue;
     }
     const ProjectState& have = l->second;
     const std::string want_hash = hash_of(want);
     if (have == want) {
       if (m == managed.end() || m->second.hash != want_hash)
-        out.steps.push_back(Step{
-            Action::adopt, ObjectKind::project, key, want, {}, {}, "already as in Git", false});
+        out.steps.push_back(Step{Action::adopt,
+                                 ObjectKind::project,
+                                 key,
+                                 share(want),
+                                 {},
+                                 {},
+                                 "already as in Git",
+                                 false});
       else
         ++out.in_sync;
       continue;
@@ -143,7 +174,7 @@ void plan_projects(const State& desired, const State& live, const Managed& manag
     out.steps.push_back(Step{Action::update,
                              ObjectKind::project,
                              key,
-                             want,
+                             share(want),
                              {},
                              {},
                              git_unchanged ? "drift: changed outside Git" : "changed in Git",
@@ -177,30 +208,34 @@ std::vector<FieldChange> step_changes(const Step& s, size_t max_value) {
 namespace {
 
 // Every override key of the desired state, live state and ledger, broad scopes first so that a
-// cascading delete is seen by the narrower rows after it.
-std::vector<std::string> override_keys(const State& desired, const State& live,
-                                       const Managed& managed) {
-  std::set<std::string> key_set;
-  for (const auto& [k, v] : desired.overrides) key_set.insert(k);
-  for (const auto& [k, v] : live.overrides) key_set.insert(k);
-  for (const auto& [k, v] : managed)
-    if (k.rfind("override/", 0) == 0) key_set.insert(k);
-  auto scope_of = [&](const std::string& k) -> const OverrideState* {
-    if (auto it = desired.overrides.find(k); it != desired.overrides.end()) return &it->second;
-    if (auto it = live.overrides.find(k); it != live.overrides.end()) return &it->second;
-    return nullptr;
-  };
-  // By level, in key order within each (the set's order): one lookup per key, not per comparison.
-  std::array<std::vector<std::string>, 4> by_rank;
-  for (auto it = key_set.begin(); it != key_set.end();) {
-    const auto* scope = scope_of(*it);
-    const int rank = scope ? level_rank(scope->scope) : 3;
-    by_rank[static_cast<size_t>(rank)].push_back(std::move(key_set.extract(it++).value()));
+// cascading delete is seen by the narrower rows after it. The keys are the maps' own (a merge of
+// three sorted sequences; a converged pass has ~36k keys in each).
+std::vector<const std::string*> override_keys(const State& desired, const State& live,
+                                              const Managed& managed) {
+  auto d = desired.overrides.begin();
+  auto l = live.overrides.begin();
+  auto m = managed.lower_bound("override/");
+  const auto m_end = managed.lower_bound("override0");  // '0' follows '/'
+  // By level, in key order within each: one lookup per key, not per comparison.
+  std::array<std::vector<const std::string*>, 4> by_rank;
+  while (true) {
+    const std::string* next = nullptr;
+    if (d != desired.overrides.end()) next = &d->first;
+    if (l != live.overrides.end() && (!next || l->first < *next)) next = &l->first;
+    if (m != m_end && (!next || m->first < *next)) next = &m->first;
+    if (!next) break;
+    const OverrideState* row = nullptr;
+    if (d != desired.overrides.end() && d->first == *next) row = &(d++)->second;
+    if (l != live.overrides.end() && l->first == *next) {
+      if (!row) row = &l->second;
+      ++l;
+    }
+    if (m != m_end && m->first == *next) ++m;
+    by_rank[static_cast<size_t>(row ? level_rank(row->scope) : 3)].push_back(next);
   }
-  std::vector<std::string> keys;
+  std::vector<const std::string*> keys;
   keys.reserve(by_rank[0].size() + by_rank[1].size() + by_rank[2].size() + by_rank[3].size());
-  for (auto& bucket : by_rank)
-    for (auto& k : bucket) keys.push_back(std::move(k));
+  for (auto& bucket : by_rank) keys.insert(keys.end(), bucket.begin(), bucket.end());
   return keys;
 }
 
@@ -211,7 +246,7 @@ struct OverridePlanner {
   const Managed& managed;
   const Policy& policy;
   Plan& out;
-  std::map<std::string, OverrideState> sim = live.overrides;
+  LiveRows sim{live.overrides};
   std::deque<Step> removals, writes;  // drained into the plan chunk by chunk
 
   void plan_key(const std::string& key);
@@ -223,8 +258,8 @@ struct OverridePlanner {
   void plan_not_live(const std::string& key, const OverrideState& want, ManagedIt m, bool was_live);
   void plan_live(const std::string& key, const OverrideState& want, const OverrideState& have,
                  ManagedIt m);
-  static Step step(Action action, const std::string& key, std::optional<OverrideState> desired,
-                   std::optional<OverrideState> live, std::string reason, bool drift) {
+  static Step step(Action action, const std::string& key, Shared<OverrideState> desired,
+                   Shared<OverrideState> live, std::string reason, bool drift) {
     return Step{action,          ObjectKind::override_attr, key,  {}, std::move(desired),
                 std::move(live), std::move(reason),         drift};
   }
@@ -235,7 +270,7 @@ struct OverridePlanner {
 // Returns true (and extends `reason`) then. Rows Git neither wants nor prunes are never
 // deleted: the write stays plain and its reason names the row it may be merged into.
 bool OverridePlanner::write_via_delete(const OverrideState& want, std::string& reason) {
-  const auto targets = merge_targets(sim, want);
+  const auto targets = sim.merge_targets(want);
   if (targets.empty()) return false;
   for (const auto& t : targets) {
     // Deleting is fine for a row Git wants (re-created) or prunes; not for any other.
@@ -245,7 +280,7 @@ bool OverridePlanner::write_via_delete(const OverrideState& want, std::string& r
       return false;
     }
   }
-  cascade_delete(sim, want.scope, want.type);
+  sim.cascade_delete(want.scope, want.type);
   reason +=
       "; FlyteAdmin could merge it into an older workflow-level row, so delete and "
       "re-create (" +
@@ -257,15 +292,15 @@ bool OverridePlanner::write_via_delete(const OverrideState& want, std::string& r
 void OverridePlanner::plan_key(const std::string& key) {
   auto d = desired.overrides.find(key);
   auto m = managed.find(key);
-  auto l = sim.find(key);
+  const OverrideState* l = sim.find(key);
   const bool was_live = live.overrides.count(key) > 0;
   if (m != managed.end()) ++out.managed_count;
   if (d == desired.overrides.end())
     plan_not_in_git(key, m, was_live);
-  else if (l == sim.end())
+  else if (!l)
     plan_not_live(key, d->second, m, was_live);
   else
-    plan_live(key, d->second, l->second, m);
+    plan_live(key, d->second, *l, m);
 }
 
 // Not in Git: removed if flytecd manages it (and prunes), else listed.
@@ -274,20 +309,19 @@ void OverridePlanner::plan_not_in_git(const std::string& key, ManagedIt m, bool 
     if (was_live) out.unmanaged.push_back(key);
     return;
   }
-  auto l = sim.find(key);
-  if (l == sim.end()) {
+  const OverrideState* l = sim.find(key);
+  if (!l) {
     // Already gone (deleted by hand, or by a cascade): just forget it.
     removals.push_back(
-        step(Action::remove, key, {}, std::nullopt, "removed from Git (already absent)", false));
+        step(Action::remove, key, {}, nullptr, "removed from Git (already absent)", false));
     return;
   }
   if (!policy.prune) {
     out.orphaned.push_back(key);
     return;
   }
-  OverrideState gone = l->second;
-  removals.push_back(step(Action::remove, key, {}, gone, "removed from Git", false));
-  cascade_delete(sim, gone.scope, gone.type);
+  removals.push_back(step(Action::remove, key, {}, share(*l), "removed from Git", false));
+  sim.cascade_delete(l->scope, l->type);  // `l` is a row of the observation: it stays valid
 }
 
 // In Git, not live (or not any more, after a broader delete): created.
@@ -307,11 +341,11 @@ void OverridePlanner::plan_not_live(const std::string& key, const OverrideState&
   }
   if (write_via_delete(want, reason)) {
     // Nothing to delete at this scope: the live side is an empty row of the same scope.
-    removals.push_back(
-        step(Action::replace, key, want, OverrideState{want.scope, want.type, {}}, reason, drift));
+    removals.push_back(step(Action::replace, key, share(want),
+                            share(OverrideState{want.scope, want.type, {}}), reason, drift));
     return;
   }
-  writes.push_back(step(Action::create, key, want, std::nullopt, reason, drift));
+  writes.push_back(step(Action::create, key, share(want), nullptr, reason, drift));
 }
 
 // In Git and live: adopted, in sync, or updated (drift when Git did not change).
@@ -320,7 +354,8 @@ void OverridePlanner::plan_live(const std::string& key, const OverrideState& wan
   const std::string want_hash = hash_of(want);
   if (same(want, have)) {
     if (m == managed.end() || m->second.hash != want_hash)
-      writes.push_back(step(Action::adopt, key, want, have, "already as in Git", false));
+      writes.push_back(
+          step(Action::adopt, key, share(want), share(have), "already as in Git", false));
     else
       ++out.in_sync;
     return;
@@ -337,21 +372,19 @@ void OverridePlanner::plan_live(const std::string& key, const OverrideState& wan
                                             : "changed in Git";
   if (plugin_needs_replace(want, have)) {
     // Delete (cascading) then Update; narrower rows of this type are re-created below.
-    removals.push_back(step(Action::replace, key, want, have,
+    removals.push_back(step(Action::replace, key, share(want), share(have),
                             reason + "; plugin overrides merge on update, so delete and re-create",
                             git_unchanged));
-    cascade_delete(sim, have.scope, have.type);
+    sim.cascade_delete(have.scope, have.type);
     return;
   }
-  // write_via_delete's cascade erases `have` (a row of `sim`): keep the live value first.
-  std::optional<OverrideState> live_value;
-  if (want.type == admin::PLUGIN_OVERRIDE) live_value = have;
   if (write_via_delete(want, reason)) {
-    removals.push_back(
-        step(Action::replace, key, want, std::move(live_value), reason, git_unchanged));
+    removals.push_back(step(Action::replace, key, share(want),
+                            want.type == admin::PLUGIN_OVERRIDE ? share(have) : nullptr, reason,
+                            git_unchanged));
     return;
   }
-  writes.push_back(step(Action::update, key, want, have, reason, git_unchanged));
+  writes.push_back(step(Action::update, key, share(want), share(have), reason, git_unchanged));
 }
 
 bool same(const ObjectValue& a, const ObjectValue& b) {
@@ -375,8 +408,8 @@ struct ObjectPlanner {
   Plan& out;
   std::deque<Step> removals, writes;  // drained into the plan chunk by chunk
 
-  static Step step(Action action, const std::string& key, std::optional<ObjectValue> want,
-                   std::optional<ObjectValue> have, std::string reason, bool drift) {
+  static Step step(Action action, const std::string& key, Shared<ObjectValue> want,
+                   Shared<ObjectValue> have, std::string reason, bool drift) {
     Step s{action, ObjectKind::object, key, {}, {}, {}, std::move(reason), drift};
     s.object = std::move(want);
     s.object_live = std::move(have);
@@ -401,12 +434,12 @@ struct ObjectPlanner {
       if (m == managed.end()) {
         if (have) out.unmanaged.push_back(key);
       } else if (!have) {
-        removals.push_back(step(Action::remove, key, {}, std::nullopt,
-                                "removed from Git (already absent)", false));
+        removals.push_back(
+            step(Action::remove, key, {}, nullptr, "removed from Git (already absent)", false));
       } else if (!policy.prune) {
         out.orphaned.push_back(key);
       } else {
-        removals.push_back(step(Action::remove, key, {}, *have, "removed from Git", false));
+        removals.push_back(step(Action::remove, key, {}, share(*have), "removed from Git", false));
       }
       return;
     }
@@ -415,7 +448,8 @@ struct ObjectPlanner {
     const bool git_unchanged = m != managed.end() && m->second.hash == want_hash;
     if (have && same(want, *have)) {
       if (!git_unchanged)
-        writes.push_back(step(Action::adopt, key, want, *have, "already as in Git", false));
+        writes.push_back(
+            step(Action::adopt, key, share(want), share(*have), "already as in Git", false));
       else
         ++out.in_sync;
       return;
@@ -442,9 +476,8 @@ struct ObjectPlanner {
                          : !have              ? "new in Git"
                          : m == managed.end() ? "differs from Git (not yet managed)"
                                               : "changed in Git";
-    writes.push_back(step(have ? Action::update : Action::create, key, want,
-                          have ? std::optional<ObjectValue>(*have) : std::nullopt,
-                          std::move(reason), outside));
+    writes.push_back(step(have ? Action::update : Action::create, key, share(want),
+                          have ? share(*have) : nullptr, std::move(reason), outside));
   }
 };
 
@@ -464,8 +497,8 @@ Plan plan(const State& desired, const State& live, const Managed& managed, const
   Plan out;
   std::vector<Step> archives;
   plan_projects(desired, live, managed, policy, out, archives);
-  OverridePlanner overrides{desired, live, managed, policy, out, live.overrides, {}, {}};
-  for (const auto& key : override_keys(desired, live, managed)) overrides.plan_key(key);
+  OverridePlanner overrides{desired, live, managed, policy, out, LiveRows{live.overrides}, {}, {}};
+  for (const std::string* key : override_keys(desired, live, managed)) overrides.plan_key(*key);
   ObjectPlanner objects{desired, live, managed, policy, out, {}, {}};
   objects.plan_all();
   // The steps are moved into one array of their exact size, each list freed chunk by chunk as

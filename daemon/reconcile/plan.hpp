@@ -33,6 +33,8 @@ struct Policy {
 
 // A plan's steps are what a sink executes (sinks/types.hpp).
 using sinks::Action;
+using sinks::share;
+using sinks::Shared;
 using sinks::Step;
 
 struct DriftItem {

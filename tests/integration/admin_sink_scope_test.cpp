@@ -46,7 +46,7 @@ TEST_CASE("admin sink: an override step with an empty project is refused before 
   sinks::Step step;
   step.action = sinks::Action::remove;
   step.kind = sinks::ObjectKind::override_attr;
-  step.live = live;
+  step.live = sinks::share(live);
   auto st = (*sink)->execute(step);
   REQUIRE_FALSE(st.ok());
   CHECK(st.error().code == ErrorCode::invalid_input);

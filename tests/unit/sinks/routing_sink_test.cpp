@@ -34,14 +34,14 @@ Step write(const OverrideState& o) {
   Step s;
   s.kind = ObjectKind::override_attr;
   s.key = key_of(o);
-  s.desired = o;
+  s.desired = flytecd::sinks::share(o);
   return s;
 }
 Step project_step(const std::string& id) {
   Step s;
   s.kind = ObjectKind::project;
   s.key = flytecd::sinks::project_key(id);
-  s.project = ProjectState{id, id, "", {}, false};
+  s.project = flytecd::sinks::share(ProjectState{id, id, "", {}, false});
   return s;
 }
 
@@ -184,7 +184,7 @@ TEST_CASE("memory sink: archives projects, counts RPCs, models FlyteAdmin's casc
   remove.action = Action::remove;
   remove.kind = ObjectKind::override_attr;
   remove.key = key_of(broad);
-  remove.live = broad;
+  remove.live = flytecd::sinks::share(broad);
   REQUIRE(sink.execute(remove));
   CHECK(sink.state().overrides.empty());  // the narrower row went with it
   Step adopt = write(narrow);

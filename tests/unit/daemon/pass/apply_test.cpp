@@ -182,7 +182,7 @@ TEST_CASE("apply: object status comes from the observation, not the plan", "[app
     Step s;
     s.action = Action::update;
     s.key = keys[i];
-    s.desired = desired.overrides.at(keys[i]);
+    s.desired = flytecd::sinks::share(desired.overrides.at(keys[i]));
     p.steps.push_back(s);
   }
   std::vector<StepResult> ran{

@@ -210,6 +210,59 @@ TEST_CASE("plan: deleting a broad row re-creates the narrower rows FlyteAdmin ca
         nullptr);  // other types are untouched
 }
 
+TEST_CASE(
+    "plan: a cascade takes the narrower rows of its own project only, not of projects "
+    "whose names share its prefix",
+    "[plan]") {
+  // The live rows the plan simulates are an overlay on the observation, walked by the key prefix
+  // "override/<project>/": "p" must not reach "p-1", "p2" or "pp", and the observation itself is
+  // left as it was.
+  State desired, live;
+  auto broad = label("p", "", "", "project-wide");
+  auto narrow = label("p", "development", "wf", "wf-specific");
+  put(live, broad);
+  put(live, narrow);
+  put(desired, narrow);
+  Managed m;
+  own(m, broad);
+  own(m, narrow);
+  for (const std::string neighbour : {"p-1", "p2", "pp", "o"}) {
+    auto row = label(neighbour, "development", "wf", "kept");
+    put(live, row);
+    put(desired, row);
+    own(m, row);
+  }
+  const size_t observed = live.overrides.size();
+  auto out = plan(desired, live, m, Policy{});
+  CHECK(live.overrides.size() == observed);
+  REQUIRE(out.steps.size() == 2);
+  CHECK(out.steps[0].action == Action::remove);
+  CHECK(out.steps[0].key == override_key(broad.scope, broad.type));
+  REQUIRE(out.steps[0].live);
+  CHECK(out.steps[0].live->value.execution_cluster_label().value() == "project-wide");
+  CHECK(out.steps[1].action == Action::create);
+  CHECK(out.steps[1].key == override_key(narrow.scope, narrow.type));
+  CHECK(out.in_sync == 4);  // the neighbours' rows
+  // Removed from Git too: the narrower row was cascaded away, so it is only forgotten.
+  State none = desired;
+  none.overrides.erase(override_key(narrow.scope, narrow.type));
+  auto gone = plan(none, live, m, Policy{});
+  REQUIRE(gone.steps.size() == 2);
+  CHECK(gone.steps[1].key == override_key(narrow.scope, narrow.type));
+  CHECK(gone.steps[1].reason == "removed from Git (already absent)");
+  CHECK_FALSE(gone.steps[1].live);
+}
+
+TEST_CASE("plan: a step shares its values; copying it copies no protobuf value", "[plan]") {
+  State desired, live;
+  put(desired, label("p", "development", "", "a"));
+  auto out = plan(desired, live, Managed{}, Policy{});
+  REQUIRE(out.steps.size() == 1);
+  const Step copy = out.steps[0];
+  CHECK(copy.desired.get() == out.steps[0].desired.get());
+  CHECK(copy.desired->value.execution_cluster_label().value() == "a");
+}
+
 TEST_CASE("plan: plugin overrides Git dropped need delete + update, since Update merges",
           "[plan]") {
   State desired, live;

@@ -16,7 +16,7 @@ TEST_CASE("render: a step line escapes control characters in names and reasons",
   o.scope.domain = "development";
   o.scope.workflow = "wf\nINFO applied 0 steps\x1b[2K";
   o.type = flyteidl::admin::TASK_RESOURCE;
-  s.desired = o;
+  s.desired = flytecd::sinks::share(o);
   s.key = override_key(o.scope, o.type);
   s.reason = "new in Git\r";
   const std::string line = step_line(s);

@@ -68,7 +68,7 @@ Step write_step(const OverrideState& o, Action a = Action::create) {
   s.action = a;
   s.kind = ObjectKind::override_attr;
   s.key = key_of(o);
-  s.desired = o;
+  s.desired = flytecd::sinks::share(o);
   return s;
 }
 
@@ -77,7 +77,7 @@ Step remove_step(const OverrideState& o) {
   s.action = Action::remove;
   s.kind = ObjectKind::override_attr;
   s.key = key_of(o);
-  s.live = o;
+  s.live = flytecd::sinks::share(o);
   return s;
 }
 
@@ -211,7 +211,7 @@ TEST_CASE("configmap sink: a project step is refused", "[sinks][configmap]") {
   Step s;
   s.kind = ObjectKind::project;
   s.key = "project/p";
-  s.project = flytecd::sinks::ProjectState{"p", "p", "", {}, false};
+  s.project = flytecd::sinks::share(flytecd::sinks::ProjectState{"p", "p", "", {}, false});
   auto st = sink.execute(s);
   REQUIRE_FALSE(st);
   CHECK(st.error().code == ErrorCode::invalid_input);

@@ -123,8 +123,8 @@ TEST_CASE("admin requests: a step renders the RPCs it sends, in order", "[admin-
   auto live = cluster_override("p", "development", "");
   (*live.value.mutable_cluster_resource_attributes()->mutable_attributes())["projectQuotaCpu"] =
       "4";
-  step.desired = desired;
-  step.live = live;
+  step.desired = flytecd::sinks::share(desired);
+  step.live = flytecd::sinks::share(live);
 
   SECTION("create and update write the desired value") {
     for (auto action : {sinks::Action::create, sinks::Action::update}) {
