@@ -269,7 +269,7 @@ class OnePass {
     r.outcome = Outcome::failed;
     r.error = e;
     // Nothing was observed: every desired object's state is unknown, and says why.
-    r.applied.objects = pass::object_statuses(m_desired, nullptr, {}, e.message);
+    r.applied.objects = pass::object_statuses(*m_desired, nullptr, {}, e.message);
     return finish();
   }
   bool cancelled() const { return m_opt.cancel && m_opt.cancel->load(); }
@@ -301,7 +301,9 @@ class OnePass {
   // A targeted pass: every kind's managed and declared counts over the whole revision and ledger,
   // which its guard counts against (widen).
   std::vector<reconcile::GuardKind> m_whole_kinds;
-  reconcile::State m_desired;
+  // Shared: the plan's steps point into it (reconcile::plan's shared overload) rather than copy
+  // each desired value.
+  std::shared_ptr<const reconcile::State> m_desired = std::make_shared<const reconcile::State>();
   std::vector<model::Registration> m_declared;
   bool m_registrations = false;
   std::optional<OwnershipStep> m_own;
@@ -320,8 +322,9 @@ Report OnePass::run() {
   // The parts the sink holds: platform defaults are rows only where a sink holds them (ConfigMap).
   // A targeted pass builds the desired state of its projects only.
   const sinks::Capabilities held = m_w.sink->capabilities();
-  m_desired = m_scope.projects ? desired_state(narrowed(m_scope, *m_rev.docs), held)
-                               : narrowed(m_scope, desired_state(*m_rev.docs, held));
+  m_desired = std::make_shared<const reconcile::State>(
+      m_scope.projects ? desired_state(narrowed(m_scope, *m_rev.docs), held)
+                       : narrowed(m_scope, desired_state(*m_rev.docs, held)));
   if (cancelled()) return fail(Error{ErrorCode::unavailable, "cancelled before the pass started"});
   m_declared = narrowed(m_scope, m_rev.docs->registrations);
   m_registrations = m_w.entities && m_w.packages;
@@ -407,7 +410,7 @@ void OnePass::decide_targeted() {
 // The override keys a targeted observation must cover: the desired state's and the ledger's.
 std::set<std::string> OnePass::observed_keys() const {
   std::set<std::string> keys;
-  for (const auto& [key, o] : m_desired.overrides) keys.insert(key);
+  for (const auto& [key, o] : m_desired->overrides) keys.insert(key);
   for (const auto& [key, rec] : m_managed)
     if (key.rfind("override/", 0) == 0) keys.insert(key);
   return keys;
@@ -433,7 +436,7 @@ std::optional<Error> OnePass::observe_scope(std::optional<sinks::State>& live) {
   }
   auto owned = m_w.ledger->managed();
   if (!owned) return owned.error().wrap("ledger");
-  m_w.sink->expect(reconcile::expected_objects(m_desired, *owned));
+  m_w.sink->expect(reconcile::expected_objects(*m_desired, *owned));
   auto seen = m_w.sink->observe();
   if (!seen) return seen.error().wrap(m_w.target);
   live = std::move(*seen);
@@ -508,7 +511,7 @@ std::optional<Error> OnePass::guard() {
     narrow(m_scope, records);
   }
   if (m_registrations && m_opt.mode == Mode::execute) {
-    r.guard_input = guard_bound(r.plan, m_desired, r.documents, m_managed, records, m_declared,
+    r.guard_input = guard_bound(r.plan, *m_desired, r.documents, m_managed, records, m_declared,
                                 m_opt.policy.prune);
     widen(r.guard_input);
     r.guard = reconcile::guard_pass(r.guard_input, m_opt.policy);
@@ -516,7 +519,7 @@ std::optional<Error> OnePass::guard() {
   }
   if (!m_early) {
     if (auto e = join_planning()) return e;
-    r.guard_input = guard_input(r.plan, m_desired, r.documents, m_managed, records, m_declared,
+    r.guard_input = guard_input(r.plan, *m_desired, r.documents, m_managed, records, m_declared,
                                 m_reg_plan ? &*m_reg_plan : nullptr, m_opt.policy.prune);
     widen(r.guard_input);
     r.guard = reconcile::guard_pass(r.guard_input, m_opt.policy);
@@ -538,7 +541,7 @@ Report OnePass::refused() {
 
 Report OnePass::plan_only() {
   // What each desired object would need, for status and `get objects` (nothing is written).
-  r.applied.objects = pass::object_statuses(m_desired, &r.plan, {}, "");
+  r.applied.objects = pass::object_statuses(*m_desired, &r.plan, {}, "");
   for (auto& o : r.applied.objects)
     if (o.state == ObjectState::pending)
       o.detail = o.detail.substr(0, o.detail.find(" not started")) + " planned, not written";
@@ -572,7 +575,7 @@ void OnePass::execute_overrides() {
   std::optional<reconcile::State> exec_desired;
   if (!m_opt.held.empty()) {
     exec_plan = without_held(r.plan, m_opt.held);
-    exec_desired = without_held(m_desired, m_opt.held);
+    exec_desired = without_held(*m_desired, m_opt.held);
     r.held_steps = r.plan.steps.size() - exec_plan->steps.size();
     keep_drift_of_held(r.plan, m_opt.held);
   }
@@ -597,10 +600,10 @@ void OnePass::execute_overrides() {
     narrow(m_scope, l, m);
     drop_held(m_opt.held, l, m);
   };
-  r.applied = pass::apply(*m_w.sink, *m_ledger, exec_desired ? *exec_desired : m_desired, ao,
+  r.applied = pass::apply(*m_w.sink, *m_ledger, exec_desired ? *exec_desired : *m_desired, ao,
                           m_opt.on_step);
   if (!m_opt.held.empty()) {
-    auto held_objects = held_statuses(only_held(m_desired, m_opt.held), r.plan);
+    auto held_objects = held_statuses(only_held(*m_desired, m_opt.held), r.plan);
     r.applied.objects.insert(r.applied.objects.end(), held_objects.begin(), held_objects.end());
     std::sort(r.applied.objects.begin(), r.applied.objects.end(),
               [](const ObjectStatus& a, const ObjectStatus& b) { return a.key < b.key; });
@@ -612,7 +615,7 @@ void OnePass::execute_overrides() {
 // report; they are within the bound that passed.
 std::optional<Error> OnePass::check_early_bound() {
   if (!m_early || !m_reg_plan) return std::nullopt;
-  r.guard_input = guard_input(r.plan, m_desired, r.documents, m_managed, {}, m_declared,
+  r.guard_input = guard_input(r.plan, *m_desired, r.documents, m_managed, {}, m_declared,
                               &*m_reg_plan, m_opt.policy.prune);
   widen(r.guard_input);
   if (auto real = reconcile::guard_pass(r.guard_input, m_opt.policy); real.refused)

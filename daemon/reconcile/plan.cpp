@@ -109,8 +109,20 @@ nlohmann::json project_json(const ProjectState& p) {
   return j;
 }
 
+// The desired values a step carries: pointers into the desired state that keep its owner alive
+// when the caller shares one (no copy of ~40k protobuf values in a cold plan), else copies.
+struct DesiredValues {
+  const std::shared_ptr<const State>* owner = nullptr;
+
+  template <class T>
+  Shared<T> of(const T& want) const {
+    return owner ? Shared<T>(*owner, &want) : share(want);
+  }
+};
+
 void plan_projects(const State& desired, const State& live, const Managed& managed,
-                   const Policy& policy, Plan& out, std::vector<Step>& archives) {
+                   const Policy& policy, const DesiredValues& values, Plan& out,
+                   std::vector<Step>& archives) {
   std::set<std::string> ids;
   for (const auto& [id, p] : desired.projects) ids.insert(id);
   for (const auto& [id, p] : live.projects) ids.insert(id);
@@ -144,8 +156,8 @@ void plan_projects(const State& desired, const State& live, const Managed& manag
     }
     const ProjectState& want = d->second;
     if (l == live.projects.end()) {
-      out.steps.push_back(
-          Step{Action::create, ObjectKind::project, key, share(want), {}, {}, "new in Git", false});
+      out.steps.push_back(Step{
+          Action::create, ObjectKind::project, key, values.of(want), {}, {}, "new in Git", false});
       continue;
     }
     const ProjectState& have = l->second;
@@ -155,7 +167,7 @@ void plan_projects(const State& desired, const State& live, const Managed& manag
         out.steps.push_back(Step{Action::adopt,
                                  ObjectKind::project,
                                  key,
-                                 share(want),
+                                 values.of(want),
                                  {},
                                  {},
                                  "already as in Git",
@@ -174,7 +186,7 @@ void plan_projects(const State& desired, const State& live, const Managed& manag
     out.steps.push_back(Step{Action::update,
                              ObjectKind::project,
                              key,
-                             share(want),
+                             values.of(want),
                              {},
                              {},
                              git_unchanged ? "drift: changed outside Git" : "changed in Git",
@@ -245,6 +257,7 @@ struct OverridePlanner {
   const State& live;
   const Managed& managed;
   const Policy& policy;
+  const DesiredValues& values;
   Plan& out;
   LiveRows sim{live.overrides};
   std::deque<Step> removals, writes;  // drained into the plan chunk by chunk
@@ -341,11 +354,11 @@ void OverridePlanner::plan_not_live(const std::string& key, const OverrideState&
   }
   if (write_via_delete(want, reason)) {
     // Nothing to delete at this scope: the live side is an empty row of the same scope.
-    removals.push_back(step(Action::replace, key, share(want),
+    removals.push_back(step(Action::replace, key, values.of(want),
                             share(OverrideState{want.scope, want.type, {}}), reason, drift));
     return;
   }
-  writes.push_back(step(Action::create, key, share(want), nullptr, reason, drift));
+  writes.push_back(step(Action::create, key, values.of(want), nullptr, reason, drift));
 }
 
 // In Git and live: adopted, in sync, or updated (drift when Git did not change).
@@ -355,7 +368,7 @@ void OverridePlanner::plan_live(const std::string& key, const OverrideState& wan
   if (same(want, have)) {
     if (m == managed.end() || m->second.hash != want_hash)
       writes.push_back(
-          step(Action::adopt, key, share(want), share(have), "already as in Git", false));
+          step(Action::adopt, key, values.of(want), share(have), "already as in Git", false));
     else
       ++out.in_sync;
     return;
@@ -372,19 +385,19 @@ void OverridePlanner::plan_live(const std::string& key, const OverrideState& wan
                                             : "changed in Git";
   if (plugin_needs_replace(want, have)) {
     // Delete (cascading) then Update; narrower rows of this type are re-created below.
-    removals.push_back(step(Action::replace, key, share(want), share(have),
+    removals.push_back(step(Action::replace, key, values.of(want), share(have),
                             reason + "; plugin overrides merge on update, so delete and re-create",
                             git_unchanged));
     sim.cascade_delete(have.scope, have.type);
     return;
   }
   if (write_via_delete(want, reason)) {
-    removals.push_back(step(Action::replace, key, share(want),
+    removals.push_back(step(Action::replace, key, values.of(want),
                             want.type == admin::PLUGIN_OVERRIDE ? share(have) : nullptr, reason,
                             git_unchanged));
     return;
   }
-  writes.push_back(step(Action::update, key, share(want), share(have), reason, git_unchanged));
+  writes.push_back(step(Action::update, key, values.of(want), share(have), reason, git_unchanged));
 }
 
 bool same(const ObjectValue& a, const ObjectValue& b) {
@@ -405,6 +418,7 @@ struct ObjectPlanner {
   const State& live;
   const Managed& managed;
   const Policy& policy;
+  const DesiredValues& values;
   Plan& out;
   std::deque<Step> removals, writes;  // drained into the plan chunk by chunk
 
@@ -449,7 +463,7 @@ struct ObjectPlanner {
     if (have && same(want, *have)) {
       if (!git_unchanged)
         writes.push_back(
-            step(Action::adopt, key, share(want), share(*have), "already as in Git", false));
+            step(Action::adopt, key, values.of(want), share(*have), "already as in Git", false));
       else
         ++out.in_sync;
       return;
@@ -476,7 +490,7 @@ struct ObjectPlanner {
                          : !have              ? "new in Git"
                          : m == managed.end() ? "differs from Git (not yet managed)"
                                               : "changed in Git";
-    writes.push_back(step(have ? Action::update : Action::create, key, share(want),
+    writes.push_back(step(have ? Action::update : Action::create, key, values.of(want),
                           have ? share(*have) : nullptr, std::move(reason), outside));
   }
 };
@@ -493,13 +507,17 @@ std::set<std::string> expected_objects(const State& desired, const Managed& mana
   return keys;
 }
 
-Plan plan(const State& desired, const State& live, const Managed& managed, const Policy& policy) {
+namespace {
+
+Plan plan_with(const State& desired, const State& live, const Managed& managed,
+               const Policy& policy, const DesiredValues& values) {
   Plan out;
   std::vector<Step> archives;
-  plan_projects(desired, live, managed, policy, out, archives);
-  OverridePlanner overrides{desired, live, managed, policy, out, LiveRows{live.overrides}, {}, {}};
+  plan_projects(desired, live, managed, policy, values, out, archives);
+  OverridePlanner overrides{desired, live, managed, policy, values, out, LiveRows{live.overrides},
+                            {},      {}};
   for (const std::string* key : override_keys(desired, live, managed)) overrides.plan_key(*key);
-  ObjectPlanner objects{desired, live, managed, policy, out, {}, {}};
+  ObjectPlanner objects{desired, live, managed, policy, values, out, {}, {}};
   objects.plan_all();
   // The steps are moved into one array of their exact size, each list freed chunk by chunk as
   // it is drained: a cold pass plans ~40k steps of ~700 bytes, and a vector grown by doubling,
@@ -510,6 +528,17 @@ Plan plan(const State& desired, const State& live, const Managed& managed, const
     for (; !list->empty(); list->pop_front()) out.steps.push_back(std::move(list->front()));
   for (auto& s : archives) out.steps.push_back(std::move(s));
   return out;
+}
+
+}  // namespace
+
+Plan plan(const State& desired, const State& live, const Managed& managed, const Policy& policy) {
+  return plan_with(desired, live, managed, policy, DesiredValues{});
+}
+
+Plan plan(const std::shared_ptr<const State>& desired, const State& live, const Managed& managed,
+          const Policy& policy) {
+  return plan_with(*desired, live, managed, policy, DesiredValues{&desired});
 }
 
 }  // namespace flytecd::reconcile

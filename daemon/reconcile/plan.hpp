@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -79,5 +80,9 @@ std::set<std::string> expected_objects(const State& desired, const Managed& mana
 // scope also deletes narrower rows of that type, which are re-created when Git still wants them.
 // Deterministic; no I/O.
 Plan plan(const State& desired, const State& live, const Managed& managed, const Policy& policy);
+// The same plan, its steps' desired values pointing into `desired` (and keeping it alive) instead
+// of copies of them: a cold pass plans ~40k steps.
+Plan plan(const std::shared_ptr<const State>& desired, const State& live, const Managed& managed,
+          const Policy& policy);
 
 }  // namespace flytecd::reconcile

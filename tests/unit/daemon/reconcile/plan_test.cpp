@@ -253,7 +253,7 @@ TEST_CASE(
   CHECK_FALSE(gone.steps[1].live);
 }
 
-TEST_CASE("plan: a step shares its values; copying it copies no protobuf value", "[plan]") {
+TEST_CASE("plan: a step shares its values, so copying it copies no protobuf value", "[plan]") {
   State desired, live;
   put(desired, label("p", "development", "", "a"));
   auto out = plan(desired, live, Managed{}, Policy{});
@@ -261,6 +261,20 @@ TEST_CASE("plan: a step shares its values; copying it copies no protobuf value",
   const Step copy = out.steps[0];
   CHECK(copy.desired.get() == out.steps[0].desired.get());
   CHECK(copy.desired->value.execution_cluster_label().value() == "a");
+  // With the desired state shared, a step points into it and keeps it alive.
+  auto shared = std::make_shared<const State>(desired);
+  const std::string key = shared->overrides.begin()->first;
+  const OverrideState* row = &shared->overrides.begin()->second;
+  auto aliased = plan(shared, live, Managed{}, Policy{});
+  REQUIRE(aliased.steps.size() == 1);
+  CHECK(aliased.steps[0].desired.get() == row);
+  std::weak_ptr<const State> watch = shared;
+  shared.reset();
+  CHECK_FALSE(watch.expired());
+  CHECK(aliased.steps[0].desired->value.execution_cluster_label().value() == "a");
+  aliased.steps.clear();
+  CHECK(watch.expired());
+  CHECK(key == override_key(model::Scope{"p", "development", ""}, admin::EXECUTION_CLUSTER_LABEL));
 }
 
 TEST_CASE("plan: plugin overrides Git dropped need delete + update, since Update merges",
