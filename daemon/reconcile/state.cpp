@@ -16,7 +16,11 @@ std::string hash_of(const ProjectState& p) {
 }
 
 std::string hash_of(const OverrideState& o) {
-  return digest::sha256_hex(model::canonical_bytes(o.value));
+  return hash_of_canonical(model::canonical_bytes(o.value));
+}
+
+std::string hash_of_canonical(const std::string& canonical) {
+  return digest::sha256_hex(canonical);
 }
 
 std::string hash_of(const ObjectValue& o) {

@@ -24,6 +24,8 @@ using sinks::to_string;
 // Content hash (hex sha256 over deterministic bytes) — what the ledger stores.
 std::string hash_of(const ProjectState& p);
 std::string hash_of(const OverrideState& o);
+// hash_of(OverrideState) from model::canonical_bytes of its value, already at hand.
+std::string hash_of_canonical(const std::string& canonical);
 std::string hash_of(const ObjectValue& o);
 
 // Desired state of one revision (projects, overrides and generic objects; registrations are
