@@ -41,6 +41,7 @@ Result<Prepared> prepare(const config::Config& cfg, const std::string& at, wirin
                          std::ostream& err) {
   auto rec = wiring::Reconciler::open(cfg);
   if (!rec) return rec.error();
+  (*rec)->keep_no_parsed_files();  // a command loads its revision once
   auto rev = load_valid(**rec, at, err);
   if (!rev) return rev.error();
   if (auto s = (*rec)->open_target(access); !s) return s.error();

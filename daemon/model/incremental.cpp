@@ -96,7 +96,7 @@ LoadResult IncrementalLoader::load(const std::vector<SourceFile>& files,
     m_last_files.push_back(
         {files[i].path, parsed.count, parsed.nodes_scanned, parsed.budget_bound});
     // What cannot be found again (no blob id) is moved into the result instead of kept.
-    const bool keep = cacheable(i);
+    const bool keep = cacheable(i) && !m_keep_none;
     auto& d = result.documents;
     append(d.overrides, parsed.docs.overrides, !keep);
     append(d.platform_defaults, parsed.docs.platform_defaults, !keep);

@@ -22,6 +22,9 @@ class IncrementalLoader {
 
   // Keep every file parsed, not only those of the last load (a command comparing revisions).
   void keep_all(bool keep) { m_keep_all = keep; }
+  // Keep nothing: each load moves every file's documents into its result (a command that loads
+  // once; a cached copy would cost a copy of every document and its memory).
+  void keep_none(bool none) { m_keep_none = none; }
 
   size_t parsed_last() const { return m_parsed_last; }  // files parsed by the last load()
   // Each file of the last load(), in its order: YAML documents, nodes counted, budget-bound.
@@ -47,6 +50,7 @@ class IncrementalLoader {
   std::map<std::string, Parsed> m_cache;  // key: path + '\0' + blob id (locations name the path)
   size_t m_parsed_last = 0;
   bool m_keep_all = false;
+  bool m_keep_none = false;
   std::vector<FileLoad> m_last_files;
 };
 

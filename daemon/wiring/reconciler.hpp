@@ -73,6 +73,9 @@ class Reconciler {
                                const std::set<std::string>* only = nullptr);
   // Every file parsed stays cached (not only the last load's): for a command comparing revisions.
   void keep_parsed_files() { m_loader.keep_all(true); }
+  // No parsed file stays cached: for a command that loads one revision (a second load, e.g.
+  // ownership rebuilt from Git at another revision, parses again).
+  void keep_no_parsed_files() { m_loader.keep_none(true); }
 
   // The target: opened with `access` (wiring::open_target: the state directory's lock for a
   // writer, the embedded emulator when there is no endpoint), its applied-revision record the

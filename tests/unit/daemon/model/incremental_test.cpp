@@ -143,4 +143,28 @@ TEST_CASE("incremental: keep_all keeps files across loads, and last_files descri
   }
 }
 
+// A command that loads once keeps nothing: the documents are moved into the result, the same
+// result, and loading the same files again parses them again.
+TEST_CASE("incremental: keep_none moves every file into the result and caches nothing",
+          "[loader]") {
+  const std::vector<SourceFile> files = {
+      file("a.yaml", "apiVersion: flytecd/v1\nkind: Project\nid: a\n"),
+      file("b.yaml", "apiVersion: flytecd/v1\nkind: Project\nid: b\n")};
+  auto text = [](const LoadResult& r) {
+    std::vector<std::string> out;
+    for (const auto& p : r.documents.projects) out.push_back(p.id + " @" + to_string(p.where));
+    out.push_back(std::to_string(r.documents.document_count) + " documents");
+    return out;
+  };
+  IncrementalLoader cached(Limits{}, Policy{});
+  IncrementalLoader once(Limits{}, Policy{});
+  once.keep_none(true);
+  const auto want = text(cached.load(files, {"1", "2"}));
+  CHECK(text(once.load(files, {"1", "2"})) == want);
+  CHECK(text(once.load(files, {"1", "2"})) == want);
+  CHECK(once.parsed_last() == 2);
+  cached.load(files, {"1", "2"});
+  CHECK(cached.parsed_last() == 0);
+}
+
 }  // namespace FLYTECD_UNITY_ID
