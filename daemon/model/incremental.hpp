@@ -21,10 +21,16 @@ class IncrementalLoader {
   LoadResult load(const std::vector<SourceFile>& files, const std::vector<std::string>& blob_ids);
 
   // Keep every file parsed, not only those of the last load (a command comparing revisions).
-  void keep_all(bool keep) { m_keep_all = keep; }
+  void keep_all(bool keep) {
+    m_keep_all = keep;
+    m_keep_none = m_keep_none && !keep;
+  }
   // Keep nothing: each load moves every file's documents into its result (a command that loads
   // once; a cached copy would cost a copy of every document and its memory).
-  void keep_none(bool none) { m_keep_none = none; }
+  void keep_none(bool none) {
+    m_keep_none = none;
+    m_keep_all = m_keep_all && !none;
+  }
 
   size_t parsed_last() const { return m_parsed_last; }  // files parsed by the last load()
   // Each file of the last load(), in its order: YAML documents, nodes counted, budget-bound.
