@@ -43,11 +43,23 @@ class CallGate {
   template <typename Body>
   grpc::Status run(grpc::ServerContextBase* ctx, const char* method, Body&& body,
                    const google::protobuf::Any* detail = nullptr) {
+    return run_decided(ctx, method, decide(method), std::forward<Body>(body), detail);
+  }
+
+  // run() in two steps, for a handler that must know first whether the call sleeps (an
+  // injected latency): counts the call and draws its fault.
+  FaultDecision decide(const char* method) {
     {
       std::lock_guard<std::mutex> lock(m_mu);
       ++m_calls[method];
     }
-    const FaultDecision fault = m_faults.decide(method);
+    return m_faults.decide(method);
+  }
+
+  template <typename Body>
+  grpc::Status run_decided(grpc::ServerContextBase* ctx, const char* method,
+                           const FaultDecision& fault, Body&& body,
+                           const google::protobuf::Any* detail = nullptr) {
     if (fault.latency_ms > 0) delay(ctx, fault.latency_ms);
     if (fault.fail_code && !fault.drop_response) return injected(method, fault);
     take_error_detail();  // nothing left over from an earlier call on this thread
@@ -59,6 +71,12 @@ class CallGate {
       log()->debug("{} -> OK", method);
       return grpc::Status::OK;
     }
+    return failed(method, st, detail);
+  }
+
+  // The gRPC status the server returns for a failure of its logic (or of its store).
+  grpc::Status failed(const char* method, const Status& st,
+                      const google::protobuf::Any* detail = nullptr) {
     std::string message = st.error().message;
     const bool cut = message.size() > k_max_message_bytes;
     if (cut) message.resize(k_max_message_bytes);

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "flytecd_service.grpc.pb.h"
 #include "sinks/decode_bound.hpp"
 #include "sinks/emulator/call_gate.hpp"
+#include "sinks/emulator/store.hpp"
 
 namespace flytecd::sinks::emulator {
 namespace {
@@ -29,13 +31,33 @@ constexpr uint64_t k_max_decoded_request_bytes = 256ull << 20;
 // The Create* methods take their request undecoded: a request is decoded only once the wire
 // format's estimate (sinks/decode_bound.hpp) is within bounds, so an entity that is a
 // decode bomb (millions of empty nodes) is refused with INVALID_ARGUMENT before memory is spent.
+//
+// The writes of projects and matchable attributes are callback methods that never wait for the
+// store's group commit on gRPC's threads: the handler writes, and the store's committer thread
+// sends the reply once the group holding the write is synced (write_unary). With synchronous
+// handlers every write held a thread asleep until its group's fdatasync; the server's thread
+// pool then woke and parked threads around each call, and groups stayed small.
 using AdminServiceBase = fs::AdminService::WithRawCallbackMethod_CreateTask<
     fs::AdminService::WithRawCallbackMethod_CreateWorkflow<
-        fs::AdminService::WithRawCallbackMethod_CreateLaunchPlan<fs::AdminService::Service>>>;
+        fs::AdminService::WithRawCallbackMethod_CreateLaunchPlan<
+            fs::AdminService::WithCallbackMethod_RegisterProject<
+                fs::AdminService::WithCallbackMethod_UpdateProject<
+                    fs::AdminService::WithCallbackMethod_UpdateProjectAttributes<
+                        fs::AdminService::WithCallbackMethod_DeleteProjectAttributes<
+                            fs::AdminService::WithCallbackMethod_UpdateProjectDomainAttributes<
+                                fs::AdminService::WithCallbackMethod_DeleteProjectDomainAttributes<
+                                    fs::AdminService::WithCallbackMethod_UpdateWorkflowAttributes<
+                                        fs::AdminService::WithCallbackMethod_DeleteWorkflowAttributes<
+                                            fs::AdminService::Service>>>>>>>>>>>;
 
 class AdminServiceImpl final : public AdminServiceBase {
  public:
   AdminServiceImpl(Admin& admin, CallGate& gate) : m_admin(admin), m_gate(gate) {}
+  ~AdminServiceImpl() override {
+    // The server has stopped (every call finished): the threads of slowed calls are done.
+    std::lock_guard<std::mutex> lock(m_slow_mu);
+    for (auto& t : m_slow) t.join();
+  }
 
   grpc::ServerUnaryReactor* CreateTask(grpc::CallbackServerContext* ctx,
                                        const grpc::ByteBuffer* req,
@@ -102,36 +124,76 @@ class AdminServiceImpl final : public AdminServiceBase {
                        list_launch_plans)
   FLYTECD_EMULATOR_RPC(UpdateLaunchPlan, fa::LaunchPlanUpdateRequest, fa::LaunchPlanUpdateResponse,
                        update_launch_plan)
-  FLYTECD_EMULATOR_RPC(RegisterProject, fa::ProjectRegisterRequest, fa::ProjectRegisterResponse,
-                       register_project)
-  FLYTECD_EMULATOR_RPC(UpdateProject, fa::Project, fa::ProjectUpdateResponse, update_project)
+#define FLYTECD_EMULATOR_WRITE_RPC(Method, Request, Response, call)                              \
+  grpc::ServerUnaryReactor* Method(grpc::CallbackServerContext* ctx, const Request* req,       \
+                                   Response* resp) override {                                  \
+    return write_unary(ctx, #Method, [this, req, resp] { return m_admin.call(*req, resp); }); \
+  }
+  FLYTECD_EMULATOR_WRITE_RPC(RegisterProject, fa::ProjectRegisterRequest,
+                             fa::ProjectRegisterResponse, register_project)
+  FLYTECD_EMULATOR_WRITE_RPC(UpdateProject, fa::Project, fa::ProjectUpdateResponse,
+                             update_project)
   FLYTECD_EMULATOR_RPC(GetProject, fa::ProjectGetRequest, fa::Project, get_project)
   FLYTECD_EMULATOR_RPC(ListProjects, fa::ProjectListRequest, fa::Projects, list_projects)
-  FLYTECD_EMULATOR_RPC(UpdateProjectDomainAttributes, fa::ProjectDomainAttributesUpdateRequest,
-                       fa::ProjectDomainAttributesUpdateResponse, update_project_domain_attributes)
+  FLYTECD_EMULATOR_WRITE_RPC(UpdateProjectDomainAttributes, fa::ProjectDomainAttributesUpdateRequest,
+                             fa::ProjectDomainAttributesUpdateResponse, update_project_domain_attributes)
   FLYTECD_EMULATOR_RPC(GetProjectDomainAttributes, fa::ProjectDomainAttributesGetRequest,
                        fa::ProjectDomainAttributesGetResponse, get_project_domain_attributes)
-  FLYTECD_EMULATOR_RPC(DeleteProjectDomainAttributes, fa::ProjectDomainAttributesDeleteRequest,
-                       fa::ProjectDomainAttributesDeleteResponse, delete_project_domain_attributes)
-  FLYTECD_EMULATOR_RPC(UpdateProjectAttributes, fa::ProjectAttributesUpdateRequest,
-                       fa::ProjectAttributesUpdateResponse, update_project_attributes)
+  FLYTECD_EMULATOR_WRITE_RPC(DeleteProjectDomainAttributes, fa::ProjectDomainAttributesDeleteRequest,
+                             fa::ProjectDomainAttributesDeleteResponse, delete_project_domain_attributes)
+  FLYTECD_EMULATOR_WRITE_RPC(UpdateProjectAttributes, fa::ProjectAttributesUpdateRequest,
+                             fa::ProjectAttributesUpdateResponse, update_project_attributes)
   FLYTECD_EMULATOR_RPC(GetProjectAttributes, fa::ProjectAttributesGetRequest,
                        fa::ProjectAttributesGetResponse, get_project_attributes)
-  FLYTECD_EMULATOR_RPC(DeleteProjectAttributes, fa::ProjectAttributesDeleteRequest,
-                       fa::ProjectAttributesDeleteResponse, delete_project_attributes)
-  FLYTECD_EMULATOR_RPC(UpdateWorkflowAttributes, fa::WorkflowAttributesUpdateRequest,
-                       fa::WorkflowAttributesUpdateResponse, update_workflow_attributes)
+  FLYTECD_EMULATOR_WRITE_RPC(DeleteProjectAttributes, fa::ProjectAttributesDeleteRequest,
+                             fa::ProjectAttributesDeleteResponse, delete_project_attributes)
+  FLYTECD_EMULATOR_WRITE_RPC(UpdateWorkflowAttributes, fa::WorkflowAttributesUpdateRequest,
+                             fa::WorkflowAttributesUpdateResponse, update_workflow_attributes)
   FLYTECD_EMULATOR_RPC(GetWorkflowAttributes, fa::WorkflowAttributesGetRequest,
                        fa::WorkflowAttributesGetResponse, get_workflow_attributes)
-  FLYTECD_EMULATOR_RPC(DeleteWorkflowAttributes, fa::WorkflowAttributesDeleteRequest,
-                       fa::WorkflowAttributesDeleteResponse, delete_workflow_attributes)
+  FLYTECD_EMULATOR_WRITE_RPC(DeleteWorkflowAttributes, fa::WorkflowAttributesDeleteRequest,
+                             fa::WorkflowAttributesDeleteResponse, delete_workflow_attributes)
   FLYTECD_EMULATOR_RPC(ListMatchableAttributes, fa::ListMatchableAttributesRequest,
                        fa::ListMatchableAttributesResponse, list_matchable_attributes)
   FLYTECD_EMULATOR_RPC(GetVersion, fa::GetVersionRequest, fa::GetVersionResponse, get_version)
 
 #undef FLYTECD_EMULATOR_RPC
+#undef FLYTECD_EMULATOR_WRITE_RPC
 
  private:
+  // A write on gRPC's callback thread: runs `call` without waiting for the store's sync
+  // (DeferredAck) and replies when the store says the write is durable. A call drawn to sleep
+  // (an injected latency) runs on a thread of its own instead, waiting as a synchronous
+  // handler does, so that it holds up no other call.
+  template <typename Call>
+  grpc::ServerUnaryReactor* write_unary(grpc::CallbackServerContext* ctx, const char* method,
+                                        Call call) {
+    auto* reactor = ctx->DefaultReactor();
+    const FaultDecision fault = m_gate.decide(method);
+    if (fault.latency_ms > 0) {
+      std::lock_guard<std::mutex> lock(m_slow_mu);
+      m_slow.emplace_back([this, ctx, method, fault, call, reactor] {
+        reactor->Finish(m_gate.run_decided(ctx, method, fault, call));
+      });
+      return reactor;
+    }
+    std::optional<DeferredAck::Pending> pending;
+    GStatus st;
+    {
+      DeferredAck deferred;
+      st = m_gate.run_decided(ctx, method, fault, call);
+      pending = deferred.pending();
+    }
+    if (!pending) {
+      reactor->Finish(std::move(st));
+      return reactor;
+    }
+    pending->store->when_durable(pending->group, [this, method, reactor, st](Status durable) {
+      reactor->Finish(durable ? st : m_gate.failed(method, durable));
+    });
+    return reactor;
+  }
+
   // Decodes `req` as Request within the bound, runs `call` and encodes its response.
   template <typename Request, typename Response, typename Call>
   grpc::ServerUnaryReactor* raw_unary(grpc::CallbackServerContext* ctx, const char* method,
@@ -176,6 +238,8 @@ class AdminServiceImpl final : public AdminServiceBase {
 
   Admin& m_admin;
   CallGate& m_gate;
+  std::mutex m_slow_mu;
+  std::vector<std::thread> m_slow;  // calls slowed by an injected latency
 };
 
 class DataProxyServiceImpl final : public fs::DataProxyService::Service {

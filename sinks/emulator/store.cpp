@@ -15,6 +15,8 @@
 namespace flytecd::sinks::emulator {
 namespace {
 
+thread_local DeferredAck* t_deferred = nullptr;  // the handler's, while it runs
+
 // 1: FlyteAdmin's tables; 2: and Flyte 2's settings; 3: and Flyte 2's projects (each added by
 // CREATE TABLE IF NOT EXISTS, so an older file opens as it is and is upgraded in place).
 constexpr int k_schema_version = 3;
@@ -157,6 +159,8 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path,
         return s.error();
     }
   }
+  Store* raw = store.get();
+  store->m_committer = std::thread([raw] { raw->commit_loop(); });
   return store;
 }
 
@@ -165,10 +169,21 @@ Store::Store(std::unique_ptr<sqlite::Database> db, std::string path)
 
 Store::~Store() {
   // No Tx is open, so no writer waits on a group; one left open is committed and synced.
+  if (m_committer.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(m_mu);
+      m_closing = true;
+    }
+    m_commit_wanted.notify_one();
+    m_committer.join();
+  }
+  std::vector<std::pair<Status, std::function<void(Status)>>> acks;
   {
     std::unique_lock<std::mutex> lock(m_mu);
     settle(lock);
+    acks = take_ready_acks();  // none when the server stopped first, as it does
   }
+  for (auto& [outcome, done] : acks) done(outcome);
   if (m_wal_fd >= 0) ::close(m_wal_fd);
 }
 
@@ -231,8 +246,66 @@ bool Store::keep_group_open() const {
 
 void Store::end_write(std::unique_lock<std::mutex>& lock) {
   if (keep_group_open()) return;
-  commit_group();
-  make_durable(lock);
+  if (!m_committer.joinable()) {  // the store is being opened: no committer yet
+    commit_group();
+    make_durable(lock);
+    return;
+  }
+  // The committer may be syncing the previous group: it finds this one when the sync returns.
+  m_commit_requested = true;
+  m_commit_wanted.notify_one();
+}
+
+void Store::commit_loop() {
+  std::unique_lock<std::mutex> lock(m_mu);
+  for (;;) {
+    m_commit_wanted.wait(lock, [&] {
+      return m_commit_requested || m_closing || (!m_acks.empty() && m_acks.front().first <= m_durable);
+    });
+    if (m_commit_requested) {
+      m_commit_requested = false;
+      // A reader (settle) may have ended the group already.
+      if (m_group_open) commit_group();
+      make_durable(lock);
+    }
+    auto ready = take_ready_acks();
+    if (!ready.empty()) {
+      // Outside the lock: an acknowledgement sends a reply (gRPC), and the next group forms.
+      lock.unlock();
+      for (auto& [outcome, done] : ready) done(outcome);
+      lock.lock();
+      continue;
+    }
+    if (m_closing && !m_commit_requested) return;
+  }
+}
+
+std::vector<std::pair<Status, std::function<void(Status)>>> Store::take_ready_acks() {
+  std::vector<std::pair<Status, std::function<void(Status)>>> ready;
+  size_t n = 0;
+  while (n < m_acks.size() && m_acks[n].first <= m_durable) ++n;
+  if (n == 0) return ready;
+  ready.reserve(n);
+  for (size_t i = 0; i < n; ++i)
+    ready.emplace_back(outcome_of(m_acks[i].first), std::move(m_acks[i].second));
+  m_acks.erase(m_acks.begin(), m_acks.begin() + static_cast<std::ptrdiff_t>(n));
+  return ready;
+}
+
+void Store::when_durable(uint64_t group, std::function<void(Status)> done) {
+  std::unique_lock<std::mutex> lock(m_mu);
+  if (m_durable >= group || !m_committer.joinable()) {
+    Status outcome = outcome_of(group);
+    lock.unlock();
+    done(outcome);
+    return;
+  }
+  // Groups become durable in order, and acknowledgements are asked in order of their group
+  // (a handler's group is the newest when it asks), so m_acks stays sorted: insert from the back.
+  auto at = m_acks.end();
+  while (at != m_acks.begin() && std::prev(at)->first > group) --at;
+  m_acks.emplace(at, group, std::move(done));
+  m_commit_wanted.notify_one();
 }
 
 void Store::commit_group() {
@@ -240,6 +313,7 @@ void Store::commit_group() {
   if (!s) {
     (void)m_db->exec("ROLLBACK", "rollback");
     m_failed_groups.emplace(m_group, s.error());
+    m_any_failed.store(true);
     // Writers of a group wake within a few groups of its end; older failures are not asked for.
     while (m_failed_groups.size() > 64) m_failed_groups.erase(m_failed_groups.begin());
   }
@@ -259,6 +333,7 @@ void Store::make_durable(std::unique_lock<std::mutex>& lock) {
     const int err = errno;
     lock.lock();
     if (rc != 0) {
+      m_any_failed.store(true);
       for (uint64_t g = m_durable + 1; g <= upto; ++g)
         m_failed_groups.emplace(
             g, make_error(ErrorCode::internal,
@@ -266,7 +341,13 @@ void Store::make_durable(std::unique_lock<std::mutex>& lock) {
     }
   }
   if (upto > m_durable) m_durable = upto;
+  // Writers waiting for an acknowledgement wake on the word; readers and settle() on the
+  // condition variable (with m_mu).
+  m_durable_word.store(static_cast<uint32_t>(m_durable));
+  m_durable_word.notify_all();
   m_group_ended.notify_all();
+  // A reader may have made the group durable: the committer runs its acknowledgements.
+  if (!m_acks.empty()) m_commit_wanted.notify_one();
 }
 
 Status Store::outcome_of(uint64_t group) const {
@@ -274,6 +355,9 @@ Status Store::outcome_of(uint64_t group) const {
   if (it == m_failed_groups.end()) return ok_status();
   return it->second;
 }
+
+DeferredAck::DeferredAck() { t_deferred = this; }
+DeferredAck::~DeferredAck() { t_deferred = nullptr; }
 
 Tx::Tx(Store* store, std::unique_lock<std::mutex> lock) : m_store(store), m_lock(std::move(lock)) {}
 
@@ -308,7 +392,22 @@ Status Tx::commit() {
     ++s.m_group_writes;
     ++s.m_stats.writes;
     s.end_write(m_lock);
-    s.m_group_ended.wait(m_lock, [&] { return s.m_durable >= m_group; });
+    if (s.m_durable >= m_group) return s.outcome_of(m_group);
+    if (t_deferred != nullptr) {  // the handler acknowledges after Store::when_durable
+      t_deferred->m_pending = DeferredAck::Pending{m_store, m_group};
+      m_lock.unlock();
+      return ok_status();
+    }
+    // Wait without m_mu: the next group's writers take it meanwhile, and a writer of this group
+    // must not wait for them to be acknowledged. Wraps of the 32-bit word compare right while
+    // fewer than 2^31 groups end during one wait.
+    m_lock.unlock();
+    const auto group = static_cast<uint32_t>(m_group);
+    for (uint32_t seen = s.m_durable_word.load();
+         static_cast<int32_t>(seen - group) < 0; seen = s.m_durable_word.load())
+      s.m_durable_word.wait(seen);
+    if (!s.m_any_failed.load()) return ok_status();
+    std::lock_guard<std::mutex> relock(s.m_mu);
     return s.outcome_of(m_group);
   }
   if (!m_tx) return make_error(ErrorCode::internal, "emulator: sqlite: commit: no transaction");

@@ -8,22 +8,26 @@
 //
 // Group commit: write RPCs that arrive together share one SQLite transaction, and so one fsync.
 // A writer that finishes while another writer waits for the store leaves the transaction open
-// and waits; the last writer of the group (or the 64th, or the first after 20 ms) commits it,
-// then syncs the WAL with the store unlocked, so the next group forms and commits meanwhile.
-// Tx::commit() returns only once the group holding its writes is committed and synced: a write
-// is acknowledged only when it is on disk; if the COMMIT or the sync fails, every write of the
-// group fails with that error. A reader first commits an open group and waits for its sync, so
-// it never sees a write that is not yet acknowledged.
+// and waits; the last writer of the group (or the 64th, or the first after 20 ms) asks the
+// store's committer thread to end it. The committer COMMITs the open group and syncs the WAL
+// with the store unlocked; writes that end during that sync form the next group, which it
+// commits as soon as the sync returns: under load a group is every write of one sync's
+// duration, and the committer never sleeps. Tx::commit() returns only once the group holding its
+// writes is committed and synced: a write is acknowledged only when it is on disk; if the COMMIT
+// or the sync fails, every write of the group fails with that error. A reader first commits an
+// open group and waits for its sync, so it never sees a write that is not yet acknowledged.
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "daemon/common/result.hpp"
@@ -114,7 +118,9 @@ class Tx {
   ~Tx();
 
   // Reads: ends the transaction. Writes: keeps this Tx's changes and returns once the group
-  // transaction holding them has committed (or failed: then nothing of them is kept).
+  // transaction holding them has committed (or failed: then nothing of them is kept). On a
+  // thread with a DeferredAck in scope, a write returns at once (ok): the DeferredAck holds its
+  // group, and the caller acknowledges nothing before Store::when_durable says so.
   Status commit();
 
   Result<std::optional<ProjectRow>> get_project(const std::string& id);
@@ -189,6 +195,29 @@ struct GroupCommitStats {
   uint64_t commits = 0;  // SQLite transactions that held them (one fsync each)
 };
 
+class Store;
+
+// Set on a thread for one RPC handler that must not block (gRPC's callback threads): the write
+// transactions it commits do not wait for their group's sync, and pending() names the last
+// group they joined, for Store::when_durable. Not nestable.
+class DeferredAck {
+ public:
+  DeferredAck();
+  ~DeferredAck();
+  DeferredAck(const DeferredAck&) = delete;
+  DeferredAck& operator=(const DeferredAck&) = delete;
+  struct Pending {
+    Store* store = nullptr;
+    uint64_t group = 0;
+  };
+  // The group to wait for; nullopt when no write committed.
+  std::optional<Pending> pending() const { return m_pending; }
+
+ private:
+  friend class Tx;
+  std::optional<Pending> m_pending;
+};
+
 class Store {
  public:
   // Opens or creates the database and its schema. ":memory:" gives a private in-memory db.
@@ -204,6 +233,10 @@ class Store {
   Result<Tx> begin(bool write);
   const std::string& path() const { return m_path; }
   GroupCommitStats group_commit_stats();
+  // Runs `done` with the outcome of `group` (a DeferredAck's) once it is committed and synced:
+  // on the committer thread, or at once on this one when it already is. `done` must not block
+  // or use the store.
+  void when_durable(uint64_t group, std::function<void(Status)> done);
 
   static constexpr uint64_t k_max_group_writes = 64;
   static constexpr std::chrono::milliseconds k_max_group_age{20};
@@ -221,12 +254,18 @@ class Store {
   void make_durable(std::unique_lock<std::mutex>& lock);
   // No group open and every committed group durable (what a reader and the destructor need).
   void settle(std::unique_lock<std::mutex>& lock);
+  // The committer thread: ends each group end_write asks it to, and runs the acknowledgements
+  // of durable groups, until the store closes.
+  void commit_loop();
+  // With m_mu held: the acknowledgements whose group is durable, taken out of m_acks.
+  std::vector<std::pair<Status, std::function<void(Status)>>> take_ready_acks();
   Status outcome_of(uint64_t group) const;
 
   std::unique_ptr<sqlite::Database> m_db;
   std::string m_path;
   std::mutex m_mu;
   std::condition_variable m_group_ended;
+  std::condition_variable m_commit_wanted;  // the committer waits on it
   std::atomic<int> m_writers_waiting{0};  // write begin() calls not yet holding m_mu
   // Guarded by m_mu:
   bool m_group_open = false;
@@ -234,11 +273,22 @@ class Store {
   uint64_t m_committed = 0;  // every group up to this id has ended its COMMIT (or failed)
   uint64_t m_durable = 0;    // ... and is synced to disk: its writes can be acknowledged
   uint64_t m_group_writes = 0;
+  bool m_commit_requested = false;  // a writer left the open group for the committer to end
+  // Acknowledgements waiting for their group to be durable (when_durable), in group order.
+  std::vector<std::pair<uint64_t, std::function<void(Status)>>> m_acks;
+  bool m_closing = false;           // the committer stops
   std::chrono::steady_clock::time_point m_group_started;
   std::chrono::milliseconds m_max_group_age = k_max_group_age;
   std::map<uint64_t, Error> m_failed_groups;  // recent groups whose COMMIT or sync failed
+  // Not guarded: what a writer waiting for its acknowledgement reads without m_mu (which the
+  // next group's writers hold meanwhile). The low 32 bits of m_durable, stored after it (a futex
+  // word: std::atomic<uint32_t>::wait sleeps in the kernel on it directly), and whether any
+  // group ever failed (set before m_durable moves past it).
+  std::atomic<uint32_t> m_durable_word{0};
+  std::atomic<bool> m_any_failed{false};
   int m_wal_fd = -1;  // the WAL, synced by make_durable; -1: SQLite syncs (synchronous=FULL)
   GroupCommitStats m_stats;
+  std::thread m_committer;  // last: starts once the rest is set up (open), joined first
 };
 
 }  // namespace flytecd::sinks::emulator

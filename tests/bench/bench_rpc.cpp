@@ -6,6 +6,7 @@
 // Sends N UpdateWorkflowAttributes calls (distinct workflow scopes under project "bench-raw",
 // which it registers first) spread over T threads sharing one channel, then N GetVersion calls.
 // Prints calls/second for each.
+#include <absl/synchronization/mutex.h>
 #include <grpcpp/grpcpp.h>
 
 #include <atomic>
@@ -25,6 +26,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s ADDRESS [--calls N] [--threads T]\n", argv[0]);
     return 2;
   }
+  // As flytecd's main() does: no Abseil deadlock detection (Debian's Abseil has it on).
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   std::string address = argv[1];
   long calls = 20000;
   int threads = 8;
