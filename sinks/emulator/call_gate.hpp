@@ -13,6 +13,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "daemon/common/result.hpp"
 #include "sinks/emulator/admin.hpp"
@@ -89,6 +90,41 @@ class CallGate {
     return grpc::Status(code, message);
   }
 
+  // A unary callback call: runs `call` (returning the gRPC status) and finishes `reactor` with
+  // it, on this gRPC callback thread; a call drawn for an injected latency runs on a thread of
+  // its own instead (joined when the gate goes, after the server), so that its sleep holds up
+  // no other call.
+  template <typename Call>
+  grpc::ServerUnaryReactor* finish(grpc::CallbackServerContext* ctx, const char* method,
+                                   Call call) {
+    return finish(ctx, method, decide(method), std::move(call));
+  }
+  template <typename Call>
+  grpc::ServerUnaryReactor* finish(grpc::CallbackServerContext* ctx, const char* method,
+                                   const FaultDecision& fault, Call call) {
+    auto* reactor = ctx->DefaultReactor();
+    if (fault.latency_ms > 0) {
+      std::lock_guard<std::mutex> lock(m_mu);
+      m_slow.emplace_back([this, ctx, method, fault, call, reactor] {
+        reactor->Finish(run_decided(ctx, method, fault, call));
+      });
+      return reactor;
+    }
+    reactor->Finish(run_decided(ctx, method, fault, call));
+    return reactor;
+  }
+
+  ~CallGate() {
+    std::vector<std::thread> slow;
+    {
+      std::lock_guard<std::mutex> lock(m_mu);  // a slowed call logs under it: join without it
+      slow.swap(m_slow);
+    }
+    for (auto& t : slow) t.join();
+  }
+  CallGate(const CallGate&) = delete;
+  CallGate& operator=(const CallGate&) = delete;
+
   void set_log(std::shared_ptr<spdlog::logger> log) {
     std::lock_guard<std::mutex> lock(m_mu);
     m_log = std::move(log);
@@ -129,6 +165,7 @@ class CallGate {
   CodeOf m_code_of;
   mutable std::mutex m_mu;
   std::map<std::string, uint64_t, std::less<>> m_calls;
+  std::vector<std::thread> m_slow;  // calls slowed by an injected latency (finish)
 };
 
 }  // namespace flytecd::sinks::emulator

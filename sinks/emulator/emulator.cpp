@@ -134,6 +134,7 @@ Result<std::unique_ptr<Emulator>> Emulator::start(const Options& options) {
   builder.SetMaxReceiveMessageSize(k_max_grpc_message_bytes);
   // Without this, gRPC sets SO_REUSEPORT and a second server on a busy port would "succeed".
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  // FlyteAdmin's services are callback services (service.cpp); Flyte 2's are synchronous.
   // gRPC's synchronous server keeps at most MAX_POLLERS idle threads and starts a thread when
   // fewer than MIN_POLLERS wait: with the defaults (1, 2) every burst of concurrent writes made
   // and destroyed threads (clone3, page faults) per call. Keep enough for a client's concurrency.

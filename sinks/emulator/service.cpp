@@ -39,25 +39,11 @@ constexpr uint64_t k_max_decoded_request_bytes = 256ull << 20;
 // pool then woke and parked threads around each call, and groups stayed small.
 using AdminServiceBase = fs::AdminService::WithRawCallbackMethod_CreateTask<
     fs::AdminService::WithRawCallbackMethod_CreateWorkflow<
-        fs::AdminService::WithRawCallbackMethod_CreateLaunchPlan<
-            fs::AdminService::WithCallbackMethod_RegisterProject<
-                fs::AdminService::WithCallbackMethod_UpdateProject<
-                    fs::AdminService::WithCallbackMethod_UpdateProjectAttributes<
-                        fs::AdminService::WithCallbackMethod_DeleteProjectAttributes<
-                            fs::AdminService::WithCallbackMethod_UpdateProjectDomainAttributes<
-                                fs::AdminService::WithCallbackMethod_DeleteProjectDomainAttributes<
-                                    fs::AdminService::WithCallbackMethod_UpdateWorkflowAttributes<
-                                        fs::AdminService::WithCallbackMethod_DeleteWorkflowAttributes<
-                                            fs::AdminService::Service>>>>>>>>>>>;
+        fs::AdminService::WithRawCallbackMethod_CreateLaunchPlan<fs::AdminService::CallbackService>>>;
 
 class AdminServiceImpl final : public AdminServiceBase {
  public:
   AdminServiceImpl(Admin& admin, CallGate& gate) : m_admin(admin), m_gate(gate) {}
-  ~AdminServiceImpl() override {
-    // The server has stopped (every call finished): the threads of slowed calls are done.
-    std::lock_guard<std::mutex> lock(m_slow_mu);
-    for (auto& t : m_slow) t.join();
-  }
 
   grpc::ServerUnaryReactor* CreateTask(grpc::CallbackServerContext* ctx,
                                        const grpc::ByteBuffer* req,
@@ -96,13 +82,13 @@ class AdminServiceImpl final : public AdminServiceBase {
 
 // Request/Response are type names, which cannot be parenthesized.
 // NOLINTBEGIN(bugprone-macro-parentheses)
-#define FLYTECD_EMULATOR_RPC(Method, Request, Response, call)                       \
-  GStatus Method(ServerContext* ctx, const Request* req, Response* resp) override { \
-    return m_gate.run(ctx, #Method, [&] { return m_admin.call(*req, resp); });      \
+#define FLYTECD_EMULATOR_RPC(Method, Request, Response, call)                                   \
+  grpc::ServerUnaryReactor* Method(grpc::CallbackServerContext* ctx, const Request* req,       \
+                                   Response* resp) override {                                  \
+    return m_gate.finish(ctx, #Method, [this, req, resp] { return m_admin.call(*req, resp); }); \
   }
-  // NOLINTEND(bugprone-macro-parentheses)
+// NOLINTEND(bugprone-macro-parentheses)
 
-  FLYTECD_EMULATOR_RPC(CreateTask, fa::TaskCreateRequest, fa::TaskCreateResponse, create_task)
   FLYTECD_EMULATOR_RPC(GetTask, fa::ObjectGetRequest, fa::Task, get_task)
   FLYTECD_EMULATOR_RPC(ListTaskIds, fa::NamedEntityIdentifierListRequest,
                        fa::NamedEntityIdentifierList, list_task_ids)
@@ -111,8 +97,6 @@ class AdminServiceImpl final : public AdminServiceBase {
   FLYTECD_EMULATOR_RPC(ListWorkflowIds, fa::NamedEntityIdentifierListRequest,
                        fa::NamedEntityIdentifierList, list_workflow_ids)
   FLYTECD_EMULATOR_RPC(ListWorkflows, fa::ResourceListRequest, fa::WorkflowList, list_workflows)
-  FLYTECD_EMULATOR_RPC(CreateLaunchPlan, fa::LaunchPlanCreateRequest, fa::LaunchPlanCreateResponse,
-                       create_launch_plan)
   FLYTECD_EMULATOR_RPC(GetLaunchPlan, fa::ObjectGetRequest, fa::LaunchPlan, get_launch_plan)
   FLYTECD_EMULATOR_RPC(GetActiveLaunchPlan, fa::ActiveLaunchPlanRequest, fa::LaunchPlan,
                        get_active_launch_plan)
@@ -168,15 +152,9 @@ class AdminServiceImpl final : public AdminServiceBase {
   template <typename Call>
   grpc::ServerUnaryReactor* write_unary(grpc::CallbackServerContext* ctx, const char* method,
                                         Call call) {
-    auto* reactor = ctx->DefaultReactor();
     const FaultDecision fault = m_gate.decide(method);
-    if (fault.latency_ms > 0) {
-      std::lock_guard<std::mutex> lock(m_slow_mu);
-      m_slow.emplace_back([this, ctx, method, fault, call, reactor] {
-        reactor->Finish(m_gate.run_decided(ctx, method, fault, call));
-      });
-      return reactor;
-    }
+    if (fault.latency_ms > 0) return m_gate.finish(ctx, method, fault, call);
+    auto* reactor = ctx->DefaultReactor();
     std::optional<DeferredAck::Pending> pending;
     GStatus st;
     {
@@ -238,18 +216,19 @@ class AdminServiceImpl final : public AdminServiceBase {
 
   Admin& m_admin;
   CallGate& m_gate;
-  std::mutex m_slow_mu;
-  std::vector<std::thread> m_slow;  // calls slowed by an injected latency
 };
 
-class DataProxyServiceImpl final : public fs::DataProxyService::Service {
+// A callback service too: with no synchronous method left, the server starts no synchronous
+// thread pool (its pollers competed with the callback threads for every request).
+class DataProxyServiceImpl final : public fs::DataProxyService::CallbackService {
  public:
   DataProxyServiceImpl(Admin& admin, CallGate& gate) : m_admin(admin), m_gate(gate) {}
 
-  GStatus CreateUploadLocation(ServerContext* ctx, const fs::CreateUploadLocationRequest* req,
-                               fs::CreateUploadLocationResponse* resp) override {
-    return m_gate.run(ctx, "CreateUploadLocation",
-                      [&] { return m_admin.create_upload_location(*req, resp); });
+  grpc::ServerUnaryReactor* CreateUploadLocation(grpc::CallbackServerContext* ctx,
+                                                 const fs::CreateUploadLocationRequest* req,
+                                                 fs::CreateUploadLocationResponse* resp) override {
+    return m_gate.finish(ctx, "CreateUploadLocation",
+                         [this, req, resp] { return m_admin.create_upload_location(*req, resp); });
   }
 
  private:
