@@ -39,7 +39,8 @@ constexpr uint64_t k_max_decoded_request_bytes = 256ull << 20;
 // pool then woke and parked threads around each call, and groups stayed small.
 using AdminServiceBase = fs::AdminService::WithRawCallbackMethod_CreateTask<
     fs::AdminService::WithRawCallbackMethod_CreateWorkflow<
-        fs::AdminService::WithRawCallbackMethod_CreateLaunchPlan<fs::AdminService::CallbackService>>>;
+        fs::AdminService::WithRawCallbackMethod_CreateLaunchPlan<
+            fs::AdminService::CallbackService>>>;
 
 class AdminServiceImpl final : public AdminServiceBase {
  public:
@@ -83,11 +84,11 @@ class AdminServiceImpl final : public AdminServiceBase {
 // Request/Response are type names, which cannot be parenthesized.
 // NOLINTBEGIN(bugprone-macro-parentheses)
 #define FLYTECD_EMULATOR_RPC(Method, Request, Response, call)                                   \
-  grpc::ServerUnaryReactor* Method(grpc::CallbackServerContext* ctx, const Request* req,       \
-                                   Response* resp) override {                                  \
+  grpc::ServerUnaryReactor* Method(grpc::CallbackServerContext* ctx, const Request* req,        \
+                                   Response* resp) override {                                   \
     return m_gate.finish(ctx, #Method, [this, req, resp] { return m_admin.call(*req, resp); }); \
   }
-// NOLINTEND(bugprone-macro-parentheses)
+  // NOLINTEND(bugprone-macro-parentheses)
 
   FLYTECD_EMULATOR_RPC(GetTask, fa::ObjectGetRequest, fa::Task, get_task)
   FLYTECD_EMULATOR_RPC(ListTaskIds, fa::NamedEntityIdentifierListRequest,
@@ -108,23 +109,26 @@ class AdminServiceImpl final : public AdminServiceBase {
                        list_launch_plans)
   FLYTECD_EMULATOR_RPC(UpdateLaunchPlan, fa::LaunchPlanUpdateRequest, fa::LaunchPlanUpdateResponse,
                        update_launch_plan)
-#define FLYTECD_EMULATOR_WRITE_RPC(Method, Request, Response, call)                              \
-  grpc::ServerUnaryReactor* Method(grpc::CallbackServerContext* ctx, const Request* req,       \
-                                   Response* resp) override {                                  \
+#define FLYTECD_EMULATOR_WRITE_RPC(Method, Request, Response, call)                           \
+  grpc::ServerUnaryReactor* Method(grpc::CallbackServerContext* ctx, const Request* req,      \
+                                   Response* resp) override {                                 \
     return write_unary(ctx, #Method, [this, req, resp] { return m_admin.call(*req, resp); }); \
   }
   FLYTECD_EMULATOR_WRITE_RPC(RegisterProject, fa::ProjectRegisterRequest,
                              fa::ProjectRegisterResponse, register_project)
-  FLYTECD_EMULATOR_WRITE_RPC(UpdateProject, fa::Project, fa::ProjectUpdateResponse,
-                             update_project)
+  FLYTECD_EMULATOR_WRITE_RPC(UpdateProject, fa::Project, fa::ProjectUpdateResponse, update_project)
   FLYTECD_EMULATOR_RPC(GetProject, fa::ProjectGetRequest, fa::Project, get_project)
   FLYTECD_EMULATOR_RPC(ListProjects, fa::ProjectListRequest, fa::Projects, list_projects)
-  FLYTECD_EMULATOR_WRITE_RPC(UpdateProjectDomainAttributes, fa::ProjectDomainAttributesUpdateRequest,
-                             fa::ProjectDomainAttributesUpdateResponse, update_project_domain_attributes)
+  FLYTECD_EMULATOR_WRITE_RPC(UpdateProjectDomainAttributes,
+                             fa::ProjectDomainAttributesUpdateRequest,
+                             fa::ProjectDomainAttributesUpdateResponse,
+                             update_project_domain_attributes)
   FLYTECD_EMULATOR_RPC(GetProjectDomainAttributes, fa::ProjectDomainAttributesGetRequest,
                        fa::ProjectDomainAttributesGetResponse, get_project_domain_attributes)
-  FLYTECD_EMULATOR_WRITE_RPC(DeleteProjectDomainAttributes, fa::ProjectDomainAttributesDeleteRequest,
-                             fa::ProjectDomainAttributesDeleteResponse, delete_project_domain_attributes)
+  FLYTECD_EMULATOR_WRITE_RPC(DeleteProjectDomainAttributes,
+                             fa::ProjectDomainAttributesDeleteRequest,
+                             fa::ProjectDomainAttributesDeleteResponse,
+                             delete_project_domain_attributes)
   FLYTECD_EMULATOR_WRITE_RPC(UpdateProjectAttributes, fa::ProjectAttributesUpdateRequest,
                              fa::ProjectAttributesUpdateResponse, update_project_attributes)
   FLYTECD_EMULATOR_RPC(GetProjectAttributes, fa::ProjectAttributesGetRequest,

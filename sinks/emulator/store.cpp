@@ -260,7 +260,8 @@ void Store::commit_loop() {
   std::unique_lock<std::mutex> lock(m_mu);
   for (;;) {
     m_commit_wanted.wait(lock, [&] {
-      return m_commit_requested || m_closing || (!m_acks.empty() && m_acks.front().first <= m_durable);
+      return m_commit_requested || m_closing ||
+             (!m_acks.empty() && m_acks.front().first <= m_durable);
     });
     if (m_commit_requested) {
       m_commit_requested = false;
@@ -403,8 +404,8 @@ Status Tx::commit() {
     // fewer than 2^31 groups end during one wait.
     m_lock.unlock();
     const auto group = static_cast<uint32_t>(m_group);
-    for (uint32_t seen = s.m_durable_word.load();
-         static_cast<int32_t>(seen - group) < 0; seen = s.m_durable_word.load())
+    for (uint32_t seen = s.m_durable_word.load(); static_cast<int32_t>(seen - group) < 0;
+         seen = s.m_durable_word.load())
       s.m_durable_word.wait(seen);
     if (!s.m_any_failed.load()) return ok_status();
     std::lock_guard<std::mutex> relock(s.m_mu);

@@ -266,7 +266,7 @@ class Store {
   std::mutex m_mu;
   std::condition_variable m_group_ended;
   std::condition_variable m_commit_wanted;  // the committer waits on it
-  std::atomic<int> m_writers_waiting{0};  // write begin() calls not yet holding m_mu
+  std::atomic<int> m_writers_waiting{0};    // write begin() calls not yet holding m_mu
   // Guarded by m_mu:
   bool m_group_open = false;
   uint64_t m_group = 0;      // id of the open group, or of the last one
@@ -276,7 +276,7 @@ class Store {
   bool m_commit_requested = false;  // a writer left the open group for the committer to end
   // Acknowledgements waiting for their group to be durable (when_durable), in group order.
   std::vector<std::pair<uint64_t, std::function<void(Status)>>> m_acks;
-  bool m_closing = false;           // the committer stops
+  bool m_closing = false;  // the committer stops
   std::chrono::steady_clock::time_point m_group_started;
   std::chrono::milliseconds m_max_group_age = k_max_group_age;
   std::map<uint64_t, Error> m_failed_groups;  // recent groups whose COMMIT or sync failed

@@ -8,8 +8,8 @@
 #include <chrono>
 #include <filesystem>
 #include <future>
-#include <optional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
