@@ -64,7 +64,9 @@ TEST_CASE(
     const auto stats = (*store)->group_commit_stats();
     CHECK(stats.writes == threads * per_thread);
     CHECK(stats.commits >= 1);
-    CHECK(stats.commits <= stats.writes);
+    // Writes that end while the committer syncs form the next group: groups of one would make
+    // as many commits as writes.
+    CHECK(stats.commits < stats.writes);
   }
   CHECK(failed == 0);
   auto again = Store::open(db.path());
@@ -217,33 +219,6 @@ TEST_CASE(
   auto rows = tx->list_resources(1);
   REQUIRE(rows);
   CHECK(rows->size() == static_cast<size_t>(writes + 1));
-}
-
-TEST_CASE(
-    "emulator store: writes that end while the committer syncs form the next group (8 threads, "
-    "fewer commits than writes), and none is lost",
-    "[emulator][store]") {
-  TempDb db;
-  constexpr int threads = 8, per_thread = 100;
-  std::atomic<int> failed{0};
-  {
-    auto store = Store::open(db.path());
-    REQUIRE(store);
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t)
-      pool.emplace_back([&, t] {
-        for (int i = 0; i < per_thread; ++i) {
-          auto tx = (*store)->begin(true);
-          if (!tx || !tx->upsert_resource(row(t, i)) || !tx->commit()) ++failed;
-        }
-      });
-    for (auto& th : pool) th.join();
-    const auto stats = (*store)->group_commit_stats();
-    CHECK(stats.writes == threads * per_thread);
-    // 8 writers and a sync per group: groups of one would make as many commits as writes.
-    CHECK(stats.commits < stats.writes);
-  }
-  CHECK(failed == 0);
 }
 
 }  // namespace FLYTECD_UNITY_ID
