@@ -8,9 +8,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,6 +20,7 @@
 #include "daemon/common/result.hpp"
 #include "sinks/emulator/admin.hpp"
 #include "sinks/emulator/faults.hpp"
+#include "sinks/emulator/store.hpp"
 
 namespace flytecd::sinks::emulator {
 
@@ -90,28 +93,59 @@ class CallGate {
     return grpc::Status(code, message);
   }
 
-  // A unary callback call: runs `call` (returning the gRPC status) and finishes `reactor` with
-  // it, on this gRPC callback thread; a call drawn for an injected latency runs on a thread of
-  // its own instead (joined when the gate goes, after the server), so that its sleep holds up
-  // no other call.
+  // A unary callback call: runs `call` (returning the gRPC status) and finishes its reactor
+  // with it, on this gRPC callback thread; a call drawn for an injected latency runs on a
+  // thread of its own instead (offload), so that its sleep holds up no other call.
   template <typename Call>
   grpc::ServerUnaryReactor* finish(grpc::CallbackServerContext* ctx, const char* method,
                                    Call call) {
-    return finish(ctx, method, decide(method), std::move(call));
-  }
-  template <typename Call>
-  grpc::ServerUnaryReactor* finish(grpc::CallbackServerContext* ctx, const char* method,
-                                   const FaultDecision& fault, Call call) {
     auto* reactor = ctx->DefaultReactor();
+    const FaultDecision fault = decide(method);
+    auto respond = [this, ctx, method, fault, call] {
+      return run_decided(ctx, method, fault, call);
+    };
+    if (fault.latency_ms > 0)
+      offload([reactor, respond] { reactor->Finish(respond()); });
+    else
+      reactor->Finish(respond());
+    return reactor;
+  }
+
+  // A write on gRPC's callback thread: `respond` (given the call's fault, returning its gRPC
+  // status) runs without waiting for the store's sync (DeferredAck), and the reply goes when the
+  // store says the write is durable. A call drawn to sleep (an injected latency) runs on a
+  // thread of its own instead, waiting for its sync as a synchronous handler does.
+  template <typename Respond>
+  grpc::ServerUnaryReactor* finish_write(grpc::CallbackServerContext* ctx, const char* method,
+                                         Respond respond) {
+    auto* reactor = ctx->DefaultReactor();
+    const FaultDecision fault = decide(method);
     if (fault.latency_ms > 0) {
-      std::lock_guard<std::mutex> lock(m_mu);
-      m_slow.emplace_back([this, ctx, method, fault, call, reactor] {
-        reactor->Finish(run_decided(ctx, method, fault, call));
-      });
+      offload([reactor, respond, fault] { reactor->Finish(respond(fault)); });
       return reactor;
     }
-    reactor->Finish(run_decided(ctx, method, fault, call));
+    std::optional<DeferredAck::Pending> pending;
+    grpc::Status st;
+    {
+      DeferredAck deferred;
+      st = respond(fault);
+      pending = deferred.pending();
+    }
+    if (!pending) {
+      reactor->Finish(std::move(st));
+      return reactor;
+    }
+    pending->store->when_durable(pending->group, [this, method, reactor, st](Status durable) {
+      reactor->Finish(durable ? st : failed(method, durable));
+    });
     return reactor;
+  }
+
+  // Runs `work` on a thread of its own, joined when the gate goes (after the server stopped, so
+  // after every call finished).
+  void offload(std::function<void()> work) {
+    std::lock_guard<std::mutex> lock(m_mu);
+    m_slow.emplace_back(std::move(work));
   }
 
   ~CallGate() {
@@ -165,7 +199,7 @@ class CallGate {
   CodeOf m_code_of;
   mutable std::mutex m_mu;
   std::map<std::string, uint64_t, std::less<>> m_calls;
-  std::vector<std::thread> m_slow;  // calls slowed by an injected latency (finish)
+  std::vector<std::thread> m_slow;  // calls slowed by an injected latency (offload)
 };
 
 }  // namespace flytecd::sinks::emulator

@@ -8,7 +8,6 @@
 #include <chrono>
 #include <map>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -16,12 +15,10 @@
 #include "flytecd_service.grpc.pb.h"
 #include "sinks/decode_bound.hpp"
 #include "sinks/emulator/call_gate.hpp"
-#include "sinks/emulator/store.hpp"
 
 namespace flytecd::sinks::emulator {
 namespace {
 
-using grpc::ServerContext;
 using GStatus = grpc::Status;
 
 // What decoding one Create* request may take (the package memory budget's default): the emulator
@@ -32,11 +29,12 @@ constexpr uint64_t k_max_decoded_request_bytes = 256ull << 20;
 // format's estimate (sinks/decode_bound.hpp) is within bounds, so an entity that is a
 // decode bomb (millions of empty nodes) is refused with INVALID_ARGUMENT before memory is spent.
 //
-// The writes of projects and matchable attributes are callback methods that never wait for the
-// store's group commit on gRPC's threads: the handler writes, and the store's committer thread
-// sends the reply once the group holding the write is synced (write_unary). With synchronous
-// handlers every write held a thread asleep until its group's fdatasync; the server's thread
-// pool then woke and parked threads around each call, and groups stayed small.
+// Every method is a callback method. The writes (projects, matchable attributes, Create*) never
+// wait for the store's group commit on gRPC's threads: the handler writes, and the store's
+// committer thread sends the reply once the group holding the write is synced
+// (CallGate::finish_write). With synchronous handlers every write held a thread asleep until its
+// group's fdatasync; the server's thread pool then woke and parked threads around each call, and
+// groups stayed small.
 using AdminServiceBase = fs::AdminService::WithRawCallbackMethod_CreateTask<
     fs::AdminService::WithRawCallbackMethod_CreateWorkflow<
         fs::AdminService::WithRawCallbackMethod_CreateLaunchPlan<
@@ -51,8 +49,10 @@ class AdminServiceImpl final : public AdminServiceBase {
                                        grpc::ByteBuffer* resp) override {
     return raw_unary<fa::TaskCreateRequest, fa::TaskCreateResponse>(
         ctx, "CreateTask", *req, resp,
-        [&](const fa::TaskCreateRequest& r, fa::TaskCreateResponse* out, google::protobuf::Any*) {
-          return m_gate.run(ctx, "CreateTask", [&] { return m_admin.create_task(r, out); });
+        [this, ctx](const fa::TaskCreateRequest& r, fa::TaskCreateResponse* out,
+                    google::protobuf::Any*, const FaultDecision& fault) {
+          return m_gate.run_decided(ctx, "CreateTask", fault,
+                                    [&] { return m_admin.create_task(r, out); });
         });
   }
 
@@ -61,10 +61,10 @@ class AdminServiceImpl final : public AdminServiceBase {
                                            grpc::ByteBuffer* resp) override {
     return raw_unary<fa::WorkflowCreateRequest, fa::WorkflowCreateResponse>(
         ctx, "CreateWorkflow", *req, resp,
-        [&](const fa::WorkflowCreateRequest& r, fa::WorkflowCreateResponse* out,
-            google::protobuf::Any* detail) {
-          return m_gate.run(
-              ctx, "CreateWorkflow", [&] { return m_admin.create_workflow(r, out, detail); },
+        [this, ctx](const fa::WorkflowCreateRequest& r, fa::WorkflowCreateResponse* out,
+                    google::protobuf::Any* detail, const FaultDecision& fault) {
+          return m_gate.run_decided(
+              ctx, "CreateWorkflow", fault, [&] { return m_admin.create_workflow(r, out, detail); },
               detail);
         });
   }
@@ -74,10 +74,10 @@ class AdminServiceImpl final : public AdminServiceBase {
                                              grpc::ByteBuffer* resp) override {
     return raw_unary<fa::LaunchPlanCreateRequest, fa::LaunchPlanCreateResponse>(
         ctx, "CreateLaunchPlan", *req, resp,
-        [&](const fa::LaunchPlanCreateRequest& r, fa::LaunchPlanCreateResponse* out,
-            google::protobuf::Any*) {
-          return m_gate.run(ctx, "CreateLaunchPlan",
-                            [&] { return m_admin.create_launch_plan(r, out); });
+        [this, ctx](const fa::LaunchPlanCreateRequest& r, fa::LaunchPlanCreateResponse* out,
+                    google::protobuf::Any*, const FaultDecision& fault) {
+          return m_gate.run_decided(ctx, "CreateLaunchPlan", fault,
+                                    [&] { return m_admin.create_launch_plan(r, out); });
         });
   }
 
@@ -107,13 +107,15 @@ class AdminServiceImpl final : public AdminServiceBase {
                        fa::NamedEntityIdentifierList, list_launch_plan_ids)
   FLYTECD_EMULATOR_RPC(ListLaunchPlans, fa::ResourceListRequest, fa::LaunchPlanList,
                        list_launch_plans)
-  FLYTECD_EMULATOR_RPC(UpdateLaunchPlan, fa::LaunchPlanUpdateRequest, fa::LaunchPlanUpdateResponse,
-                       update_launch_plan)
-#define FLYTECD_EMULATOR_WRITE_RPC(Method, Request, Response, call)                           \
-  grpc::ServerUnaryReactor* Method(grpc::CallbackServerContext* ctx, const Request* req,      \
-                                   Response* resp) override {                                 \
-    return write_unary(ctx, #Method, [this, req, resp] { return m_admin.call(*req, resp); }); \
+#define FLYTECD_EMULATOR_WRITE_RPC(Method, Request, Response, call)                               \
+  grpc::ServerUnaryReactor* Method(grpc::CallbackServerContext* ctx, const Request* req,          \
+                                   Response* resp) override {                                     \
+    return m_gate.finish_write(ctx, #Method, [this, ctx, req, resp](const FaultDecision& fault) { \
+      return m_gate.run_decided(ctx, #Method, fault, [&] { return m_admin.call(*req, resp); });   \
+    });                                                                                           \
   }
+  FLYTECD_EMULATOR_WRITE_RPC(UpdateLaunchPlan, fa::LaunchPlanUpdateRequest,
+                             fa::LaunchPlanUpdateResponse, update_launch_plan)
   FLYTECD_EMULATOR_WRITE_RPC(RegisterProject, fa::ProjectRegisterRequest,
                              fa::ProjectRegisterResponse, register_project)
   FLYTECD_EMULATOR_WRITE_RPC(UpdateProject, fa::Project, fa::ProjectUpdateResponse, update_project)
@@ -149,46 +151,21 @@ class AdminServiceImpl final : public AdminServiceBase {
 #undef FLYTECD_EMULATOR_WRITE_RPC
 
  private:
-  // A write on gRPC's callback thread: runs `call` without waiting for the store's sync
-  // (DeferredAck) and replies when the store says the write is durable. A call drawn to sleep
-  // (an injected latency) runs on a thread of its own instead, waiting as a synchronous
-  // handler does, so that it holds up no other call.
-  template <typename Call>
-  grpc::ServerUnaryReactor* write_unary(grpc::CallbackServerContext* ctx, const char* method,
-                                        Call call) {
-    const FaultDecision fault = m_gate.decide(method);
-    if (fault.latency_ms > 0) return m_gate.finish(ctx, method, fault, call);
-    auto* reactor = ctx->DefaultReactor();
-    std::optional<DeferredAck::Pending> pending;
-    GStatus st;
-    {
-      DeferredAck deferred;
-      st = m_gate.run_decided(ctx, method, fault, call);
-      pending = deferred.pending();
-    }
-    if (!pending) {
-      reactor->Finish(std::move(st));
-      return reactor;
-    }
-    pending->store->when_durable(pending->group, [this, method, reactor, st](Status durable) {
-      reactor->Finish(durable ? st : m_gate.failed(method, durable));
-    });
-    return reactor;
-  }
-
-  // Decodes `req` as Request within the bound, runs `call` and encodes its response.
+  // Decodes `req` as Request within the bound (a request that is not is refused before the
+  // gate: not counted, no fault), then writes as CallGate::finish_write: `call` (request, response,
+  // error detail, fault) and the encoded response.
   template <typename Request, typename Response, typename Call>
   grpc::ServerUnaryReactor* raw_unary(grpc::CallbackServerContext* ctx, const char* method,
                                       const grpc::ByteBuffer& req, grpc::ByteBuffer* resp,
-                                      Call&& call) {
-    auto* reactor = ctx->DefaultReactor();
-    auto finish = [reactor](GStatus st) {
+                                      Call call) {
+    auto refuse = [ctx](GStatus st) {
+      auto* reactor = ctx->DefaultReactor();
       reactor->Finish(std::move(st));
       return reactor;
     };
     std::vector<grpc::Slice> slices;
     if (!req.Dump(&slices).ok())
-      return finish(GStatus(grpc::StatusCode::INTERNAL, "emulator: cannot read the request"));
+      return refuse(GStatus(grpc::StatusCode::INTERNAL, "emulator: cannot read the request"));
     std::string wire;
     wire.reserve(req.Length());
     for (const auto& sl : slices) wire.append(reinterpret_cast<const char*>(sl.begin()), sl.size());
@@ -197,25 +174,28 @@ class AdminServiceImpl final : public AdminServiceBase {
     const std::string type = Request::descriptor()->full_name();
     const auto est = sinks::estimate_decode(*Request::descriptor(), wire);
     if (est.malformed)
-      return finish(GStatus(grpc::StatusCode::INVALID_ARGUMENT,
+      return refuse(GStatus(grpc::StatusCode::INVALID_ARGUMENT,
                             what + ": not a well-formed " + type + " (truncated or corrupt)"));
     if (auto s = sinks::check_decode(est, wire.size(), k_max_decoded_request_bytes,
                                      "the emulator's bound on a decoded request", what);
         !s)
-      return finish(GStatus(grpc::StatusCode::INVALID_ARGUMENT, s.error().message));
-    Request request;
-    if (!request.ParseFromString(wire))
-      return finish(
+      return refuse(GStatus(grpc::StatusCode::INVALID_ARGUMENT, s.error().message));
+    // Shared: a slowed call uses it on its own thread after this handler returned.
+    auto request = std::make_shared<Request>();
+    if (!request->ParseFromString(wire))
+      return refuse(
           GStatus(grpc::StatusCode::INVALID_ARGUMENT, what + ": cannot be decoded as " + type));
     std::string().swap(wire);
-    Response response;
-    google::protobuf::Any detail;
-    GStatus st = call(request, &response, &detail);
-    if (st.ok()) {
-      grpc::Slice out(response.SerializeAsString());
-      *resp = grpc::ByteBuffer(&out, 1);
-    }
-    return finish(std::move(st));
+    return m_gate.finish_write(ctx, method, [request, resp, call](const FaultDecision& fault) {
+      Response response;
+      google::protobuf::Any detail;
+      GStatus st = call(*request, &response, &detail, fault);
+      if (st.ok()) {
+        grpc::Slice out(response.SerializeAsString());
+        *resp = grpc::ByteBuffer(&out, 1);
+      }
+      return st;
+    });
   }
 
   Admin& m_admin;
@@ -231,8 +211,11 @@ class DataProxyServiceImpl final : public fs::DataProxyService::CallbackService 
   grpc::ServerUnaryReactor* CreateUploadLocation(grpc::CallbackServerContext* ctx,
                                                  const fs::CreateUploadLocationRequest* req,
                                                  fs::CreateUploadLocationResponse* resp) override {
-    return m_gate.finish(ctx, "CreateUploadLocation",
-                         [this, req, resp] { return m_admin.create_upload_location(*req, resp); });
+    return m_gate.finish_write(
+        ctx, "CreateUploadLocation", [this, ctx, req, resp](const FaultDecision& fault) {
+          return m_gate.run_decided(ctx, "CreateUploadLocation", fault,
+                                    [&] { return m_admin.create_upload_location(*req, resp); });
+        });
   }
 
  private:

@@ -245,11 +245,11 @@ class Store {
   friend class Tx;
   Store(std::unique_ptr<sqlite::Database> db, std::string path);
   // With m_mu held. keep_group_open: another writer waits to join the group, within its
-  // bounds. end_write: after a write's savepoint ended, commit the group and make it durable
+  // bounds. end_write: after a write's savepoint ended, ask the committer to end the group
   // unless it is kept open. commit_group: COMMIT the open group. make_durable: sync the WAL
   // (unlocking while it runs) so that every committed group is on disk.
   bool keep_group_open() const;
-  void end_write(std::unique_lock<std::mutex>& lock);
+  void end_write();
   void commit_group();
   void make_durable(std::unique_lock<std::mutex>& lock);
   // No group open and every committed group durable (what a reader and the destructor need).

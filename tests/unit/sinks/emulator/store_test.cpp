@@ -42,6 +42,18 @@ ResourceRow row(int thread, int i) {
                      0, "attrs"};
 }
 
+// Opens the database again (what a restarted emulator reads) and counts its resource rows of
+// type 1.
+size_t resources_after_reopen(const std::string& path) {
+  auto again = Store::open(path);
+  REQUIRE(again);
+  auto tx = (*again)->begin(false);
+  REQUIRE(tx);
+  auto rows = tx->list_resources(1);
+  REQUIRE(rows);
+  return rows->size();
+}
+
 TEST_CASE(
     "emulator store: writes from 8 threads are each acknowledged, all are there after a reopen, "
     "and they share transactions",
@@ -69,13 +81,7 @@ TEST_CASE(
     CHECK(stats.commits < stats.writes);
   }
   CHECK(failed == 0);
-  auto again = Store::open(db.path());
-  REQUIRE(again);
-  auto tx = (*again)->begin(false);
-  REQUIRE(tx);
-  auto rows = tx->list_resources(1);
-  REQUIRE(rows);
-  CHECK(rows->size() == static_cast<size_t>(threads * per_thread));
+  CHECK(resources_after_reopen(db.path()) == static_cast<size_t>(threads * per_thread));
 }
 
 TEST_CASE(
@@ -212,13 +218,7 @@ TEST_CASE(
     REQUIRE(tx->upsert_resource(row(1, 0)));
     REQUIRE(tx->commit());
   }
-  auto again = Store::open(db.path());
-  REQUIRE(again);
-  auto tx = (*again)->begin(false);
-  REQUIRE(tx);
-  auto rows = tx->list_resources(1);
-  REQUIRE(rows);
-  CHECK(rows->size() == static_cast<size_t>(writes + 1));
+  CHECK(resources_after_reopen(db.path()) == static_cast<size_t>(writes + 1));
 }
 
 }  // namespace FLYTECD_UNITY_ID
