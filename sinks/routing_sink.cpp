@@ -1,5 +1,6 @@
 #include "sinks/routing_sink.hpp"
 
+#include <algorithm>
 #include <set>
 
 namespace flytecd::sinks {
@@ -78,6 +79,24 @@ Status RoutingSink::execute(const sinks::Step& step) {
     return make_error(ErrorCode::internal,
                       "routing sink: no sink holds " + step.key + " (" + describe() + ")");
   return r->sink->execute(step);
+}
+
+int RoutingSink::async_window() const {
+  int window = 0;
+  for (size_t i = 0; i < m_routes.size(); ++i) {
+    const int w = m_routes[i].sink->async_window();
+    if (w <= 0) return 0;
+    window = i == 0 ? w : std::min(window, w);
+  }
+  return window;
+}
+
+void RoutingSink::execute_async(const sinks::Step& step, std::function<void(Status)> done) {
+  const Route* r = route_for(step);
+  if (!r)
+    return done(make_error(ErrorCode::internal,
+                           "routing sink: no sink holds " + step.key + " (" + describe() + ")"));
+  r->sink->execute_async(step, std::move(done));
 }
 
 uint64_t RoutingSink::written_version(const std::string& key) const {

@@ -38,6 +38,9 @@ class RoutingSink final : public Sink {
   Result<sinks::State> observe_scoped(const ObserveScope& scope) override;
   // internal when no route holds the step's part (a plan outside capabilities()).
   Status execute(const sinks::Step& step) override;
+  // Asynchronous only when every routed sink is (the smallest window of theirs).
+  int async_window() const override;
+  void execute_async(const sinks::Step& step, std::function<void(Status)> done) override;
   uint64_t written_version(const std::string& key) const override;
   Status commit(const std::string& revision) override;
   EntitySink* entities() override;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -82,6 +83,17 @@ class Sink {
   // holds. Idempotent: repeating a step that already took effect succeeds. Errors keep their
   // category (invalid_input and conflicts are permanent; unavailable retryable).
   virtual Status execute(const sinks::Step& step) = 0;
+
+  // How many steps this sink keeps in flight through execute_async() without a thread each; 0
+  // (the default): it has no asynchronous transport, and the pass runs execute() on its worker
+  // threads instead.
+  virtual int async_window() const { return 0; }
+  // execute() that reports by calling `done` instead of returning: exactly once, on any thread
+  // (gRPC's, or this one before it returns), and `done` must not block. The caller keeps `step`
+  // alive until then, and calls this from one thread at a time. The default runs execute() here.
+  virtual void execute_async(const sinks::Step& step, std::function<void(Status)> done) {
+    done(execute(step));
+  }
 
   // Called once after the steps of a round ran (none may have): a sink that writes a whole
   // document writes it here. Idempotent; a no-op by default. Not concurrent with execute().

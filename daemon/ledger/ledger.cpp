@@ -242,26 +242,29 @@ Result<std::map<std::string, Ledger::Applied>> Ledger::applied() const {
 
 Status Ledger::record(const std::string& key, const std::string& kind, const std::string& hash,
                       const std::string& revision, uint64_t version) {
-  return commit_change(Change{key, kind, hash, revision, version, false, nullptr, nullptr});
+  return commit_changes({ObjectChange{key, kind, hash, revision, version, false}});
 }
 
 Status Ledger::forget(const std::string& key) {
-  return commit_change(Change{key, {}, {}, {}, 0, true, nullptr, nullptr});
+  return commit_changes({ObjectChange{key, {}, {}, {}, 0, true}});
 }
 
-Status Ledger::commit_change(Change change) {
+Status Ledger::record_all(std::vector<ObjectChange> changes) {
+  if (changes.empty()) return ok_status();
+  return commit_changes(std::move(changes));
+}
+
+Status Ledger::commit_changes(std::vector<ObjectChange> changes) {
   Status result = ok_status();
   bool done = false;
-  change.result = &result;
-  change.done = &done;
   std::unique_lock<std::mutex> lock(m_group_mu);
-  m_queue.push_back(std::move(change));
+  for (auto& c : changes) m_queue.push_back(Change{std::move(c), &result, &done});
   while (!done) {
     if (m_writing) {
       m_group_cv.wait(lock);
       continue;
     }
-    // This caller writes what is queued (its own change, and those that came while the last
+    // This caller writes what is queued (its own changes, and those that came while the last
     // group was being written); the others wait for it.
     m_writing = true;
     std::vector<Change> group;

@@ -115,6 +115,14 @@ class Ledger {
   Status record(const std::string& key, const std::string& kind, const std::string& hash,
                 const std::string& revision, uint64_t version = 0);
   Status forget(const std::string& key);
+  // record() / forget() of several objects in one transaction (one outcome for all): how a pass
+  // that runs its steps asynchronously records the ones that ended together.
+  struct ObjectChange {
+    std::string key, kind, hash, revision;
+    uint64_t version = 0;
+    bool forget = false;  // forget(key); the other fields unused
+  };
+  Status record_all(std::vector<ObjectChange> changes);
   // How many transactions record() and forget() have written (fewer than calls when calls from
   // several threads arrived together; tests, benchmarks).
   uint64_t write_groups() const;
@@ -165,16 +173,13 @@ class Ledger {
   explicit Ledger(std::unique_ptr<sqlite::Database> db);
   // One managed-object change of record() / forget(); result and done belong to its waiting
   // caller.
-  struct Change {
-    std::string key, kind, hash, revision;
-    uint64_t version = 0;
-    bool forget = false;
+  struct Change : ObjectChange {
     Status* result = nullptr;
     bool* done = nullptr;
   };
-  // Group commit: queues the change; the first caller that finds no write in progress writes
+  // Group commit: queues the changes; the first caller that finds no write in progress writes
   // everything queued in one transaction, and each caller returns with its transaction's outcome.
-  Status commit_change(Change change);
+  Status commit_changes(std::vector<ObjectChange> changes);
   Status write_changes(const std::vector<Change>& changes);
   // Const readers share the connection; m_mu serializes every use of it.
   std::unique_ptr<sqlite::Database> m_db;

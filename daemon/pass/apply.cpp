@@ -4,6 +4,7 @@
 #include "daemon/reconcile/guard.hpp"
 
 #include <algorithm>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -75,6 +76,13 @@ class Executor {
   bool observe_and_plan();
   void execute_phases(const Plan& p, int round);
   void execute(const Step& s, int round);
+  void execute_async(const std::vector<const Step*>& steps, int round);
+  struct Ended {
+    const Step* step;
+    Status status;
+  };
+  void finish(std::vector<Ended>& ended, int round);
+  ledger::Ledger::ObjectChange change_of(const Step& s) const;
   bool after_round(const Plan& p);
 
   sinks::Sink& m_sink;
@@ -164,41 +172,89 @@ bool Executor::observe_and_plan() {
 void Executor::execute_phases(const Plan& p, int round) {
   auto stop = [this] { return stopping(); };
   auto run_step = [this, round](const Step& s) { execute(s, round); };
+  const bool async = m_sink.async_window() > 0;
   for (Phase phase : {Phase::projects, Phase::removals, Phase::writes, Phase::archives}) {
     const bool ranked = phase == Phase::removals || phase == Phase::writes;
     for (int rank = 0; rank < 3; ++rank) {
       std::vector<const Step*> batch;
       for (const auto& s : p.steps)
         if (phase_of(s) == phase && (!ranked || level_rank(s) == rank)) batch.push_back(&s);
-      if (!batch.empty() && !stopping()) run_parallel(batch, m_options.parallelism, stop, run_step);
+      if (batch.empty() || stopping()) {
+      } else if (async) {
+        execute_async(batch, round);
+      } else {
+        run_parallel(batch, m_options.parallelism, stop, run_step);
+      }
       if (!ranked) break;
     }
   }
 }
 
-// One step: the sink's write, then the ledger's row (on a worker thread).
+// The ledger's change for a step that succeeded.
+ledger::Ledger::ObjectChange Executor::change_of(const Step& s) const {
+  const std::string& rev = m_options.revision;
+  if (s.action == Action::remove) return {s.key, {}, {}, {}, 0, true};
+  if (s.kind == ObjectKind::project) return {s.key, "project", hash_of(*s.project), rev, 0, false};
+  if (s.kind == ObjectKind::object)
+    return {s.key, s.object->kind, hash_of(*s.object), rev, m_sink.written_version(s.key), false};
+  return {s.key, "override", hash_of(*s.desired), rev, 0, false};
+}
+
+// One step on a worker thread: the sink's write, then the ledger's row.
 void Executor::execute(const Step& s, int round) {
-  Status st = m_sink.execute(s);
-  if (s.rpc_count() > 0) m_breaker.record(st);
-  if (st) {
-    Status recorded = ok_status();
-    if (s.kind == ObjectKind::project && s.action != Action::remove)
-      recorded = m_ledger.record(s.key, "project", hash_of(*s.project), m_options.revision);
-    else if (s.kind == ObjectKind::object && s.action != Action::remove)
-      recorded = m_ledger.record(s.key, s.object->kind, hash_of(*s.object), m_options.revision,
-                                 m_sink.written_version(s.key));
-    else if (s.action == Action::remove)
-      recorded = m_ledger.forget(s.key);
-    else
-      recorded = m_ledger.record(s.key, "override", hash_of(*s.desired), m_options.revision);
-    if (!recorded) st = recorded;
+  std::vector<Ended> ended{{&s, m_sink.execute(s)}};
+  finish(ended, round);
+}
+
+// The steps through the sink's asynchronous transport, up to its window in flight, from this
+// thread alone: each time some have ended, their rows go into the ledger in one transaction
+// (finish). Once stopping() holds no further step starts; those in flight end and are recorded.
+void Executor::execute_async(const std::vector<const Step*>& steps, int round) {
+  const size_t window = static_cast<size_t>(m_sink.async_window());
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<Ended> ended, taken;
+  size_t next = 0, in_flight = 0;
+  for (;;) {
+    while (next < steps.size() && in_flight < window && !stopping()) {
+      const Step* s = steps[next++];
+      ++in_flight;
+      m_sink.execute_async(*s, [&mu, &cv, &ended, s](Status st) {
+        std::lock_guard<std::mutex> lock(mu);
+        ended.push_back({s, std::move(st)});
+        cv.notify_one();
+      });
+    }
+    if (in_flight == 0) return;
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return !ended.empty(); });
+      taken.swap(ended);
+    }
+    in_flight -= taken.size();
+    finish(taken, round);
+    taken.clear();
   }
+}
+
+// Steps that ended: the breaker sees each answer, the successes' rows go into the ledger in one
+// transaction (a step whose row could not be written fails with that error), then each result is
+// reported.
+void Executor::finish(std::vector<Ended>& ended, int round) {
+  std::vector<ledger::Ledger::ObjectChange> changes;
+  for (const auto& e : ended) {
+    if (e.step->rpc_count() > 0) m_breaker.record(e.status);
+    if (e.status) changes.push_back(change_of(*e.step));
+  }
+  const Status recorded = m_ledger.record_all(std::move(changes));
   std::lock_guard<std::mutex> lock(m_mu);
-  StepResult r{s, st, round};
-  if (s.rpc_count() > 0) ++m_report.rpc_steps;
-  if (!st) ++m_report.failed;
-  m_report.results.push_back(std::move(r));
-  if (m_on_step) m_on_step(m_report.results.back());
+  for (auto& e : ended) {
+    if (e.status && !recorded) e.status = recorded;
+    if (e.step->rpc_count() > 0) ++m_report.rpc_steps;
+    if (!e.status) ++m_report.failed;
+    m_report.results.push_back(StepResult{*e.step, std::move(e.status), round});
+    if (m_on_step) m_on_step(m_report.results.back());
+  }
 }
 
 // After a round's steps: commit, then stop if FlyteAdmin stopped answering or a step failed

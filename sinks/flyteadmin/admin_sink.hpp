@@ -39,6 +39,11 @@ class AdminSink : public Sink, public EntitySink {
   // such type. Everything (observe()) when the scope is. Errors as observe().
   Result<sinks::State> observe_scoped(const ObserveScope& scope) override;
   Status execute(const sinks::Step& step) override;
+  // maxInFlight: project and override steps also run through gRPC's callback client (their RPCs
+  // one after another, retries waiting on a timer), each holding one of the maxInFlight slots
+  // until it ends, so a pass keeps that many in flight without a thread each.
+  int async_window() const override;
+  void execute_async(const sinks::Step& step, std::function<void(Status)> done) override;
   std::string describe() const override;
   EntitySink* entities() override { return this; }
 
@@ -74,6 +79,7 @@ class AdminSink : public Sink, public EntitySink {
 
  private:
   struct Impl;
+  class AsyncStep;
   explicit AdminSink(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> m_impl;
 };

@@ -97,41 +97,52 @@ const char* grpc_code_name(grpc::StatusCode code) {
   return i >= 0 && i <= 16 ? k_names[i] : "UNKNOWN";
 }
 
+std::optional<Error> Attempts::prepare(grpc::ClientContext& ctx) {
+  ctx.set_deadline(std::chrono::system_clock::now() +
+                   std::chrono::milliseconds(m_cfg.per_rpc_timeout_ms));
+  if (!m_tokens) return std::nullopt;
+  auto key = m_tokens->metadata_key();
+  auto value = key ? m_tokens->authorization() : Result<std::string>(key.error());
+  if (!value) return value.error();
+  ctx.AddMetadata(*key, *value);
+  m_sent_authorization = *value;
+  return std::nullopt;
+}
+
+std::optional<std::chrono::milliseconds> Attempts::retry_after(const grpc::Status& st,
+                                                               std::string_view method,
+                                                               spdlog::logger& log) {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  if (st.ok()) return std::nullopt;
+  const ErrorCode code = map_grpc_code(st.error_code());
+  if (code == ErrorCode::unauthenticated && m_tokens && !m_refreshed) {
+    m_tokens->invalidate(m_sent_authorization);
+    m_refreshed = true;
+    return std::chrono::milliseconds(0);
+  }
+  if (!Error{code, ""}.retryable() || m_attempt >= m_cfg.max_retries) return std::nullopt;
+  const long long cap = std::min<long long>(8000, 100LL << std::min(m_attempt, 16));
+  std::uniform_int_distribution<long long> dist(cap / 2, cap);
+  const auto delay = std::chrono::milliseconds(dist(rng));
+  log.debug("{} failed ({}), retry {}/{} in {} ms", method, grpc_code_name(st.error_code()),
+            m_attempt + 1, m_cfg.max_retries, delay.count());
+  ++m_attempt;
+  return delay;
+}
+
 CallOutcome call_with_retries(const AdminConfig& cfg, TokenSource* tokens, std::string_view method,
                               const std::function<grpc::Status(grpc::ClientContext&)>& invoke,
                               const std::function<void(grpc::StatusCode)>& count,
                               spdlog::logger& log) {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  bool refreshed = false;
-  std::string sent_authorization;
-  for (int attempt = 0;; ++attempt) {
+  Attempts attempts(cfg, tokens);
+  for (;;) {
     grpc::ClientContext ctx;
-    ctx.set_deadline(std::chrono::system_clock::now() +
-                     std::chrono::milliseconds(cfg.per_rpc_timeout_ms));
-    if (tokens) {
-      auto key = tokens->metadata_key();
-      auto value = key ? tokens->authorization() : Result<std::string>(key.error());
-      if (!value) return CallOutcome{grpc::Status::OK, value.error()};
-      ctx.AddMetadata(*key, *value);
-      sent_authorization = *value;
-    }
+    if (auto no_call = attempts.prepare(ctx)) return CallOutcome{grpc::Status::OK, no_call};
     grpc::Status st = invoke(ctx);
     count(st.error_code());
-    if (st.ok()) return CallOutcome{st, std::nullopt};
-    const ErrorCode code = map_grpc_code(st.error_code());
-    if (code == ErrorCode::unauthenticated && tokens && !refreshed) {
-      tokens->invalidate(sent_authorization);
-      refreshed = true;
-      continue;
-    }
-    if (!Error{code, ""}.retryable() || attempt >= cfg.max_retries)
-      return CallOutcome{st, std::nullopt};
-    const long long cap = std::min<long long>(8000, 100LL << std::min(attempt, 16));
-    std::uniform_int_distribution<long long> dist(cap / 2, cap);
-    const auto delay = std::chrono::milliseconds(dist(rng));
-    log.debug("{} failed ({}), retry {}/{} in {} ms", method, grpc_code_name(st.error_code()),
-              attempt + 1, cfg.max_retries, delay.count());
-    std::this_thread::sleep_for(delay);
+    auto delay = attempts.retry_after(st, method, log);
+    if (!delay) return CallOutcome{st, std::nullopt};
+    if (delay->count() > 0) std::this_thread::sleep_for(*delay);
   }
 }
 

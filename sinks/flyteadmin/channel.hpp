@@ -6,6 +6,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -38,10 +39,31 @@ struct CallOutcome {
   std::optional<Error> auth_error;
 };
 
-// One RPC the way both sinks make it: a deadline of cfg.per_rpc_timeout_ms, the token in its
-// metadata key, one refresh after UNAUTHENTICATED, and retries of unavailable / timeout /
+// The attempts of one RPC: a deadline of cfg.per_rpc_timeout_ms and the token in its metadata key
+// on each, one refresh after UNAUTHENTICATED, and retries of unavailable / timeout /
 // resource_exhausted answers (up to cfg.max_retries, exponential backoff with full jitter from
-// 100 ms, capped at 8 s). `invoke` makes the call on the prepared context; `count` sees the code
+// 100 ms, capped at 8 s). Shared by the blocking calls (call_with_retries) and the FlyteAdmin
+// sink's asynchronous ones, which wait out a backoff on a timer instead of a thread.
+class Attempts {
+ public:
+  Attempts(const AdminConfig& cfg, TokenSource* tokens) : m_cfg(cfg), m_tokens(tokens) {}
+  // Sets up `ctx` for the next attempt; an error when no call can be made (no token).
+  std::optional<Error> prepare(grpc::ClientContext& ctx);
+  // After an answer: the delay before the next attempt (0: at once, after a token refresh), or
+  // nullopt when `st` is the outcome (ok, not retryable, or out of retries).
+  std::optional<std::chrono::milliseconds> retry_after(const grpc::Status& st,
+                                                       std::string_view method,
+                                                       spdlog::logger& log);
+
+ private:
+  const AdminConfig& m_cfg;
+  TokenSource* m_tokens;
+  int m_attempt = 0;
+  bool m_refreshed = false;
+  std::string m_sent_authorization;
+};
+
+// One RPC the way both sinks make it (Attempts, waiting out each backoff on this thread). `invoke` makes the call on the prepared context; `count` sees the code
 // of every answer (for the sink's RPC counters).
 CallOutcome call_with_retries(const AdminConfig& cfg, TokenSource* tokens, std::string_view method,
                               const std::function<grpc::Status(grpc::ClientContext&)>& invoke,

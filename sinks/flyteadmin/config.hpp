@@ -26,7 +26,9 @@ struct AdminConfig {
   std::string http_endpoint;         // base URL for discovery; default https://<endpoint host>
   int per_rpc_timeout_ms = 15000;
   int max_retries = 4;
-  int max_in_flight = 16;
+  // RPCs in flight at once (maxInFlight). FlyteAdmin serves each on a database connection, and
+  // its pool defaults to 100 open ones.
+  int max_in_flight = 64;
 };
 
 // Reads the `admin:` section of a flytectl config file (YAML). Unknown keys are ignored, as
