@@ -53,6 +53,9 @@ run_all() {  # name build -> $out/<name>.tsv, logs $out/<name>-<bench>.log
   unset FLYTECD_FIGURES
 }
 
+# One raw client for both trees (the newest: an older one may lack --in-flight): it measures the
+# server, and the server is what differs.
+export FLYTECD_BENCH_RPC="$build/tests/flytecd_bench_rpc"
 [[ -n "$other" ]] && run_all other "$other"
 run_all this "$build"
 
@@ -73,8 +76,8 @@ def load(name):
 goals = {
     "cold apply": "<= 5 s",
     "cold apply peak RSS": "<= 150 MiB",
-    "cold apply write rate": ">= 0.9 x raw at 8 threads",
-    "emulator raw write rate, 8 threads": ">= 10,000/s",
+    "cold apply write rate": ">= 0.9 x raw at the same concurrency",
+    "emulator raw write rate, 64 in flight": ">= 10,000/s",
     "no-change apply": "<= 1.5 s",
     "one-file change reconcile, webhook, 10k documents": "<= 0.05 x full reconcile",
     "push -> applied, webhook, 10k documents": "<= 300 ms",

@@ -327,4 +327,32 @@ TEST_CASE("ledger: records that arrive together share one transaction, each retu
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("ledger: record_all writes its changes in one transaction, forgets among them",
+          "[ledger]") {
+  auto l = ledger::Ledger::open(":memory:");
+  REQUIRE(l);
+  auto& ledger = **l;
+  REQUIRE(ledger.record("override/gone/TASK_RESOURCE", "override", "h", "r1"));
+  const auto before = ledger.write_groups();
+  CHECK(ledger.record_all({}));
+  CHECK(ledger.write_groups() == before);  // nothing to write: no transaction
+  std::vector<ledger::Ledger::ObjectChange> changes;
+  for (int i = 0; i < 50; ++i)
+    changes.push_back({"override/p" + std::to_string(i) + "/TASK_RESOURCE", "override",
+                       "h" + std::to_string(i), "r2", 0, false});
+  changes.push_back({"project/p0", "project", "hp", "r2", 0, false});
+  changes.push_back({"override/gone/TASK_RESOURCE", {}, {}, {}, 0, true});
+  REQUIRE(ledger.record_all(changes));
+  CHECK(ledger.write_groups() == before + 1);
+  auto m = ledger.managed();
+  REQUIRE(m);
+  CHECK(m->size() == 51);
+  CHECK_FALSE(m->count("override/gone/TASK_RESOURCE"));
+  CHECK(m->at("override/p49/TASK_RESOURCE").hash == "h49");
+  CHECK(m->at("project/p0").hash == "hp");
+  auto applied = ledger.applied();
+  REQUIRE(applied);
+  CHECK(applied->at("project/p0").revision == "r2");
+}
+
 }  // namespace FLYTECD_UNITY_ID
