@@ -4,6 +4,7 @@
 #include "daemon/reconcile/guard.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -132,7 +133,10 @@ bool Executor::run_round(int round) {
   // Room for every result of the round up front: growing by doubling would hold both the old
   // and the new array of ~40k results (each a copy of its step) at once.
   m_report.results.reserve(m_report.results.size() + p.steps.size());
+  const auto started = std::chrono::steady_clock::now();
   execute_phases(p, round);
+  m_report.write_seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return after_round(p);
 }
 

@@ -75,6 +75,8 @@ struct ApplyReport {
   size_t not_started = 0;  // steps of the last round that never started (breaker, cancel)
   std::vector<ObjectStatus> objects;  // every desired project and override, in key order
   size_t rpc_steps = 0;               // steps that issued RPCs
+  // Wall time spent running steps, every round's phases summed (not observing or planning).
+  double write_seconds = 0;
   size_t failed = 0;
   bool ok() const { return error.empty() && converged; }  // failures healed by a later round are ok
   // The pass failed because FlyteAdmin could not be reached.

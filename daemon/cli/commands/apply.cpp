@@ -63,6 +63,7 @@ int run_apply(const TargetOptions& opt, const std::string& format, std::ostream&
                     {"failed", applied.failed},
                     {"adopted", adopted},
                     {"rounds", applied.rounds},
+                    {"writeSeconds", applied.write_seconds},
                     {"converged", applied.converged},
                     {"registrationRpcs", report.registrations.rpcs}};
     out << dump_json(j, 2) << "\n";
@@ -85,7 +86,7 @@ int run_apply(const TargetOptions& opt, const std::string& format, std::ostream&
         << " write RPCs\n";
     out << "applied " << applied.results.size() - adopted << " steps (" << applied.failed
         << " failed), adopted " << adopted << ", rounds " << applied.rounds << ", "
-        << report.seconds << " s\n"
+        << report.seconds << " s (running steps " << applied.write_seconds << " s)\n"
         << verdict.line << "\n";
   }
   if (report.target_down())
