@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <functional>
 #include <map>
 #include <memory>
@@ -39,7 +40,9 @@ namespace {
 namespace fa = flyteidl::admin;
 namespace fsvc = flyteidl::service;
 namespace stdfs = std::filesystem;
+namespace sinks = flytecd::sinks;
 using flytecd::ErrorCode;
+using flytecd::Status;
 using flytecd::sinks::flyteadmin::AdminConfig;
 using flytecd::sinks::flyteadmin::AdminSink;
 
@@ -186,6 +189,22 @@ class TestAdmin final : public fsvc::AdminService::Service {
   grpc::Status GetVersion(grpc::ServerContext* ctx, const fa::GetVersionRequest*,
                           fa::GetVersionResponse* resp) override {
     std::lock_guard<std::mutex> lock(m_st.mu);
+    if (auto refused = authorize(ctx); !refused.ok()) return refused;
+    resp->mutable_control_plane_version()->set_build("test-build");
+    resp->mutable_control_plane_version()->set_version("v1.2.3");
+    return grpc::Status::OK;
+  }
+  // An override write (what an apply's steps send, through the callback client).
+  grpc::Status UpdateWorkflowAttributes(grpc::ServerContext* ctx,
+                                        const fa::WorkflowAttributesUpdateRequest*,
+                                        fa::WorkflowAttributesUpdateResponse*) override {
+    std::lock_guard<std::mutex> lock(m_st.mu);
+    return authorize(ctx);
+  }
+
+ private:
+  // Records the call's metadata; OK when it carries the newest token issued (m_st.mu held).
+  grpc::Status authorize(grpc::ServerContext* ctx) {
     ++m_st.grpc_calls;
     std::multimap<std::string, std::string> md;
     for (const auto& [k, v] : ctx->client_metadata())
@@ -200,12 +219,9 @@ class TestAdmin final : public fsvc::AdminService::Service {
                        it->second == "Bearer tok-" + std::to_string(m_st.issued);
     if (!valid || m_st.reject_all)
       return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "token expired");
-    resp->mutable_control_plane_version()->set_build("test-build");
-    resp->mutable_control_plane_version()->set_version("v1.2.3");
     return grpc::Status::OK;
   }
 
- private:
   AuthState& m_st;
 };
 
@@ -292,7 +308,7 @@ struct Rig {
     return f(st);
   }
 
-  // The value sent under `key` in each GetVersion call so far ("<missing>" when absent).
+  // The value sent under `key` in each call so far ("<missing>" when absent).
   std::vector<std::string> seen(const std::string& key) {
     return with([&](AuthState& s) {
       std::vector<std::string> out;
@@ -543,6 +559,50 @@ TEST_CASE("oauth: a token FlyteAdmin rejects is refreshed once and the call retr
       CHECK(s.token_requests == 2);  // one refresh
     });
     CHECK(rpc_count(*sink, "GetVersion UNAUTHENTICATED") == 2);
+  }
+}
+
+TEST_CASE("oauth: an override step through the callback client carries the token, and a token "
+          "FlyteAdmin rejects is refreshed once",
+          "[oauth][async]") {
+  Rig rig;
+  auto sink = connect_sink(rig.config(), "oauth-async");
+  sinks::OverrideState o;
+  o.scope = sinks::Scope{"p", "development", "wf"};
+  o.type = fa::EXECUTION_CLUSTER_LABEL;
+  o.value.mutable_execution_cluster_label()->set_value("c");
+  sinks::Step step;
+  step.kind = sinks::ObjectKind::override_attr;
+  step.action = sinks::Action::create;
+  step.key = sinks::override_key(o.scope, o.type);
+  step.desired = sinks::share(o);
+  auto run = [&] {
+    std::promise<Status> ended;
+    auto got = ended.get_future();
+    sink->execute_async(step, [&ended](Status st) { ended.set_value(std::move(st)); });
+    return got.get();
+  };
+  auto first = run();
+  if (!first) CHECK_FALSE(rig.leaks_secret(first.error().message));
+  REQUIRE(first);
+  CHECK(rig.seen("x-test-auth") == std::vector<std::string>{"Bearer tok-1"});
+
+  SECTION("a revoked token: refreshed once, the write retried with the new one") {
+    rig.with([](AuthState& s) { s.revoked_through = s.issued; });
+    REQUIRE(run());
+    CHECK(rig.seen("x-test-auth") ==
+          std::vector<std::string>{"Bearer tok-1", "Bearer tok-1", "Bearer tok-2"});
+    CHECK(rpc_count(*sink, "UpdateWorkflowAttributes UNAUTHENTICATED") == 1);
+    CHECK(rpc_count(*sink, "UpdateWorkflowAttributes OK") == 2);
+  }
+  SECTION("rejected again after the refresh: an error, not a loop") {
+    rig.with([](AuthState& s) { s.reject_all = true; });
+    auto st = run();
+    REQUIRE_FALSE(st);
+    CHECK(st.error().code == ErrorCode::unauthenticated);
+    CHECK_FALSE(rig.leaks_secret(st.error().message));
+    CHECK(rig.with([](AuthState& s) { return s.grpc_calls; }) == 3);
+    CHECK(rig.with([](AuthState& s) { return s.token_requests; }) == 2);
   }
 }
 
