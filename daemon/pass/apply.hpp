@@ -91,7 +91,8 @@ struct ApplyReport {
 // record each success in the ledger -> re-observe and repeat until nothing is left or max_rounds. A
 // refused plan executes nothing. When the breaker opens (FlyteAdmin unreachable) the pass stops
 // within the steps in flight and reports error_code unavailable. `on_step` is called (from worker
-// threads, serialized) after each step.
+// threads, or this thread for a sink with asynchronous steps; serialized) after each step's ledger
+// row is written.
 ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const reconcile::State& desired,
                   const ApplyOptions& options,
                   const std::function<void(const StepResult&)>& on_step = {});
