@@ -28,7 +28,9 @@ void add_target_options(CLI::App* cmd, TargetOptions& t) {
                 "Accept a revision with no documents, or none left of a kind flytecd manages");
   cmd->add_option("--max-prune-share", t.max_prune_share,
                   "Refuse plans pruning more than this share (0..1)");
-  cmd->add_option("--parallelism", t.parallelism, "Worker threads for registrations and for steps of a sink without asynchronous calls");
+  cmd->add_option(
+      "--parallelism", t.parallelism,
+      "Worker threads for registrations and for steps of a sink without asynchronous calls");
   cmd->add_option("--lock-wait", t.lock_wait_seconds,
                   "Seconds to wait for another flytecd holding the state directory (default 10)");
 }

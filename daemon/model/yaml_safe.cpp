@@ -4,6 +4,8 @@
 
 #include <unordered_map>
 
+#include "daemon/model/yaml_build.hpp"
+
 namespace flytecd::model {
 
 namespace {
@@ -468,16 +470,18 @@ size_t for_each_yaml_document(const std::string& file, std::string_view bytes, c
     LineOffsetScope lines(span.line_offset);
     YAML::Node node;
     try {
-      node = YAML::Load(std::string(bytes.substr(span.begin, span.end - span.begin)));
-    } catch (const YAML::Exception& e) {
-      diags.push_back(Diagnostic{Severity::error,
-                                 DiagKind::yaml_syntax,
-                                 location_of(file, e.mark),
-                                 "",
-                                 "YAML syntax error: " + e.msg,
-                                 "well-formed YAML",
-                                 {}});
-      continue;
+      BuiltDocument built = build_yaml_document(bytes.substr(span.begin, span.end - span.begin));
+      if (!built.ok) {
+        diags.push_back(Diagnostic{Severity::error,
+                                   DiagKind::yaml_syntax,
+                                   location_of(file, built.error_mark),
+                                   "",
+                                   "YAML syntax error: " + built.error,
+                                   "well-formed YAML",
+                                   {}});
+        continue;
+      }
+      node = std::move(built.root);
     } catch (const std::exception& e) {
       diags.push_back(Diagnostic{Severity::error,
                                  DiagKind::yaml_syntax,

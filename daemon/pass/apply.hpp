@@ -20,7 +20,7 @@ struct ApplyOptions {
   // Worker threads for the steps of one phase, for a sink without an asynchronous transport (one
   // with it keeps Sink::async_window() steps in flight from the calling thread instead).
   int parallelism = 8;
-  int max_rounds = 3;   // apply, re-observe, apply what is left (FlyteAdmin quirks), verify
+  int max_rounds = 3;  // apply, re-observe, apply what is left (FlyteAdmin quirks), verify
   // Set (e.g. on SIGTERM) to stop starting new steps; steps in flight finish and are recorded.
   const std::atomic<bool>* cancel = nullptr;
   // Stops the pass when FlyteAdmin stops answering (consecutive unavailable/timeout steps): no new

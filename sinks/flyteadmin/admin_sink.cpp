@@ -172,8 +172,7 @@ struct AdminSink::Impl {
           gate.release();
           return st;
         },
-        [&](grpc::StatusCode code) { count(method, code); },
-        *log);
+        [&](grpc::StatusCode code) { count(method, code); }, *log);
     if (answered) *answered = out.status.error_code();
     if (out.auth_error) return out.auth_error->wrap(where);
     if (out.status.ok()) return ok_status();
@@ -466,7 +465,8 @@ template <>
 struct OverrideRpc<admin::ProjectAttributesUpdateRequest> {
   using Response = admin::ProjectAttributesUpdateResponse;
   static constexpr auto method = &AdminStub::UpdateProjectAttributes;
-  static void send(AdminStub& s, grpc::ClientContext* c, const admin::ProjectAttributesUpdateRequest* q, Response* r,
+  static void send(AdminStub& s, grpc::ClientContext* c,
+                   const admin::ProjectAttributesUpdateRequest* q, Response* r,
                    std::function<void(grpc::Status)> f) {
     s.async()->UpdateProjectAttributes(c, q, r, std::move(f));
   }
@@ -475,7 +475,8 @@ template <>
 struct OverrideRpc<admin::ProjectDomainAttributesUpdateRequest> {
   using Response = admin::ProjectDomainAttributesUpdateResponse;
   static constexpr auto method = &AdminStub::UpdateProjectDomainAttributes;
-  static void send(AdminStub& s, grpc::ClientContext* c, const admin::ProjectDomainAttributesUpdateRequest* q, Response* r,
+  static void send(AdminStub& s, grpc::ClientContext* c,
+                   const admin::ProjectDomainAttributesUpdateRequest* q, Response* r,
                    std::function<void(grpc::Status)> f) {
     s.async()->UpdateProjectDomainAttributes(c, q, r, std::move(f));
   }
@@ -484,7 +485,8 @@ template <>
 struct OverrideRpc<admin::WorkflowAttributesUpdateRequest> {
   using Response = admin::WorkflowAttributesUpdateResponse;
   static constexpr auto method = &AdminStub::UpdateWorkflowAttributes;
-  static void send(AdminStub& s, grpc::ClientContext* c, const admin::WorkflowAttributesUpdateRequest* q, Response* r,
+  static void send(AdminStub& s, grpc::ClientContext* c,
+                   const admin::WorkflowAttributesUpdateRequest* q, Response* r,
                    std::function<void(grpc::Status)> f) {
     s.async()->UpdateWorkflowAttributes(c, q, r, std::move(f));
   }
@@ -493,7 +495,8 @@ template <>
 struct OverrideRpc<admin::ProjectAttributesDeleteRequest> {
   using Response = admin::ProjectAttributesDeleteResponse;
   static constexpr auto method = &AdminStub::DeleteProjectAttributes;
-  static void send(AdminStub& s, grpc::ClientContext* c, const admin::ProjectAttributesDeleteRequest* q, Response* r,
+  static void send(AdminStub& s, grpc::ClientContext* c,
+                   const admin::ProjectAttributesDeleteRequest* q, Response* r,
                    std::function<void(grpc::Status)> f) {
     s.async()->DeleteProjectAttributes(c, q, r, std::move(f));
   }
@@ -502,7 +505,8 @@ template <>
 struct OverrideRpc<admin::ProjectDomainAttributesDeleteRequest> {
   using Response = admin::ProjectDomainAttributesDeleteResponse;
   static constexpr auto method = &AdminStub::DeleteProjectDomainAttributes;
-  static void send(AdminStub& s, grpc::ClientContext* c, const admin::ProjectDomainAttributesDeleteRequest* q, Response* r,
+  static void send(AdminStub& s, grpc::ClientContext* c,
+                   const admin::ProjectDomainAttributesDeleteRequest* q, Response* r,
                    std::function<void(grpc::Status)> f) {
     s.async()->DeleteProjectDomainAttributes(c, q, r, std::move(f));
   }
@@ -511,7 +515,8 @@ template <>
 struct OverrideRpc<admin::WorkflowAttributesDeleteRequest> {
   using Response = admin::WorkflowAttributesDeleteResponse;
   static constexpr auto method = &AdminStub::DeleteWorkflowAttributes;
-  static void send(AdminStub& s, grpc::ClientContext* c, const admin::WorkflowAttributesDeleteRequest* q, Response* r,
+  static void send(AdminStub& s, grpc::ClientContext* c,
+                   const admin::WorkflowAttributesDeleteRequest* q, Response* r,
                    std::function<void(grpc::Status)> f) {
     s.async()->DeleteWorkflowAttributes(c, q, r, std::move(f));
   }
@@ -674,8 +679,7 @@ void AdminSink::execute_async(const sinks::Step& step, std::function<void(Status
             using R = std::decay_t<decltype(r)>;
             using Rpc = OverrideRpc<R>;
             return async_rpc<R, typename Rpc::Response>(
-                method, std::move(r),
-                [&stub](auto* c, auto* q, auto* resp, auto f) {
+                method, std::move(r), [&stub](auto* c, auto* q, auto* resp, auto f) {
                   Rpc::send(stub, c, q, resp, std::move(f));
                 });
           },

@@ -63,8 +63,9 @@ class Attempts {
   std::string m_sent_authorization;
 };
 
-// One RPC the way both sinks make it (Attempts, waiting out each backoff on this thread). `invoke` makes the call on the prepared context; `count` sees the code
-// of every answer (for the sink's RPC counters).
+// One RPC the way both sinks make it (Attempts, waiting out each backoff on this thread). `invoke`
+// makes the call on the prepared context; `count` sees the code of every answer (for the sink's RPC
+// counters).
 CallOutcome call_with_retries(const AdminConfig& cfg, TokenSource* tokens, std::string_view method,
                               const std::function<grpc::Status(grpc::ClientContext&)>& invoke,
                               const std::function<void(grpc::StatusCode)>& count,

@@ -13,10 +13,10 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <mutex>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -114,10 +114,11 @@ int main(int argc, char** argv) {
       cv.wait(lock, [&] { return done == calls; });
     }
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("raw %-26s %ld calls, %d in flight (callback client): %.2f s, %.0f calls/s, "
-                "%ld failed\n",
-                "UpdateWorkflowAttributes", calls, in_flight, secs,
-                static_cast<double>(calls) / secs, failed.load());
+    std::printf(
+        "raw %-26s %ld calls, %d in flight (callback client): %.2f s, %.0f calls/s, "
+        "%ld failed\n",
+        "UpdateWorkflowAttributes", calls, in_flight, secs, static_cast<double>(calls) / secs,
+        failed.load());
   } else {
     run("UpdateWorkflowAttributes", [&](long i) {
       grpc::ClientContext ctx;

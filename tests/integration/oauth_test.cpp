@@ -16,8 +16,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <future>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -562,9 +562,10 @@ TEST_CASE("oauth: a token FlyteAdmin rejects is refreshed once and the call retr
   }
 }
 
-TEST_CASE("oauth: an override step through the callback client carries the token, and a token "
-          "FlyteAdmin rejects is refreshed once",
-          "[oauth][async]") {
+TEST_CASE(
+    "oauth: an override step through the callback client carries the token, and a token "
+    "FlyteAdmin rejects is refreshed once",
+    "[oauth][async]") {
   Rig rig;
   auto sink = connect_sink(rig.config(), "oauth-async");
   sinks::OverrideState o;
