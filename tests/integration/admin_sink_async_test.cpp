@@ -5,6 +5,7 @@
 #include <grpcpp/grpcpp.h>
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 
@@ -179,6 +180,19 @@ TEST_CASE("admin sink async: an empty project is refused before anything is sent
   CHECK(st.error().message.find("not sent") != std::string::npos);
   CHECK(t.emu->calls("UpdateWorkflowAttributes") == 0);
   CHECK(t.sink->rpc_counts().empty());
+}
+
+TEST_CASE("admin sink async: at most maxInFlight steps are in flight", "[admin-sink][async]") {
+  // Each write takes 100 ms in the emulator: 20 steps through a window of 4 cannot end in less
+  // than 5 rounds of 100 ms, however fast the machine (a lower bound: it cannot flake).
+  Target t("writes:latency=100ms", 4, 4);
+  REQUIRE(t.run({project_step("p", "P")}).at(0));
+  std::vector<sinks::Step> steps;
+  for (int i = 0; i < 20; ++i) steps.push_back(label_step("p", "wf." + std::to_string(i), "c"));
+  const auto started = std::chrono::steady_clock::now();
+  for (const auto& st : t.run(steps)) CHECK(st);
+  CHECK(std::chrono::steady_clock::now() - started >= std::chrono::milliseconds(480));
+  CHECK(t.count("UpdateWorkflowAttributes OK") == 20);
 }
 
 TEST_CASE("admin sink async: an apply records the steps that ended together in one transaction",
