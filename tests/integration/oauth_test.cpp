@@ -32,6 +32,7 @@
 #include "sinks/flyteadmin/admin_sink.hpp"
 #include "sinks/flyteadmin/config.hpp"
 #include "tests/support/http_serve.hpp"
+#include "tests/support/steps.hpp"
 
 namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMakeLists.txt)
 
@@ -40,7 +41,6 @@ namespace {
 namespace fa = flyteidl::admin;
 namespace fsvc = flyteidl::service;
 namespace stdfs = std::filesystem;
-namespace sinks = flytecd::sinks;
 using flytecd::ErrorCode;
 using flytecd::Status;
 using flytecd::sinks::flyteadmin::AdminConfig;
@@ -568,15 +568,7 @@ TEST_CASE(
     "[oauth][async]") {
   Rig rig;
   auto sink = connect_sink(rig.config(), "oauth-async");
-  sinks::OverrideState o;
-  o.scope = sinks::Scope{"p", "development", "wf"};
-  o.type = fa::EXECUTION_CLUSTER_LABEL;
-  o.value.mutable_execution_cluster_label()->set_value("c");
-  sinks::Step step;
-  step.kind = sinks::ObjectKind::override_attr;
-  step.action = sinks::Action::create;
-  step.key = sinks::override_key(o.scope, o.type);
-  step.desired = sinks::share(o);
+  const auto step = flytecd::testing::label_step("p", "wf", "c");
   auto run = [&] {
     std::promise<Status> ended;
     auto got = ended.get_future();

@@ -67,7 +67,8 @@ TEST_CASE("yaml build: the tree equals yaml-cpp's YAML::Load of the same text", 
   }
 }
 
-TEST_CASE("yaml build: an empty value is Null, marked just after its key's colon", "[yaml][model]") {
+TEST_CASE("yaml build: an empty value is Null, marked just after its key's colon",
+          "[yaml][model]") {
   // The one mark that differs from yaml-cpp's on purpose: yaml-cpp marks an empty value at the
   // token after it (here the next line); libyaml where the value is missing.
   auto built = build_yaml_document("a: 1\ne:\nf: 2\n");

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <functional>
 #include <mutex>
 #include <set>
 
@@ -67,6 +68,32 @@ class ScriptedSink final : public sinks::Sink {
  private:
   std::mutex m_mu;
   int m_ok = 0;
+};
+
+// A sink with asynchronous steps whose calls all end together: it holds each step until
+// `window` are in flight, then ends them all (on the thread that started the last one, before it
+// returns), as FlyteAdmin's answers to a group commit arrive.
+class TogetherSink final : public sinks::Sink {
+ public:
+  explicit TogetherSink(int window) : m_window(window) {}
+  ScriptedSink inner;
+
+  sinks::Capabilities capabilities() const override { return inner.capabilities(); }
+  Result<State> observe() override { return inner.observe(); }
+  Status execute(const Step& s) override { return inner.execute(s); }
+  std::string describe() const override { return "together"; }
+  int async_window() const override { return m_window; }
+  void execute_async(const Step& s, std::function<void(Status)> done) override {
+    m_held.emplace_back(&s, std::move(done));
+    if (static_cast<int>(m_held.size()) < m_window) return;
+    auto held = std::move(m_held);
+    m_held.clear();
+    for (auto& [step, ended] : held) ended(inner.execute(*step));
+  }
+
+ private:
+  int m_window;
+  std::vector<std::pair<const Step*, std::function<void(Status)>>> m_held;
 };
 
 std::unique_ptr<ledger::Ledger> memory_ledger() {
@@ -276,6 +303,29 @@ TEST_CASE(
   INFO(r.error);
   CHECK(sink.removals.load() == 0);  // none of the 10 managed rows was deleted
   CHECK(r.rounds == 2);
+}
+
+TEST_CASE("apply: steps of an asynchronous sink that end together are recorded in one transaction",
+          "[apply][async]") {
+  TogetherSink sink(40);
+  auto ledger = memory_ledger();
+  const State desired = desired_of(40);  // one phase of 40 project-domain writes
+  ApplyOptions o;
+  o.revision = "r1";
+  std::vector<std::string> reported;
+  const auto before = ledger->write_groups();
+  auto r = apply(sink, *ledger, desired, o,
+                 [&](const StepResult& sr) { reported.push_back(sr.step.key); });
+  INFO(r.error);
+  REQUIRE(r.ok());
+  CHECK(r.results.size() == 40);
+  CHECK(reported.size() == 40);
+  CHECK(sink.inner.executed.load() == 40);
+  CHECK(ledger->write_groups() - before == 1);  // 40 rows, one transaction
+  auto managed = ledger->managed();
+  REQUIRE(managed.ok());
+  CHECK(managed->size() == 40);
+  for (const auto& [k, st] : states(r)) CHECK(st == ObjectState::synced);
 }
 
 }  // namespace FLYTECD_UNITY_ID
