@@ -4,6 +4,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "daemon/common/result.hpp"
 
@@ -49,12 +50,16 @@ class EntitySink {
   // (NOT_FOUND -> false). Used to rebuild ownership: launch plans are created last, so a package
   // whose launch plans all exist was registered whole.
   virtual Result<bool> launch_plan_exists(const flyteidl::core::Identifier& id) = 0;
-  // ListLaunchPlans of (project, domain) filtered to `version` (every state): the names of the
-  // launch plans registered at that version. Observation checks a registration the ledger calls
-  // registered against it, so "in sync" means FlyteAdmin has it. Read-only.
-  virtual Result<std::set<std::string>> launch_plans_at(const std::string& project,
-                                                        const std::string& domain,
-                                                        const std::string& version) = 0;
+  // ListLaunchPlans of (project, domain) filtered to `versions` (every state): for each version,
+  // the names of the launch plans registered at it (a version with none is absent). Observation
+  // checks the registrations the ledger calls registered against it, so "in sync" means
+  // FlyteAdmin has them. One filter for many versions (`value_in`), so a scope's check costs
+  // calls per page of launch plans, not per registration. Versions are URL-safe (documents are
+  // validated so), which FlyteAdmin's filter syntax needs. Read-only.
+  using VersionedLaunchPlans = std::map<std::string, std::set<std::string>>;
+  virtual Result<VersionedLaunchPlans> launch_plans_at(const std::string& project,
+                                                       const std::string& domain,
+                                                       const std::vector<std::string>& versions) = 0;
   // UpdateLaunchPlan(ACTIVE | INACTIVE). Activating deactivates the name's other version.
   virtual Status set_launch_plan_state(const flyteidl::core::Identifier& id, bool active) = 0;
   // GetTask / GetLaunchPlan for the interface of an entity a package references but does not

@@ -4,11 +4,56 @@
 
 #include <chrono>
 #include <optional>
+#include <string_view>
 
 #include "daemon/common/json_dump.hpp"
+#include "daemon/common/text.hpp"
 
 namespace flytecd::ledger {
 namespace {
+
+// A JSON array of strings without an escape or a control character in any of them (what the
+// ledger writes for entities and launch-plan names), read without a general parser: the
+// no-change registration check reads every record, and nlohmann's lexer was most of that (1.2 MB
+// for 200 packages of 84 entities). nullopt for anything else.
+std::optional<std::vector<std::string>> plain_string_list(std::string_view t) {
+  size_t i = 0;
+  auto next_is = [&](char c) {
+    while (i < t.size() && (t[i] == ' ' || t[i] == '\n' || t[i] == '\r' || t[i] == '\t')) ++i;
+    if (i == t.size() || t[i] != c) return false;
+    ++i;
+    return true;
+  };
+  std::vector<std::string> v;
+  if (!next_is('[')) return std::nullopt;
+  if (!next_is(']')) {
+    do {
+      if (!next_is('"')) return std::nullopt;
+      const size_t start = i;
+      for (; i < t.size() && t[i] != '"'; ++i)
+        if (t[i] == '\\' || static_cast<unsigned char>(t[i]) < 0x20) return std::nullopt;
+      if (i == t.size()) return std::nullopt;
+      v.emplace_back(t.substr(start, i - start));
+      ++i;
+    } while (next_is(','));
+    if (!next_is(']')) return std::nullopt;
+  }
+  if (t.find_first_not_of(" \n\r\t", i) != std::string_view::npos) return std::nullopt;
+  return v;
+}
+
+// A recorded list: the plain form above when it is one (and well-formed UTF-8), else nlohmann's
+// reading (so escapes decode the same), else empty (text that is not an array of strings).
+std::vector<std::string> string_list(std::string_view text) {
+  if (text::valid_utf8(text))
+    if (auto v = plain_string_list(text)) return std::move(*v);
+  std::vector<std::string> v;
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_array())
+    for (const auto& e : j)
+      if (e.is_string()) v.push_back(e.get<std::string>());
+  return v;
+}
 
 int64_t now_seconds() {
   return std::chrono::duration_cast<std::chrono::seconds>(
@@ -350,14 +395,6 @@ Result<std::map<std::string, RegistrationRecord>> Ledger::registrations() const 
       "read registrations");
   if (!st) return st.error();
   std::map<std::string, RegistrationRecord> out;
-  auto list = [](const std::string& text) {
-    std::vector<std::string> v;
-    auto j = nlohmann::json::parse(text, nullptr, false);
-    if (j.is_array())
-      for (const auto& e : j)
-        if (e.is_string()) v.push_back(e.get<std::string>());
-    return v;
-  };
   auto s = st->each([&](const sqlite::Statement& row) {
     RegistrationRecord r;
     r.key = row.text(0);
@@ -367,9 +404,9 @@ Result<std::map<std::string, RegistrationRecord>> Ledger::registrations() const 
     r.project = row.text(4);
     r.domain = row.text(5);
     r.version = row.text(6);
-    r.entities = list(row.text(7));
-    r.launch_plans = list(row.text(8));
-    r.activated = list(row.text(9));
+    r.entities = string_list(row.text(7));
+    r.launch_plans = string_list(row.text(8));
+    r.activated = string_list(row.text(9));
     r.revision = row.text(10);
     r.applied_at = row.int64(11);
     r.signer = row.text(12);

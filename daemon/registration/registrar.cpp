@@ -50,20 +50,51 @@ Observation observe(Context& ctx, const std::vector<model::Registration>& desire
     ctx.breaker.trip(obs.live.begin()->second.error());
 
   // What the ledger calls registered is checked against the target: the launch plans registered
-  // at each recorded (project, domain, version) still wanted, one ListLaunchPlans each.
+  // at each recorded (project, domain, version) still wanted. One ListLaunchPlans names several
+  // versions of a scope, as many as fill about one page by the ledger's launch-plan counts.
   using Version = std::tuple<std::string, std::string, std::string>;
   std::map<Version, std::optional<Result<std::set<std::string>>>> held;
+  std::map<ProjectDomain, std::vector<std::pair<std::string, size_t>>> by_scope;
   for (const auto& r : desired)
     if (auto rec = obs.records.find(registration_key(r));
         rec != obs.records.end() && rec->second.project == r.project &&
-        rec->second.domain == r.domain && rec->second.version == r.version)
-      held[{r.project, r.domain, r.version}];
-  std::vector<std::pair<const Version, std::optional<Result<std::set<std::string>>>>*> queries;
-  for (auto& q : held) queries.push_back(&q);
+        rec->second.domain == r.domain && rec->second.version == r.version &&
+        held.emplace(Version{r.project, r.domain, r.version}, std::nullopt).second)
+      by_scope[{r.project, r.domain}].emplace_back(r.version, rec->second.launch_plans.size());
+  struct Query {
+    const ProjectDomain* scope;
+    std::vector<std::string> versions;
+  };
+  std::vector<Query> queries;
+  for (const auto& [scope, versions] : by_scope) {
+    constexpr size_t k_page = 500, k_max_versions = 100;
+    size_t plans = 0;
+    for (const auto& [version, count] : versions) {
+      if (queries.empty() || queries.back().scope != &scope || plans + count > k_page ||
+          queries.back().versions.size() == k_max_versions) {
+        queries.push_back({&scope, {}});
+        plans = 0;
+      }
+      queries.back().versions.push_back(version);
+      plans += count;
+    }
+  }
+  std::vector<std::optional<Result<sinks::EntitySink::VersionedLaunchPlans>>> answers(queries.size());
   run_jobs(queries.size(), ctx.packages_in_flight(), [&](size_t i) {
-    const auto& [project, domain, version] = queries[i]->first;
-    queries[i]->second = ctx.admin.launch_plans_at(project, domain, version);
+    answers[i] =
+        ctx.admin.launch_plans_at(queries[i].scope->first, queries[i].scope->second,
+                                  queries[i].versions);
   });
+  for (size_t i = 0; i < queries.size(); ++i)
+    for (const auto& version : queries[i].versions) {
+      auto& slot = held[{queries[i].scope->first, queries[i].scope->second, version}];
+      if (!*answers[i]) {
+        slot = Result<std::set<std::string>>(answers[i]->error());
+      } else {
+        auto found = answers[i]->value().find(version);
+        slot = found == answers[i]->value().end() ? std::set<std::string>{} : found->second;
+      }
+    }
 
   std::vector<std::optional<Result<PackageFacts>>> facts(desired.size());
   std::vector<std::optional<Result<std::vector<std::string>>>> missing(desired.size());

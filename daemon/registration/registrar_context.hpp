@@ -43,10 +43,10 @@ class GuardedSink final : public sinks::EntitySink {
   Result<bool> launch_plan_exists(const fc::Identifier& id) override {
     return guard([&] { return m_inner.launch_plan_exists(id); });
   }
-  Result<std::set<std::string>> launch_plans_at(const std::string& project,
-                                                const std::string& domain,
-                                                const std::string& version) override {
-    return guard([&] { return m_inner.launch_plans_at(project, domain, version); });
+  Result<VersionedLaunchPlans> launch_plans_at(const std::string& project,
+                                               const std::string& domain,
+                                               const std::vector<std::string>& versions) override {
+    return guard([&] { return m_inner.launch_plans_at(project, domain, versions); });
   }
   Status set_launch_plan_state(const fc::Identifier& id, bool active) override {
     return guard([&] { return m_inner.set_launch_plan_state(id, active); });

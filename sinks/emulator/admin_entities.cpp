@@ -447,20 +447,24 @@ Result<std::vector<EntityRow>> Admin::list_entity_rows(EntityKind kind,
                                                                            : "ListLaunchPlans");
       !st)
     return st.error();
-  // A filter that is exactly eq(version,V) (flytecd's launch plans of one registration) is read
-  // from the database at that version: the same rows in the same order as filtering every row of
-  // the project and domain below, without reading the others' blobs. Any other filter is
+  // A filter that is exactly eq(version,V) or value_in(version,A;B;…) (flytecd's launch plans of
+  // its registrations) is read from the database at those versions: the same rows in the same
+  // order as filtering every row of the project and domain below, without reading the others'
+  // blobs (up to 500 versions, well inside SQLite's limit on bound values). Any other filter is
   // evaluated row by row only (its errors can depend on the rows, as before).
-  std::string at_version;
+  std::vector<std::string> at_versions;
   if (auto parsed = parse_filters(req.filters()); parsed && parsed->size() == 1) {
     const Filter& f = parsed->front();
-    if (f.op == "eq" && f.field == "version" && f.values.size() == 1 && !f.values[0].empty())
-      at_version = f.values[0];
+    if ((f.op == "eq" || f.op == "value_in") && f.field == "version" && !f.values.empty() &&
+        f.values.size() <= 500 &&
+        std::none_of(f.values.begin(), f.values.end(),
+                     [](const std::string& v) { return v.empty(); }))
+      at_versions = f.values;
   }
   std::vector<EntityRow> rows;
   auto st = in_tx(m_store, false, [&](Tx& tx) -> Status {
     auto all =
-        tx.list_entities(kind, req.id().project(), req.id().domain(), req.id().name(), at_version);
+        tx.list_entities(kind, req.id().project(), req.id().domain(), req.id().name(), at_versions);
     if (!all) return all.error();
     rows = std::move(*all);
     return ok_status();

@@ -145,11 +145,11 @@ class Tx {
 
   Result<std::optional<EntityRow>> get_entity(const EntityKey& key);
   Status insert_entity(const EntityRow& row);  // already_exists on duplicate key
-  // All rows of a kind in project, domain, name and version, insertion order; an empty one
-  // matches any (as FlyteAdmin's identifier filters leave it out).
+  // All rows of a kind in project, domain and name at any of `versions`, insertion order; an
+  // empty field (no versions) matches any (as FlyteAdmin's identifier filters leave it out).
   Result<std::vector<EntityRow>> list_entities(EntityKind kind, const std::string& project,
                                                const std::string& domain, const std::string& name,
-                                               const std::string& version = "");
+                                               const std::vector<std::string>& versions = {});
   Status set_entity_state(const EntityKey& key, int state, int64_t updated_at_ms);
   // Sets state 0 on every version of (kind, project, domain, name) whose state is `state`.
   Result<std::vector<EntityKey>> clear_state(const EntityKey& named, int state,

@@ -202,16 +202,20 @@ Status Tx::insert_entity(const EntityRow& r) {
 
 Result<std::vector<EntityRow>> Tx::list_entities(EntityKind kind, const std::string& project,
                                                  const std::string& domain, const std::string& name,
-                                                 const std::string& version) {
+                                                 const std::vector<std::string>& versions) {
   // Only the fields given are compared, so SQLite picks the index that matches them (a list at
-  // one version reads entities_by_version; "? = '' OR version = ?" scanned every row of the kind).
+  // some versions reads entities_by_version; "? = '' OR version = ?" scanned every row of the
+  // kind).
   std::string where = " FROM entities WHERE kind = ?";
-  const std::pair<const char*, const std::string*> fields[] = {{" AND project = ?", &project},
-                                                               {" AND domain = ?", &domain},
-                                                               {" AND name = ?", &name},
-                                                               {" AND version = ?", &version}};
+  const std::pair<const char*, const std::string*> fields[] = {
+      {" AND project = ?", &project}, {" AND domain = ?", &domain}, {" AND name = ?", &name}};
   for (const auto& [clause, value] : fields)
     if (!value->empty()) where += clause;
+  if (!versions.empty()) {
+    where += " AND version IN (?";
+    for (size_t i = 1; i < versions.size(); ++i) where += ", ?";
+    where += ")";
+  }
   where += " ORDER BY seq";
   const auto q = sql("SELECT ", k_entity_cols, where.c_str());
   auto st = m_store->m_db->prepare(q.c_str(), "list entities");
@@ -219,6 +223,7 @@ Result<std::vector<EntityRow>> Tx::list_entities(EntityKind kind, const std::str
   st->bind(static_cast<int>(kind));
   for (const auto& [clause, value] : fields)
     if (!value->empty()) st->bind(*value);
+  for (const auto& v : versions) st->bind(v);
   return collect<EntityRow>(*st, read_entity);
 }
 

@@ -454,16 +454,26 @@ Result<bool> AdminSink::launch_plan_interface(const flyteidl::core::Identifier& 
   return true;
 }
 
-Result<std::set<std::string>> AdminSink::launch_plans_at(const std::string& project,
-                                                         const std::string& domain,
-                                                         const std::string& version) {
-  std::set<std::string> out;
+Result<EntitySink::VersionedLaunchPlans> AdminSink::launch_plans_at(
+    const std::string& project, const std::string& domain,
+    const std::vector<std::string>& versions) {
+  VersionedLaunchPlans out;
+  if (versions.empty()) return out;
+  // FlyteAdmin's filter syntax: `eq(version,V)`, or `value_in(version,A;B;…)` for several (it
+  // splits expressions at '+' and values at ';', which URL-safe versions never hold).
+  std::string filter = versions.size() == 1 ? "eq(version," : "value_in(version,";
+  for (size_t i = 0; i < versions.size(); ++i) {
+    if (i) filter += ';';
+    filter += versions[i];
+  }
+  filter += ')';
+  const std::set<std::string> wanted(versions.begin(), versions.end());
   std::string token;
   do {
     admin::ResourceListRequest req;
     req.mutable_id()->set_project(project);
     req.mutable_id()->set_domain(domain);
-    req.set_filters("eq(version," + version + ")");
+    req.set_filters(filter);
     req.set_limit(500);
     req.set_token(token);
     admin::LaunchPlanList resp;
@@ -472,7 +482,7 @@ Result<std::set<std::string>> AdminSink::launch_plans_at(const std::string& proj
         !s)
       return s.error();
     for (const auto& lp : resp.launch_plans())
-      if (lp.id().version() == version) out.insert(lp.id().name());
+      if (wanted.count(lp.id().version())) out[lp.id().version()].insert(lp.id().name());
     token = resp.token();
   } while (!token.empty());
   return out;

@@ -58,9 +58,9 @@ class AdminSink : public Sink, public EntitySink {
                               flyteidl::core::TypedInterface& out) override;
   Result<bool> launch_plan_interface(const flyteidl::core::Identifier& id,
                                      compiler::LaunchPlanInterface& out) override;
-  Result<std::set<std::string>> launch_plans_at(const std::string& project,
-                                                const std::string& domain,
-                                                const std::string& version) override;
+  Result<VersionedLaunchPlans> launch_plans_at(const std::string& project,
+                                               const std::string& domain,
+                                               const std::vector<std::string>& versions) override;
   Status set_launch_plan_state(const flyteidl::core::Identifier& id, bool active) override;
   Result<UploadLocation> create_upload_location(const std::string& project,
                                                 const std::string& domain,

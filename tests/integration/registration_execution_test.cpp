@@ -276,6 +276,37 @@ TEST_CASE("FlyteAdmin lost what the ledger says was registered: the package is r
   CHECK(again.rpcs == 0);
 }
 
+TEST_CASE("registered is observed per scope, not per registration: the versions FlyteAdmin lacks "
+          "register again",
+          "[registration][integration]") {
+  Harness h;
+  Harness other;  // another FlyteAdmin, which holds only v2
+  std::vector<model::Registration> regs;
+  for (const char* v : {"v1", "v2", "v3"})
+    regs.push_back(reg(std::string("small-") + v, "flytesnacks", "development", v,
+                       "packages/valid-register.tgz", model::Activate::none));
+  REQUIRE(h.run(regs).ok());
+  REQUIRE(other.run({regs[1]}).ok());
+  registration::RegistrarOptions dry;
+  dry.revision = "test";
+  dry.dry_run = true;
+  dry.parallelism = 4;
+  const uint64_t lists = other.emu->calls("ListLaunchPlans");
+  const uint64_t writes = other.entity_writes();
+  auto plan = registration::reconcile_registrations(regs, *other.sink, *h.packages, *h.ledger, dry);
+  REQUIRE(plan.ok());
+  // One ListLaunchPlans for the three versions of the one scope (it was one per registration).
+  CHECK(other.emu->calls("ListLaunchPlans") == lists + 1);
+  CHECK(item(plan, "small-v2").state == flytecd::registration::RegistrationState::in_sync);
+  for (const char* name : {"small-v1", "small-v3"}) {
+    const auto& o = item(plan, name);
+    INFO(registration::describe(o));
+    CHECK(o.state == flytecd::registration::RegistrationState::register_);
+    CHECK_THAT(registration::describe(o), Catch::Contains("missing in FlyteAdmin: launch plan"));
+  }
+  CHECK(other.entity_writes() == writes);  // a dry run
+}
+
 TEST_CASE("execution registers the OCI content the plan saw, even if the tag moved since",
           "[registration][integration][oci][plan]") {
   FLYTECD_REQUIRE_TOOL(!oci_test::registry_binary().empty(),

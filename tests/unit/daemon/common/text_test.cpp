@@ -33,6 +33,18 @@ TEST_CASE("text: valid_utf8 accepts UTF-8 and refuses overlong, surrogate and cu
   CHECK_FALSE(text::valid_utf8("\xE6\xBC"));           // cut after 2 of 3 bytes
   CHECK_FALSE(text::valid_utf8("\x80"));               // a lone continuation byte
   CHECK_FALSE(text::valid_utf8(std::string("\xFF")));  // never in UTF-8
+  // ASCII runs are checked a word at a time: a bad byte or a character at any offset in or after
+  // a word, and a character cut at the end, are still seen.
+  for (size_t pre = 0; pre < 20; ++pre) {
+    const std::string ascii(pre, 'a');
+    INFO(pre);
+    CHECK(text::valid_utf8(ascii));
+    CHECK_FALSE(text::valid_utf8(ascii + "\xFF" + std::string(9, 'b')));
+    CHECK_FALSE(text::valid_utf8(ascii + "\x80"));
+    CHECK_FALSE(text::valid_utf8(ascii + "\xE6\xBC"));
+    CHECK(text::valid_utf8(ascii + "\xE6\xBC\xA2" + ascii));
+    CHECK_FALSE(text::valid_utf8(ascii + "\xED\xA0\x80" + ascii));
+  }
 }
 
 TEST_CASE("text: to_utf8_lossy replaces each ill-formed subpart by one U+FFFD and keeps the rest",

@@ -77,6 +77,66 @@ TEST_CASE("ledger: registration records keep every field, by key", "[ledger]") {
   CHECK(rows->empty());
 }
 
+TEST_CASE("ledger: recorded lists read back exactly, escapes and hand-written JSON included",
+          "[ledger]") {
+  // Names with quotes, backslashes, control characters and non-ASCII round-trip (they take the
+  // general JSON reader; plain names the fast one).
+  auto dir = std::filesystem::temp_directory_path() / "flytecd-ledger-lists-test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "ledger.db").string();
+  ledger::RegistrationRecord r;
+  r.key = "registration/p/development/core";
+  r.project = "p";
+  r.domain = "development";
+  r.version = "v1";
+  r.entities = {"TASK p/development/t@v1", "", "a \"quoted\" name", "back\\slash",
+                "tab\there\nnewline", "caf\u00e9 \u2603", "\x01"};
+  r.launch_plans = {};
+  r.activated = {"only"};
+  {
+    auto l = ledger::Ledger::open(path);
+    REQUIRE(l);
+    REQUIRE((*l)->record_registration(r));
+    auto rows = (*l)->registrations();
+    REQUIRE(rows);
+    CHECK(rows->at(r.key).entities == r.entities);
+    CHECK(rows->at(r.key).launch_plans.empty());
+    CHECK(rows->at(r.key).activated == r.activated);
+  }
+  // Text another writer could have left: whitespace, escapes of plain characters, and what is
+  // not a list of strings (read as empty, as nlohmann's reading of it gives nothing).
+  const std::pair<const char*, std::vector<std::string>> cases[] = {
+      {" [ \"a\" ,\n\t\"b\" ] ", {"a", "b"}},
+      {"[]", {}},
+      {"[ ]", {}},
+      {"[\"\\u0041\\/x\"]", {"A/x"}},
+      {"[\"a\", 1, \"b\"]", {"a", "b"}},
+      {"[\"a\",]", {}},
+      {"[\"a\"] x", {}},
+      {"[\"a\"", {}},
+      {"\"a\"", {}},
+      {"", {}},
+      {"[\"\xff\"]", {}},
+  };
+  for (const auto& [text, want] : cases) {
+    {
+      auto db = sqlite::Database::open(path, "test");
+      REQUIRE(db);
+      auto st = (*db)->prepare("UPDATE registrations SET entities = ?", "test");
+      REQUIRE(st);
+      REQUIRE(st->bind(std::string(text)).run());
+    }
+    auto l = ledger::Ledger::open(path);
+    REQUIRE(l);
+    auto rows = (*l)->registrations();
+    REQUIRE(rows);
+    INFO(text);
+    CHECK(rows->at(r.key).entities == want);
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("ledger: history lists reconciles newest first with their outcome", "[ledger]") {
   auto l = ledger::Ledger::open(":memory:");
   REQUIRE(l);
