@@ -1,6 +1,7 @@
 #include "daemon/registration/registrar.hpp"
 
 #include <algorithm>
+#include <future>
 #include <map>
 #include <mutex>
 #include <set>
@@ -79,22 +80,26 @@ Observation observe(Context& ctx, const std::vector<model::Registration>& desire
       plans += count;
     }
   }
-  std::vector<std::optional<Result<sinks::EntitySink::VersionedLaunchPlans>>> answers(queries.size());
-  run_jobs(queries.size(), ctx.packages_in_flight(), [&](size_t i) {
-    answers[i] =
-        ctx.admin.launch_plans_at(queries[i].scope->first, queries[i].scope->second,
-                                  queries[i].versions);
-  });
-  for (size_t i = 0; i < queries.size(); ++i)
-    for (const auto& version : queries[i].versions) {
-      auto& slot = held[{queries[i].scope->first, queries[i].scope->second, version}];
-      if (!*answers[i]) {
-        slot = Result<std::set<std::string>>(answers[i]->error());
-      } else {
-        auto found = answers[i]->value().find(version);
-        slot = found == answers[i]->value().end() ? std::set<std::string>{} : found->second;
+  // FlyteAdmin answers while the packages are read below (for their digests); a package's check
+  // waits for the answers once its digest matches the ledger's.
+  std::shared_future<void> answered = std::async(std::launch::async, [&] {
+    std::vector<std::optional<Result<sinks::EntitySink::VersionedLaunchPlans>>> answers(
+        queries.size());
+    run_jobs(queries.size(), ctx.packages_in_flight(), [&](size_t i) {
+      answers[i] = ctx.admin.launch_plans_at(queries[i].scope->first, queries[i].scope->second,
+                                             queries[i].versions);
+    });
+    for (size_t i = 0; i < queries.size(); ++i)
+      for (const auto& version : queries[i].versions) {
+        auto& slot = held[{queries[i].scope->first, queries[i].scope->second, version}];
+        if (!*answers[i]) {
+          slot = Result<std::set<std::string>>(answers[i]->error());
+        } else {
+          auto found = answers[i]->value().find(version);
+          slot = found == answers[i]->value().end() ? std::set<std::string>{} : found->second;
+        }
       }
-    }
+  }).share();
 
   std::vector<std::optional<Result<PackageFacts>>> facts(desired.size());
   std::vector<std::optional<Result<std::vector<std::string>>>> missing(desired.size());
@@ -111,6 +116,7 @@ Observation observe(Context& ctx, const std::vector<model::Registration>& desire
       if (prev != obs.records.end() &&
           prev->second.fingerprint == registration_fingerprint(r, loaded->digest)) {
         // Registered before, says the ledger: in sync only if FlyteAdmin holds it.
+        answered.wait();
         auto q = held.find({r.project, r.domain, r.version});
         if (q == held.end() || !q->second) return f;
         if (!*q->second) {
@@ -145,6 +151,7 @@ Observation observe(Context& ctx, const std::vector<model::Registration>& desire
       return f;
     }();
   });
+  answered.get();
   for (size_t i = 0; i < desired.size(); ++i) {
     obs.packages.emplace(registration_key(desired[i]), std::move(*facts[i]));
     if (missing[i]) obs.missing.emplace(registration_key(desired[i]), std::move(*missing[i]));

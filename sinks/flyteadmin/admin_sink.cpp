@@ -1,6 +1,7 @@
 #include "sinks/flyteadmin/admin_sink.hpp"
 
 #include <grpcpp/grpcpp.h>
+#include <grpcpp/impl/client_unary_call.h>
 
 #include <algorithm>
 #include <atomic>
@@ -454,6 +455,30 @@ Result<bool> AdminSink::launch_plan_interface(const flyteidl::core::Identifier& 
   return true;
 }
 
+namespace {
+// ListLaunchPlans on the wire, its answer read as LaunchPlanIdentifierList (flytecd_service.proto):
+// the generated stub's call with a lighter answer type.
+class LaunchPlanIdentifierStub {
+ public:
+  explicit LaunchPlanIdentifierStub(std::shared_ptr<grpc::Channel> channel)
+      : m_channel(std::move(channel)),
+        m_method("/flyteidl.service.AdminService/ListLaunchPlans",
+                 grpc::internal::RpcMethod::NORMAL_RPC, m_channel) {}
+  grpc::Status List(grpc::ClientContext* ctx, const admin::ResourceListRequest& req,
+                    flyteidl::service::LaunchPlanIdentifierList* resp) {
+    return grpc::internal::BlockingUnaryCall<admin::ResourceListRequest,
+                                             flyteidl::service::LaunchPlanIdentifierList,
+                                             google::protobuf::MessageLite,
+                                             google::protobuf::MessageLite>(
+        m_channel.get(), m_method, ctx, req, resp);
+  }
+
+ private:
+  std::shared_ptr<grpc::Channel> m_channel;
+  grpc::internal::RpcMethod m_method;
+};
+}  // namespace
+
 Result<EntitySink::VersionedLaunchPlans> AdminSink::launch_plans_at(
     const std::string& project, const std::string& domain,
     const std::vector<std::string>& versions) {
@@ -468,6 +493,7 @@ Result<EntitySink::VersionedLaunchPlans> AdminSink::launch_plans_at(
   }
   filter += ')';
   const std::set<std::string> wanted(versions.begin(), versions.end());
+  LaunchPlanIdentifierStub ids(m_impl->channel);
   std::string token;
   do {
     admin::ResourceListRequest req;
@@ -476,9 +502,9 @@ Result<EntitySink::VersionedLaunchPlans> AdminSink::launch_plans_at(
     req.set_filters(filter);
     req.set_limit(500);
     req.set_token(token);
-    admin::LaunchPlanList resp;
-    if (auto s = m_impl->call("ListLaunchPlans", req, &resp,
-                              &flyteidl::service::AdminService::Stub::ListLaunchPlans);
+    flyteidl::service::LaunchPlanIdentifierList resp;
+    if (auto s = m_impl->call_on(&ids, "ListLaunchPlans", req, &resp,
+                                 &LaunchPlanIdentifierStub::List);
         !s)
       return s.error();
     for (const auto& lp : resp.launch_plans())
