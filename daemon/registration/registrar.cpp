@@ -23,6 +23,84 @@ using namespace detail;  // registrar_context.hpp: this file's own helpers
 
 namespace {
 
+// What the ledger calls registered, checked against the target: the launch plans registered at
+// each recorded (project, domain, version) still wanted. One ListLaunchPlans names several
+// versions of a scope, as many as fill about one page by the ledger's launch-plan counts.
+// FlyteAdmin answers on a thread of its own while observation reads the packages (for their
+// digests); a package's check waits for the answers once its digest matches the ledger's.
+class HeldLaunchPlans {
+ public:
+  HeldLaunchPlans(Context& ctx, const std::vector<model::Registration>& desired,
+                  const std::map<std::string, ledger::RegistrationRecord>& records)
+      : m_ctx(ctx) {
+    std::map<ProjectDomain, std::vector<std::pair<std::string, size_t>>> by_scope;
+    for (const auto& r : desired)
+      if (auto rec = records.find(registration_key(r));
+          rec != records.end() && rec->second.project == r.project &&
+          rec->second.domain == r.domain && rec->second.version == r.version &&
+          m_held.emplace(Version{r.project, r.domain, r.version}, std::nullopt).second)
+        by_scope[{r.project, r.domain}].emplace_back(r.version, rec->second.launch_plans.size());
+    for (const auto& [scope, versions] : by_scope) {
+      constexpr size_t k_page = 500, k_max_versions = 100;
+      size_t plans = 0;
+      for (const auto& [version, count] : versions) {
+        if (m_queries.empty() || m_queries.back().scope != scope || plans + count > k_page ||
+            m_queries.back().versions.size() == k_max_versions) {
+          m_queries.push_back({scope, {}});
+          plans = 0;
+        }
+        m_queries.back().versions.push_back(version);
+        plans += count;
+      }
+    }
+    m_answered = std::async(std::launch::async, [this] { ask(); }).share();
+  }
+  HeldLaunchPlans(const HeldLaunchPlans&) = delete;
+  HeldLaunchPlans& operator=(const HeldLaunchPlans&) = delete;
+  ~HeldLaunchPlans() { m_answered.wait(); }
+
+  // The launch-plan names FlyteAdmin holds at a version, or why that could not be read; nullptr
+  // for a version not asked (nothing recorded at it). Waits for the answers.
+  const Result<std::set<std::string>>* at(const std::string& project, const std::string& domain,
+                                          const std::string& version) const {
+    m_answered.wait();
+    auto it = m_held.find({project, domain, version});
+    return it == m_held.end() || !it->second ? nullptr : &*it->second;
+  }
+  void wait() const { m_answered.get(); }  // rethrows what the asking thread threw
+
+ private:
+  using Version = std::tuple<std::string, std::string, std::string>;
+  struct Query {
+    ProjectDomain scope;
+    std::vector<std::string> versions;
+  };
+
+  void ask() {
+    std::vector<std::optional<Result<sinks::EntitySink::VersionedLaunchPlans>>> answers(
+        m_queries.size());
+    run_jobs(m_queries.size(), m_ctx.packages_in_flight(), [&](size_t i) {
+      answers[i] = m_ctx.admin.launch_plans_at(m_queries[i].scope.first,
+                                               m_queries[i].scope.second, m_queries[i].versions);
+    });
+    for (size_t i = 0; i < m_queries.size(); ++i)
+      for (const auto& version : m_queries[i].versions) {
+        auto& slot = m_held[{m_queries[i].scope.first, m_queries[i].scope.second, version}];
+        if (!*answers[i]) {
+          slot = Result<std::set<std::string>>(answers[i]->error());
+        } else {
+          auto found = answers[i]->value().find(version);
+          slot = found == answers[i]->value().end() ? std::set<std::string>{} : found->second;
+        }
+      }
+  }
+
+  Context& m_ctx;
+  std::map<Version, std::optional<Result<std::set<std::string>>>> m_held;
+  std::vector<Query> m_queries;
+  std::shared_future<void> m_answered;
+};
+
 // Observation: what the plan needs, and nothing more (package facts, not packages).
 Observation observe(Context& ctx, const std::vector<model::Registration>& desired,
                     std::map<std::string, ledger::RegistrationRecord> records) {
@@ -50,56 +128,7 @@ Observation observe(Context& ctx, const std::vector<model::Registration>& desire
   if (unreachable && unreachable == scope_list.size())
     ctx.breaker.trip(obs.live.begin()->second.error());
 
-  // What the ledger calls registered is checked against the target: the launch plans registered
-  // at each recorded (project, domain, version) still wanted. One ListLaunchPlans names several
-  // versions of a scope, as many as fill about one page by the ledger's launch-plan counts.
-  using Version = std::tuple<std::string, std::string, std::string>;
-  std::map<Version, std::optional<Result<std::set<std::string>>>> held;
-  std::map<ProjectDomain, std::vector<std::pair<std::string, size_t>>> by_scope;
-  for (const auto& r : desired)
-    if (auto rec = obs.records.find(registration_key(r));
-        rec != obs.records.end() && rec->second.project == r.project &&
-        rec->second.domain == r.domain && rec->second.version == r.version &&
-        held.emplace(Version{r.project, r.domain, r.version}, std::nullopt).second)
-      by_scope[{r.project, r.domain}].emplace_back(r.version, rec->second.launch_plans.size());
-  struct Query {
-    const ProjectDomain* scope;
-    std::vector<std::string> versions;
-  };
-  std::vector<Query> queries;
-  for (const auto& [scope, versions] : by_scope) {
-    constexpr size_t k_page = 500, k_max_versions = 100;
-    size_t plans = 0;
-    for (const auto& [version, count] : versions) {
-      if (queries.empty() || queries.back().scope != &scope || plans + count > k_page ||
-          queries.back().versions.size() == k_max_versions) {
-        queries.push_back({&scope, {}});
-        plans = 0;
-      }
-      queries.back().versions.push_back(version);
-      plans += count;
-    }
-  }
-  // FlyteAdmin answers while the packages are read below (for their digests); a package's check
-  // waits for the answers once its digest matches the ledger's.
-  std::shared_future<void> answered = std::async(std::launch::async, [&] {
-    std::vector<std::optional<Result<sinks::EntitySink::VersionedLaunchPlans>>> answers(
-        queries.size());
-    run_jobs(queries.size(), ctx.packages_in_flight(), [&](size_t i) {
-      answers[i] = ctx.admin.launch_plans_at(queries[i].scope->first, queries[i].scope->second,
-                                             queries[i].versions);
-    });
-    for (size_t i = 0; i < queries.size(); ++i)
-      for (const auto& version : queries[i].versions) {
-        auto& slot = held[{queries[i].scope->first, queries[i].scope->second, version}];
-        if (!*answers[i]) {
-          slot = Result<std::set<std::string>>(answers[i]->error());
-        } else {
-          auto found = answers[i]->value().find(version);
-          slot = found == answers[i]->value().end() ? std::set<std::string>{} : found->second;
-        }
-      }
-  }).share();
+  HeldLaunchPlans held(ctx, desired, obs.records);
 
   std::vector<std::optional<Result<PackageFacts>>> facts(desired.size());
   std::vector<std::optional<Result<std::vector<std::string>>>> missing(desired.size());
@@ -116,16 +145,15 @@ Observation observe(Context& ctx, const std::vector<model::Registration>& desire
       if (prev != obs.records.end() &&
           prev->second.fingerprint == registration_fingerprint(r, loaded->digest)) {
         // Registered before, says the ledger: in sync only if FlyteAdmin holds it.
-        answered.wait();
-        auto q = held.find({r.project, r.domain, r.version});
-        if (q == held.end() || !q->second) return f;
-        if (!*q->second) {
-          missing[i] = q->second->error();
+        const Result<std::set<std::string>>* q = held.at(r.project, r.domain, r.version);
+        if (q == nullptr) return f;
+        if (!*q) {
+          missing[i] = q->error();
           return f;
         }
         std::vector<std::string> absent;
         for (const auto& name : prev->second.launch_plans)
-          if (!q->second->value().count(name)) absent.push_back(name);
+          if (!q->value().count(name)) absent.push_back(name);
         missing[i] = absent;
         if (absent.empty()) return f;  // its digest is all the plan needs
         // Missing in FlyteAdmin: planned as a registration, so the package is read below.
@@ -151,7 +179,7 @@ Observation observe(Context& ctx, const std::vector<model::Registration>& desire
       return f;
     }();
   });
-  answered.get();
+  held.wait();
   for (size_t i = 0; i < desired.size(); ++i) {
     obs.packages.emplace(registration_key(desired[i]), std::move(*facts[i]));
     if (missing[i]) obs.missing.emplace(registration_key(desired[i]), std::move(*missing[i]));
