@@ -45,12 +45,12 @@ void run_parallel(const std::vector<const Step*>& steps, int parallelism,
 class Executor {
  public:
   Executor(sinks::Sink& sink, ledger::Ledger& ledger, const State& desired,
-           const ApplyOptions& options, const std::function<void(const StepResult&)>& on_step)
+           const ApplyOptions& options, const StepsCallback& on_steps)
       : m_sink(sink),
         m_ledger(ledger),
         m_desired(desired),
         m_options(options),
-        m_on_step(on_step),
+        m_on_steps(on_steps),
         m_breaker(options.breaker ? *options.breaker : m_own_breaker) {}
 
   ApplyReport run() {
@@ -90,7 +90,7 @@ class Executor {
   ledger::Ledger& m_ledger;
   const State& m_desired;
   const ApplyOptions& m_options;
-  const std::function<void(const StepResult&)>& m_on_step;
+  const StepsCallback& m_on_steps;
   ApplyReport m_report;
   std::mutex m_mu;
   CircuitBreaker m_own_breaker;
@@ -257,8 +257,9 @@ void Executor::finish(std::vector<Ended>& ended, int round) {
     if (e.step->rpc_count() > 0) ++m_report.rpc_steps;
     if (!e.status) ++m_report.failed;
     m_report.results.push_back(StepResult{*e.step, std::move(e.status), round});
-    if (m_on_step) m_on_step(m_report.results.back());
   }
+  if (m_on_steps && !ended.empty())
+    m_on_steps(std::span<const StepResult>(m_report.results).last(ended.size()));
 }
 
 // After a round's steps: commit, then stop if FlyteAdmin stopped answering or a step failed
@@ -296,8 +297,8 @@ bool Executor::after_round(const Plan& p) {
 
 ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desired,
                   const ApplyOptions& options,
-                  const std::function<void(const StepResult&)>& on_step) {
-  return Executor(sink, ledger, desired, options, on_step).run();
+                  const StepsCallback& on_steps) {
+  return Executor(sink, ledger, desired, options, on_steps).run();
 }
 
 std::string_view to_string(ObjectState s) {

@@ -90,12 +90,13 @@ struct ApplyReport {
 // (phase by phase: projects; override deletes, broad scopes first; writes; project archives) ->
 // record each success in the ledger -> re-observe and repeat until nothing is left or max_rounds. A
 // refused plan executes nothing. When the breaker opens (FlyteAdmin unreachable) the pass stops
-// within the steps in flight and reports error_code unavailable. `on_step` is called (from worker
-// threads, or this thread for a sink with asynchronous steps; serialized) after each step's ledger
-// row is written.
+// within the steps in flight and reports error_code unavailable. `on_steps` is called (serialized)
+// with the steps that ended together once their ledger rows are written: one step at a time from
+// worker threads, or each group of a sink's asynchronous steps from this thread (so a reporter
+// can write a group's lines at once).
+using StepsCallback = std::function<void(std::span<const StepResult>)>;
 ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const reconcile::State& desired,
-                  const ApplyOptions& options,
-                  const std::function<void(const StepResult&)>& on_step = {});
+                  const ApplyOptions& options, const StepsCallback& on_steps = {});
 
 // The per-object view of one pass: `last_plan` is the plan of the pass's last successful
 // observation (null: none succeeded), `last_round` the results of the steps run from it.

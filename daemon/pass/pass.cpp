@@ -601,7 +601,7 @@ void OnePass::execute_overrides() {
     drop_held(m_opt.held, l, m);
   };
   r.applied = pass::apply(*m_w.sink, *m_ledger, exec_desired ? *exec_desired : *m_desired, ao,
-                          m_opt.on_step);
+                          m_opt.on_steps);
   if (!m_opt.held.empty()) {
     auto held_objects = held_statuses(only_held(*m_desired, m_opt.held), r.plan);
     r.applied.objects.insert(r.applied.objects.end(), held_objects.begin(), held_objects.end());

@@ -81,8 +81,9 @@ struct Options {
   const std::atomic<bool>* cancel = nullptr;
   uint64_t max_package_bytes = registration::k_default_max_package_bytes;
   registration::MemoryBudget* memory = nullptr;  // process-wide package budget (null: per pass)
-  // Progress, called as steps finish (serialized): for logs and streaming CLI output.
-  std::function<void(const pass::StepResult&)> on_step;
+  // Progress, called as steps finish (serialized; the steps that ended together): for logs and
+  // streaming CLI output.
+  pass::StepsCallback on_steps;
   std::function<void(const registration::RegistrationOutcome&)> on_registration;
   // Execute mode: called once projects and overrides are applied, while registrations may still
   // wait for their packages (the daemon turns ready without waiting for a slow registry).

@@ -454,7 +454,7 @@ struct Daemon::Impl {
         wiring::pass_options(cfg, suspended ? pass::Mode::plan : pass::Mode::execute);
     for (const auto& [project, sp] : at_start->suspended_projects) po.held.insert(project);
     po.cancel = &halt;
-    po.on_step = log_step(log, revision);
+    po.on_steps = log_steps(log, revision);
     // Projects and overrides applied: ready now, not when the slowest package has arrived.
     po.on_applied = [this](const pass::Report& applied) {
       if (!applied.applied.ok()) return;

@@ -5,20 +5,23 @@
 
 namespace flytecd::run {
 
-std::function<void(const pass::StepResult&)> log_step(std::shared_ptr<spdlog::logger> log,
-                                                      std::string revision) {
-  return [log = std::move(log), revision = std::move(revision)](const pass::StepResult& r) {
-    if (r.step.action == reconcile::Action::adopt) return;
-    const log::Fields fields{{"revision", revision},
-                             {"object", r.step.key},
-                             {"step", std::string(reconcile::to_string(r.step.action))}};
-    std::string changes;
-    for (const auto& c : reconcile::step_changes(r.step))
-      changes += "; " + reconcile::change_line(c);
-    if (r.status)
-      log->info("{}{}", reconcile::step_line(r.step), changes);
-    else
-      log->warn("{} FAILED: {}{}", reconcile::step_line(r.step), r.status.error().message, changes);
+pass::StepsCallback log_steps(std::shared_ptr<spdlog::logger> log, std::string revision) {
+  return [log = std::move(log),
+          revision = std::move(revision)](std::span<const pass::StepResult> results) {
+    for (const auto& r : results) {
+      if (r.step.action == reconcile::Action::adopt) continue;
+      const log::Fields fields{{"revision", revision},
+                               {"object", r.step.key},
+                               {"step", std::string(reconcile::to_string(r.step.action))}};
+      std::string changes;
+      for (const auto& c : reconcile::step_changes(r.step))
+        changes += "; " + reconcile::change_line(c);
+      if (r.status)
+        log->info("{}{}", reconcile::step_line(r.step), changes);
+      else
+        log->warn("{} FAILED: {}{}", reconcile::step_line(r.step), r.status.error().message,
+                  changes);
+    }
   };
 }
 

@@ -16,10 +16,9 @@
 
 namespace flytecd::run {
 
-// pass::Options::on_step for a pass of `revision`: adoptions are silent, a failed step is a
-// warning naming its error.
-std::function<void(const pass::StepResult&)> log_step(std::shared_ptr<spdlog::logger> log,
-                                                      std::string revision);
+// pass::Options::on_steps for a pass of `revision`: a line per step; adoptions are silent, a
+// failed step is a warning naming its error.
+pass::StepsCallback log_steps(std::shared_ptr<spdlog::logger> log, std::string revision);
 
 // pass::Options::on_registration: a failure is a warning, a change an info line, in sync nothing.
 std::function<void(const registration::RegistrationOutcome&)> log_registration(

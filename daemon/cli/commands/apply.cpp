@@ -40,12 +40,18 @@ int run_apply(const TargetOptions& opt, const std::string& format, std::ostream&
   options.scope = pass::PassScope{opt.project, opt.domain};
   if (!json && !options.scope.empty()) out << "scope: " << options.scope.describe() << "\n";
   if (!json)
-    options.on_step = [&](const pass::StepResult& r) {
-      if (r.step.action == reconcile::Action::adopt) return;
-      out << reconcile::step_line(r.step)
-          << (r.status ? "  ok" : "  FAILED: " + r.status.error().message) << "\n";
-      for (const auto& c : reconcile::step_changes(r.step))
-        out << "    " << reconcile::change_line(c) << "\n";
+    // The lines of steps that ended together in one write (stdout is line-buffered: a write per
+    // line was a tenth of the executor thread's time in a cold apply of 38,000 steps).
+    options.on_steps = [&](std::span<const pass::StepResult> results) {
+      std::string lines;
+      for (const auto& r : results) {
+        if (r.step.action == reconcile::Action::adopt) continue;
+        lines += reconcile::step_line(r.step);
+        lines += r.status ? "  ok\n" : "  FAILED: " + r.status.error().message + "\n";
+        for (const auto& c : reconcile::step_changes(r.step))
+          lines += "    " + reconcile::change_line(c) + "\n";
+      }
+      out << lines << std::flush;
     };
   const auto report = rec.pass(rev, options);
   const pass::Verdict verdict = pass::apply_verdict(report);  // the last line and the exit code

@@ -314,12 +314,16 @@ TEST_CASE("apply: steps of an asynchronous sink that end together are recorded i
   o.revision = "r1";
   std::vector<std::string> reported;
   const auto before = ledger->write_groups();
-  auto r = apply(sink, *ledger, desired, o,
-                 [&](const StepResult& sr) { reported.push_back(sr.step.key); });
+  size_t calls = 0;
+  auto r = apply(sink, *ledger, desired, o, [&](std::span<const StepResult> ended) {
+    ++calls;
+    for (const auto& sr : ended) reported.push_back(sr.step.key);
+  });
   INFO(r.error);
   REQUIRE(r.ok());
   CHECK(r.results.size() == 40);
   CHECK(reported.size() == 40);
+  CHECK(calls == 1);  // reported together too: the CLI writes their lines at once
   CHECK(sink.inner.executed.load() == 40);
   CHECK(ledger->write_groups() - before == 1);  // 40 rows, one transaction
   auto managed = ledger->managed();
