@@ -45,6 +45,7 @@ build_packages=(
   build-essential cmake ninja-build ccache pkg-config git
   libgit2-dev libyaml-cpp-dev libyaml-dev libcurl4-openssl-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
+  libgrpc-dev libabsl-dev libc-ares-dev  # their static archives (packaging/static-grpc.cmake)
   libspdlog-dev catch2 nlohmann-json3-dev libcli11-dev libcpp-httplib-dev
   libsqlite3-dev sqlite3 libarchive-dev libssl-dev zlib1g-dev libre2-dev
   nodejs npm
