@@ -57,9 +57,9 @@ class EntitySink {
   // calls per page of launch plans, not per registration. Versions are URL-safe (documents are
   // validated so), which FlyteAdmin's filter syntax needs. Read-only.
   using VersionedLaunchPlans = std::map<std::string, std::set<std::string>>;
-  virtual Result<VersionedLaunchPlans> launch_plans_at(const std::string& project,
-                                                       const std::string& domain,
-                                                       const std::vector<std::string>& versions) = 0;
+  virtual Result<VersionedLaunchPlans> launch_plans_at(
+      const std::string& project, const std::string& domain,
+      const std::vector<std::string>& versions) = 0;
   // UpdateLaunchPlan(ACTIVE | INACTIVE). Activating deactivates the name's other version.
   virtual Status set_launch_plan_state(const flyteidl::core::Identifier& id, bool active) = 0;
   // GetTask / GetLaunchPlan for the interface of an entity a package references but does not

@@ -296,8 +296,7 @@ bool Executor::after_round(const Plan& p) {
 }  // namespace
 
 ApplyReport apply(sinks::Sink& sink, ledger::Ledger& ledger, const State& desired,
-                  const ApplyOptions& options,
-                  const StepsCallback& on_steps) {
+                  const ApplyOptions& options, const StepsCallback& on_steps) {
   return Executor(sink, ledger, desired, options, on_steps).run();
 }
 

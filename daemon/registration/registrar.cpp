@@ -80,8 +80,8 @@ class HeldLaunchPlans {
     std::vector<std::optional<Result<sinks::EntitySink::VersionedLaunchPlans>>> answers(
         m_queries.size());
     run_jobs(m_queries.size(), m_ctx.packages_in_flight(), [&](size_t i) {
-      answers[i] = m_ctx.admin.launch_plans_at(m_queries[i].scope.first,
-                                               m_queries[i].scope.second, m_queries[i].versions);
+      answers[i] = m_ctx.admin.launch_plans_at(m_queries[i].scope.first, m_queries[i].scope.second,
+                                               m_queries[i].versions);
     });
     for (size_t i = 0; i < m_queries.size(); ++i)
       for (const auto& version : m_queries[i].versions) {

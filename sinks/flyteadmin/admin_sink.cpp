@@ -466,11 +466,10 @@ class LaunchPlanIdentifierStub {
                  grpc::internal::RpcMethod::NORMAL_RPC, m_channel) {}
   grpc::Status List(grpc::ClientContext* ctx, const admin::ResourceListRequest& req,
                     flyteidl::service::LaunchPlanIdentifierList* resp) {
-    return grpc::internal::BlockingUnaryCall<admin::ResourceListRequest,
-                                             flyteidl::service::LaunchPlanIdentifierList,
-                                             google::protobuf::MessageLite,
-                                             google::protobuf::MessageLite>(
-        m_channel.get(), m_method, ctx, req, resp);
+    return grpc::internal::BlockingUnaryCall<
+        admin::ResourceListRequest, flyteidl::service::LaunchPlanIdentifierList,
+        google::protobuf::MessageLite, google::protobuf::MessageLite>(m_channel.get(), m_method,
+                                                                      ctx, req, resp);
   }
 
  private:
@@ -503,8 +502,8 @@ Result<EntitySink::VersionedLaunchPlans> AdminSink::launch_plans_at(
     req.set_limit(500);
     req.set_token(token);
     flyteidl::service::LaunchPlanIdentifierList resp;
-    if (auto s = m_impl->call_on(&ids, "ListLaunchPlans", req, &resp,
-                                 &LaunchPlanIdentifierStub::List);
+    if (auto s =
+            m_impl->call_on(&ids, "ListLaunchPlans", req, &resp, &LaunchPlanIdentifierStub::List);
         !s)
       return s.error();
     for (const auto& lp : resp.launch_plans())

@@ -276,9 +276,10 @@ TEST_CASE("FlyteAdmin lost what the ledger says was registered: the package is r
   CHECK(again.rpcs == 0);
 }
 
-TEST_CASE("registered is observed per scope, not per registration: the versions FlyteAdmin lacks "
-          "register again",
-          "[registration][integration]") {
+TEST_CASE(
+    "registered is observed per scope, not per registration: the versions FlyteAdmin lacks "
+    "register again",
+    "[registration][integration]") {
   Harness h;
   Harness other;  // another FlyteAdmin, which holds only v2
   std::vector<model::Registration> regs;

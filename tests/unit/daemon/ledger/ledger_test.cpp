@@ -90,8 +90,9 @@ TEST_CASE("ledger: recorded lists read back exactly, escapes and hand-written JS
   r.project = "p";
   r.domain = "development";
   r.version = "v1";
-  r.entities = {"TASK p/development/t@v1", "", "a \"quoted\" name", "back\\slash",
-                "tab\there\nnewline", "caf\u00e9 \u2603", "\x01"};
+  r.entities = {
+      "TASK p/development/t@v1", "",    "a \"quoted\" name", "back\\slash", "tab\there\nnewline",
+      "caf\u00e9 \u2603",        "\x01"};
   r.launch_plans = {};
   r.activated = {"only"};
   {
