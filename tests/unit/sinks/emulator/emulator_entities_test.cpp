@@ -284,10 +284,11 @@ TEST_CASE("emulator: lists page with limit and token and need a limit", "[emulat
   CHECK(names.entities(2).name() == "a");
 }
 
-// A filter that is exactly eq(version,V) is read from the database at that version; any other
-// filter row by row. Both give the same rows, order and pages, and an unknown field in a filter
-// is still refused.
-TEST_CASE("emulator: eq(version) lists the same rows and pages as filtering every row",
+// A filter that is exactly eq(version,V) or value_in(version,A;B) is read from the database at
+// those versions; any other filter row by row. Both give the same rows, order and pages, and an
+// unknown field in a filter is still refused.
+TEST_CASE("emulator: eq(version) and value_in(version) list the same rows and pages as filtering "
+          "every row",
           "[emulator]") {
   Seeded peer;
   for (const char* version : {"v1", "v2", "v3"})
@@ -317,6 +318,14 @@ TEST_CASE("emulator: eq(version) lists the same rows and pages as filtering ever
   CHECK(pages("eq(version,v2)+neq(name,zzz)") == fast);  // evaluated row by row
   CHECK(pages("eq(task.version,v2)") == fast);
   CHECK(pages("eq(version,v9)") == std::vector<std::string>{"token "});
+  // Several versions: insertion order across them, as the row-by-row reading gives.
+  const auto two = pages("value_in(version,v3;v1)");
+  CHECK(two == std::vector<std::string>{"c@v1", "a@v1", "token 2", "b@v1", "c@v3", "token 4",
+                                        "a@v3", "b@v3", "token 6", "token "});
+  CHECK(pages("value_in(version,v3;v1)+neq(name,zzz)") == two);  // row by row
+  CHECK(pages("value_in(version,v1;v3;v9;v1)") == two);
+  CHECK(pages("value_in(version,v2)") == fast);
+  CHECK(pages("value_in(version,v8;v9)") == std::vector<std::string>{"token "});
   fa::ResourceListRequest bad;
   bad.mutable_id()->set_project("flytesnacks");
   bad.mutable_id()->set_domain("development");
