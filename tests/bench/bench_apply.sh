@@ -7,7 +7,8 @@
 # and 4,000 workflow scopes, 2-4 attribute types each), starts a standalone emulator on loopback,
 # and measures with /usr/bin/time: a cold `flytecd apply`, a no-change apply, then the raw unary RPC
 # rate of the same emulator with a minimal client loop (flytecd_bench_rpc): 64 calls in flight on
-# gRPC's callback client (as flytecd's apply), 8 and 1 blocking threads.
+# gRPC's callback client (as flytecd's apply), also for the apply's own mix of writes (projects
+# registered, overrides by scope), 8 and 1 blocking threads.
 set -euo pipefail
 build="${1:-build}"; projects="${2:-2000}"; wf="${3:-2}"
 work="$(mktemp -d /tmp/flytecd-bench.XXXXXX)"
@@ -33,6 +34,7 @@ input="$projects projects x 3 domains, $((projects * wf)) workflows"
 args=(apply --repo "$work/repo" --state-dir "$work/state" --admin-endpoint "127.0.0.1:$port" --insecure --log-level warn)
 measure "cold apply" "$build/flytecd" "${args[@]}"
 cold_s=$secs
+cp "$work/out" "$work/out.cold"
 write_s=$(sed -n 's/.*(running steps \([0-9.e+-]*\) s).*/\1/p' "$work/out" | tail -1)
 writes=$(grep -c '  ok$' "$work/out" || true)
 figure "cold apply" "$secs" s "$input, $writes writes"
@@ -49,11 +51,32 @@ rpc_rate 20000 --threads 8
 figure "emulator raw write rate, 8 threads" "$rate" "calls/s" "UpdateWorkflowAttributes, blocking client"
 rpc_rate 5000 --threads 1
 figure "emulator raw write rate, 1 thread" "$rate" "calls/s" "UpdateWorkflowAttributes"
+# The same server taking the apply's own mix of writes, each kind at 64 in flight on the raw
+# client (as many calls of a kind as the apply made): the projects it registered, and its
+# override writes by scope (project, project-domain, workflow). Time = the sum of each kind's
+# calls over its rate; rate = the writes over that time.
+mix_s=0 mix_n=0
+for kind in register-project project project-domain workflow; do
+  n=$(awk -v k="$kind" '
+    /^\+ create project / { if (k == "register-project") c++; next }
+    /^[+~] (create|update) override / { s = split($4, a, "/");
+      if ((s == 1 && k == "project") || (s == 2 && k == "project-domain") || (s == 3 && k == "workflow")) c++ }
+    END { print c + 0 }' "$work/out.cold")
+  [[ $n -gt 0 ]] || continue
+  "$rpc_client" "127.0.0.1:$port" --calls "$n" --in-flight 64 --rpc "$kind" > "$work/rpc"
+  grep 'in flight' "$work/rpc"
+  r=$(grep 'in flight' "$work/rpc" | sed -n "s/.* \([0-9]*\) calls\/s.*/\1/p")
+  mix_s=$(awk -v t="$mix_s" -v n="$n" -v r="$r" 'BEGIN { printf "%.6f", t + (r > 0 ? n / r : 0) }')
+  mix_n=$((mix_n + n))
+done
+raw_mix=$(awk -v n="$mix_n" -v t="$mix_s" 'BEGIN { printf "%.0f", (t > 0 ? n / t : 0) }')
+echo "raw, the apply's mix of $mix_n writes at 64 in flight: ${mix_s} s, ${raw_mix} calls/s"
+figure "emulator raw write rate, the apply's mix, 64 in flight" "$raw_mix" "calls/s" "$mix_n writes: projects registered, overrides by scope, each kind at its own rate"
 flytecd_rate=$(awk -v w="$writes" -v s="$cold_s" 'BEGIN { printf "%.0f", (s > 0 ? w / s : 0) }')
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", (b > 0 ? a / b : 0) }'; }
 figure "cold apply write rate" "$flytecd_rate" "calls/s" "whole command (load, observe, plan, 2 rounds): $(ratio "$flytecd_rate" "$raw64") raw at 64 in flight"
 if [[ -n "$write_s" ]]; then
   # The same writes over the time the apply spent running steps (its `running steps` figure).
   step_rate=$(awk -v w="$writes" -v s="$write_s" 'BEGIN { printf "%.0f", (s > 0 ? w / s : 0) }')
-  figure "cold apply write rate, running steps" "$step_rate" "calls/s" "${write_s} s of steps: $(ratio "$step_rate" "$raw64") raw at 64 in flight"
+  figure "cold apply write rate, running steps" "$step_rate" "calls/s" "${write_s} s of steps: $(ratio "$step_rate" "$raw64") raw at 64 in flight, $(ratio "$step_rate" "$raw_mix") raw of the same mix"
 fi
