@@ -387,12 +387,16 @@ std::string signer_by(const std::string& text) {
   return j["by"].get<std::string>();
 }
 
-Result<std::map<std::string, RegistrationRecord>> Ledger::registrations() const {
+Result<std::map<std::string, RegistrationRecord>> Ledger::registrations(Entities entities) const {
   std::lock_guard<std::mutex> lock(m_mu);
-  auto st = m_db->prepare(
-      "SELECT key, fingerprint, digest, package, project, domain, version, entities, "
-      "launch_plans, activated, revision, applied_at, signer FROM registrations",
-      "read registrations");
+  auto st = m_db->prepare(entities == Entities::read
+                              ? "SELECT key, fingerprint, digest, package, project, domain, "
+                                "version, entities, launch_plans, activated, revision, applied_at, "
+                                "signer FROM registrations"
+                              : "SELECT key, fingerprint, digest, package, project, domain, "
+                                "version, '[]', launch_plans, activated, revision, applied_at, "
+                                "signer FROM registrations",
+                          "read registrations");
   if (!st) return st.error();
   std::map<std::string, RegistrationRecord> out;
   auto s = st->each([&](const sqlite::Statement& row) {

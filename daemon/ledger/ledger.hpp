@@ -127,8 +127,12 @@ class Ledger {
   // several threads arrived together; tests, benchmarks).
   uint64_t write_groups() const;
 
-  // Registrations (package digest <-> registered ids), by key.
-  Result<std::map<std::string, RegistrationRecord>> registrations() const;
+  // Registrations (package digest <-> registered ids), by key. Without entities, each record's
+  // `entities` is left empty and not read: the pass's guard counts activated launch plans only,
+  // and a package's entity names are most of its record (1.2 MB for 200 packages of 84).
+  enum class Entities { read, skip };
+  Result<std::map<std::string, RegistrationRecord>> registrations(
+      Entities entities = Entities::read) const;
   Status record_registration(const RegistrationRecord& r);
   Status forget_registration(const std::string& key);
 

@@ -448,7 +448,7 @@ std::optional<Error> OnePass::observe_scope(std::optional<sinks::State>& live) {
 std::optional<Error> OnePass::count_whole() {
   auto counts = m_ledger->managed_counts();
   if (!counts) return counts.error().wrap("ledger");
-  auto records = m_ledger->registrations();
+  auto records = m_ledger->registrations(ledger::Ledger::Entities::skip);
   if (!records) return records.error().wrap("ledger");
   const model::Documents& docs = *m_rev.docs;
   const sinks::Capabilities held = m_w.sink->capabilities();
@@ -505,7 +505,7 @@ std::optional<Error> OnePass::join_planning() {
 std::optional<Error> OnePass::guard() {
   std::map<std::string, ledger::RegistrationRecord> records;
   if (!m_registrations || m_opt.mode == Mode::execute) {
-    auto read = m_ledger->registrations();
+    auto read = m_ledger->registrations(ledger::Ledger::Entities::skip);  // activated ones counted
     if (!read) return read.error().wrap("ledger");
     records = std::move(*read);
     narrow(m_scope, records);

@@ -205,8 +205,8 @@ int main(int argc, char** argv) {
           stub->async()->UpdateProjectAttributes(ctx, req, resp, answer(resp, std::move(done)));
         });
   } else if (in_flight > 0) {
-    const std::string run_id = std::to_string(
-        std::chrono::steady_clock::now().time_since_epoch().count() % 1000000007);
+    const std::string run_id =
+        std::to_string(std::chrono::steady_clock::now().time_since_epoch().count() % 1000000007);
     in_flight_run(
         "RegisterProject",
         [&](long i) {

@@ -64,6 +64,15 @@ TEST_CASE("ledger: registration records keep every field, by key", "[ledger]") {
   CHECK(got.activated == r.activated);
   CHECK(got.revision == "rev1");
   CHECK(got.applied_at > 0);
+  // Read without entities (the pass's guard): every other field the same.
+  auto light = (*l)->registrations(ledger::Ledger::Entities::skip);
+  REQUIRE(light);
+  const auto& lg = light->at(r.key);
+  CHECK(lg.entities.empty());
+  CHECK(lg.launch_plans == r.launch_plans);
+  CHECK(lg.activated == r.activated);
+  CHECK(lg.fingerprint == r.fingerprint);
+  CHECK(lg.version == "v1");
   r.version = "v2";
   r.activated.clear();
   REQUIRE((*l)->record_registration(r));  // replaces the row

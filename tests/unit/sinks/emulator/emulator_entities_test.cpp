@@ -287,9 +287,10 @@ TEST_CASE("emulator: lists page with limit and token and need a limit", "[emulat
 // A filter that is exactly eq(version,V) or value_in(version,A;B) is read from the database at
 // those versions; any other filter row by row. Both give the same rows, order and pages, and an
 // unknown field in a filter is still refused.
-TEST_CASE("emulator: eq(version) and value_in(version) list the same rows and pages as filtering "
-          "every row",
-          "[emulator]") {
+TEST_CASE(
+    "emulator: eq(version) and value_in(version) list the same rows and pages as filtering "
+    "every row",
+    "[emulator]") {
   Seeded peer;
   for (const char* version : {"v1", "v2", "v3"})
     for (const char* name : {"c", "a", "b"})
