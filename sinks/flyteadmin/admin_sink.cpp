@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "daemon/common/log.hpp"
+#include "daemon/common/scan.hpp"
 #include "flytecd_service.grpc.pb.h"
 #include "sinks/flyteadmin/admin_sink_impl.hpp"
 #include "sinks/flyteadmin/channel.hpp"
@@ -484,7 +485,14 @@ Result<EntitySink::VersionedLaunchPlans> AdminSink::launch_plans_at(
   VersionedLaunchPlans out;
   if (versions.empty()) return out;
   // FlyteAdmin's filter syntax: `eq(version,V)`, or `value_in(version,A;B;…)` for several (it
-  // splits expressions at '+' and values at ';', which URL-safe versions never hold).
+  // splits expressions at '+' and values at ';'). Documents' versions are validated URL-safe; one
+  // that is not would ask about other versions, so it is refused here, before any RPC.
+  for (const auto& v : versions)
+    if (!scan::is_url_safe(v))
+      return make_error(ErrorCode::invalid_input,
+                        "flyteadmin: ListLaunchPlans: not sent: version '" + scan::printable(v) +
+                            "' cannot be written in a FlyteAdmin filter (expected letters, "
+                            "digits and - _ . ~)");
   std::string filter = versions.size() == 1 ? "eq(version," : "value_in(version,";
   for (size_t i = 0; i < versions.size(); ++i) {
     if (i) filter += ';';

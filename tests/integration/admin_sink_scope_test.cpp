@@ -71,4 +71,30 @@ TEST_CASE("admin sink: an override step with an empty project is refused before 
   }
 }
 
+TEST_CASE("admin sink: a version FlyteAdmin's filter syntax cannot carry is refused before any RPC",
+          "[admin-sink]") {
+  // `value_in(version,a;b)` would ask about versions a and b, not "a;b".
+  auto e = sinks::emulator::Emulator::start({});
+  REQUIRE(e.ok());
+  flytecd_test::register_project(*flytecd_test::admin_stub((*e)->address()), "alpha");
+  sinks::flyteadmin::AdminConfig cfg;
+  cfg.endpoint = (*e)->address();
+  cfg.insecure = true;
+  auto sink = sinks::flyteadmin::AdminSink::connect(cfg, "test");
+  REQUIRE(sink.ok());
+  for (const std::vector<std::string>& versions :
+       {std::vector<std::string>{"v1", "a;b"}, {"1.0+build"}, {"v1)"}, {""}}) {
+    auto held = (*sink)->launch_plans_at("alpha", "development", versions);
+    REQUIRE_FALSE(held.ok());
+    CHECK(held.error().code == ErrorCode::invalid_input);
+    CHECK_THAT(held.error().message,
+               Catch::StartsWith("flyteadmin: ListLaunchPlans: not sent: version '"));
+  }
+  CHECK((*e)->calls("ListLaunchPlans") == 0);
+  auto fine = (*sink)->launch_plans_at("alpha", "development", {"v1", "v2.0_rc-1~x"});
+  REQUIRE(fine.ok());
+  CHECK(fine->empty());
+  CHECK((*e)->calls("ListLaunchPlans") == 1);
+}
+
 }  // namespace FLYTECD_UNITY_ID
