@@ -90,7 +90,8 @@ class Sink {
   virtual int async_window() const { return 0; }
   // execute() that reports by calling `done` instead of returning: exactly once, on any thread
   // (gRPC's, or this one before it returns), and `done` must not block. The caller keeps `step`
-  // alive until then, and calls this from one thread at a time. The default runs execute() here.
+  // alive until then. Called from several threads at once, `done` included (the pass starts the
+  // next step from a step's `done`). The default runs execute() here.
   virtual void execute_async(const sinks::Step& step, std::function<void(Status)> done) {
     done(execute(step));
   }

@@ -210,32 +210,65 @@ void Executor::execute(const Step& s, int round) {
   finish(ended, round);
 }
 
-// The steps through the sink's asynchronous transport, up to its window in flight, from this
-// thread alone: each time some have ended, their rows go into the ledger in one transaction
-// (finish). Once stopping() holds no further step starts; those in flight end and are recorded.
+// The steps through the sink's asynchronous transport, up to its window in flight. A step that
+// succeeds starts the next one from its own callback (as a client that only sends would: the
+// transport's thread starts it at once, so the window stays full while this thread writes the
+// ledger); a failed one, or one that ended inside a start, leaves the next to this thread, which
+// records the breaker first. Each time some have ended their rows go into the ledger in one
+// transaction (finish). Once stopping() holds no further step starts; those in flight end and are
+// recorded.
 void Executor::execute_async(const std::vector<const Step*>& steps, int round) {
   const size_t window = static_cast<size_t>(m_sink.async_window());
-  std::mutex mu;
-  std::condition_variable cv;
-  std::vector<Ended> ended, taken;
-  size_t next = 0, in_flight = 0;
+  struct Shared {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::vector<Ended> ended;
+    size_t next = 0;     // the next step to start
+    size_t running = 0;  // started and not yet ended; `sh` outlives them
+  } sh;
+  // Nonzero on a thread inside start(): a step that ends there (an adoption, a refusal, a sink
+  // that answers before it returns) starts nothing, so starts never nest.
+  static thread_local int starting = 0;
+  std::function<void(const Step*)> start = [&](const Step* s) {
+    ++starting;
+    m_sink.execute_async(*s, [this, &sh, &start, &steps, s](Status st) {
+      const Step* more = nullptr;
+      {
+        std::lock_guard<std::mutex> lock(sh.mu);
+        const bool ok = st.ok();
+        sh.ended.push_back({s, std::move(st)});
+        --sh.running;
+        if (ok && starting == 0 && sh.next < steps.size() && !stopping()) {
+          more = steps[sh.next++];
+          ++sh.running;
+        }
+        sh.cv.notify_one();  // under the lock: once it is released, `sh` may be gone
+      }
+      if (more) start(more);  // `more` is running: `sh` and `start` are still there
+    });
+    --starting;
+  };
+  std::vector<Ended> taken;
+  std::vector<const Step*> to_start;
   for (;;) {
-    while (next < steps.size() && in_flight < window && !stopping()) {
-      const Step* s = steps[next++];
-      ++in_flight;
-      m_sink.execute_async(*s, [&mu, &cv, &ended, s](Status st) {
-        std::lock_guard<std::mutex> lock(mu);
-        ended.push_back({s, std::move(st)});
-        cv.notify_one();
-      });
-    }
-    if (in_flight == 0) return;
     {
-      std::unique_lock<std::mutex> lock(mu);
-      cv.wait(lock, [&] { return !ended.empty(); });
-      taken.swap(ended);
+      std::unique_lock<std::mutex> lock(sh.mu);
+      while (sh.next < steps.size() && sh.running < window && !stopping()) {
+        to_start.push_back(steps[sh.next++]);
+        ++sh.running;
+      }
     }
-    in_flight -= taken.size();
+    for (const Step* s : to_start) start(s);
+    to_start.clear();
+    {
+      std::unique_lock<std::mutex> lock(sh.mu);
+      if (sh.ended.empty() && sh.running == 0) {
+        if (sh.next == steps.size() || stopping()) return;
+        continue;
+      }
+      sh.cv.wait(lock, [&] { return !sh.ended.empty(); });
+      taken.swap(sh.ended);
+    }
     finish(taken, round);
     taken.clear();
   }
