@@ -335,7 +335,8 @@ uint64_t Ledger::write_groups() const {
 
 // One transaction for the group: a statement that fails (a full disk, a broken file) rolls the
 // whole group back, and every caller of the group gets that error (it names the failing key), so
-// no caller is told "recorded" for a row that is not there.
+// no caller is told "recorded" for a row that is not there. Each statement is prepared once for
+// the group and rewound per row; the group's rows share one applied_at.
 Status Ledger::write_changes(const std::vector<Change>& changes) {
   std::lock_guard<std::mutex> lock(m_mu);
   std::optional<sqlite::Transaction> tx;
@@ -344,30 +345,49 @@ Status Ledger::write_changes(const std::vector<Change>& changes) {
     if (!t) return t.error();
     tx.emplace(std::move(*t));
   }
+  std::optional<sqlite::Statement> upsert, remove;
+  const int64_t now = now_seconds();
+  // The error of a row's statement, naming its key: "ledger: record <key>: <sqlite message>".
+  auto named = [&](const Error& e, const char* what, const std::string& key) {
+    const std::string prefix = m_db->context() + ": " + what + ": ";
+    std::string detail =
+        e.message.starts_with(prefix) ? e.message.substr(prefix.size()) : e.message;
+    return Error{e.code, m_db->context() + ": " + what + " " + key + ": " + detail};
+  };
   for (const auto& c : changes) {
     if (c.forget) {
-      auto st = m_db->prepare("DELETE FROM managed WHERE key = ?", "forget " + c.key);
-      if (!st) return st.error();
-      if (auto s = st->bind(c.key).run(); !s) return s;
+      if (!remove) {
+        auto st = m_db->prepare("DELETE FROM managed WHERE key = ?", "forget");
+        if (!st) return named(st.error(), "forget", c.key);
+        remove.emplace(std::move(*st));
+      }
+      remove->reset();
+      if (auto s = remove->bind(c.key).run(); !s) return named(s.error(), "forget", c.key);
       continue;
     }
-    auto st = m_db->prepare(
-        "INSERT INTO managed(key, kind, hash, revision, applied_at, version) VALUES(?,?,?,?,?,?) "
-        "ON CONFLICT(key) DO UPDATE SET kind=excluded.kind, hash=excluded.hash, "
-        "revision=excluded.revision, "
-        "applied_at=excluded.applied_at, version=excluded.version",
-        "record " + c.key);
-    if (!st) return st.error();
-    if (auto s = st->bind(c.key)
+    if (!upsert) {
+      auto st = m_db->prepare(
+          "INSERT INTO managed(key, kind, hash, revision, applied_at, version) VALUES(?,?,?,?,?,?) "
+          "ON CONFLICT(key) DO UPDATE SET kind=excluded.kind, hash=excluded.hash, "
+          "revision=excluded.revision, "
+          "applied_at=excluded.applied_at, version=excluded.version",
+          "record");
+      if (!st) return named(st.error(), "record", c.key);
+      upsert.emplace(std::move(*st));
+    }
+    upsert->reset();
+    if (auto s = upsert->bind(c.key)
                      .bind(c.kind)
                      .bind(c.hash)
                      .bind(c.revision)
-                     .bind(now_seconds())
+                     .bind(now)
                      .bind(static_cast<int64_t>(c.version))
                      .run();
         !s)
-      return s;
+      return named(s.error(), "record", c.key);
   }
+  upsert.reset();
+  remove.reset();
   return tx ? tx->commit() : ok_status();
 }
 

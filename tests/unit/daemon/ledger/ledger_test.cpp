@@ -425,4 +425,51 @@ TEST_CASE("ledger: record_all writes its changes in one transaction, forgets amo
   CHECK(applied->at("project/p0").revision == "r2");
 }
 
+TEST_CASE("ledger: a row the database refuses fails its whole group, and the error names its key",
+          "[ledger]") {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("flytecd-ledger-refused-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "ledger.db").string();
+  auto l = ledger::Ledger::open(path);
+  REQUIRE(l);
+  auto& ledger = **l;
+  REQUIRE(ledger.record("override/kept/TASK_RESOURCE", "override", "h0", "r1"));
+  {
+    // Another connection makes SQLite refuse one key, as a full disk or a broken file would.
+    auto db = sqlite::Database::open(path, "test");
+    REQUIRE(db);
+    REQUIRE(
+        (*db)->exec("CREATE TRIGGER refuse BEFORE INSERT ON managed WHEN "
+                    "NEW.key = 'override/p2/TASK_RESOURCE' BEGIN SELECT RAISE(ABORT, "
+                    "'refused by the test'); END",
+                    "trigger"));
+  }
+  std::vector<ledger::Ledger::ObjectChange> changes;
+  for (int i = 0; i < 5; ++i)
+    changes.push_back({"override/p" + std::to_string(i) + "/TASK_RESOURCE", "override",
+                       "h" + std::to_string(i), "r2", 0, false});
+  changes.push_back({"override/kept/TASK_RESOURCE", {}, {}, {}, 0, true});
+  const Status s = ledger.record_all(changes);
+  REQUIRE_FALSE(s);
+  INFO(s.error().message);
+  // RAISE(ABORT) is a constraint failure to SQLite: the wrapper's "duplicate key (…)".
+  CHECK(s.error().message ==
+        "ledger: record override/p2/TASK_RESOURCE: duplicate key (refused by the test)");
+  auto m = ledger.managed();
+  REQUIRE(m);
+  CHECK(m->size() == 1);  // rolled back: p0 and p1 are not there, the forget did not happen
+  CHECK(m->count("override/kept/TASK_RESOURCE"));
+  // The next group, without the refused key, is written.
+  changes.erase(changes.begin() + 2);
+  REQUIRE(ledger.record_all(changes));
+  m = ledger.managed();
+  REQUIRE(m);
+  CHECK(m->size() == 4);
+  CHECK_FALSE(m->count("override/kept/TASK_RESOURCE"));
+  l->reset();
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace FLYTECD_UNITY_ID
