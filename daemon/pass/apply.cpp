@@ -18,6 +18,10 @@ namespace {
 
 enum class Phase { projects, removals, writes, archives };
 
+// How long ended asynchronous steps wait to be recorded with others (their successors are
+// already running; only their ledger rows and report lines wait).
+constexpr std::chrono::milliseconds k_group_wait{5};
+
 Phase phase_of(const Step& s) {
   if (s.kind == ObjectKind::project)
     return s.action == Action::remove ? Phase::archives : Phase::projects;
@@ -214,24 +218,30 @@ void Executor::execute(const Step& s, int round) {
 // succeeds starts the next one from its own callback (as a client that only sends would: the
 // transport's thread starts it at once, so the window stays full while this thread writes the
 // ledger); a failed one, or one that ended inside a start, leaves the next to this thread, which
-// records the breaker first. Each time some have ended their rows go into the ledger in one
-// transaction (finish). Once stopping() holds no further step starts; those in flight end and are
-// recorded.
+// records the breaker first. Ended steps are taken in groups (half a window, all that run, or what
+// ended within k_group_wait) and each group's rows go into the ledger in one transaction (finish).
+// Once stopping() holds no further step starts; those in flight end and are recorded.
 void Executor::execute_async(const std::vector<const Step*>& steps, int round) {
   const size_t window = static_cast<size_t>(m_sink.async_window());
   struct Shared {
     std::mutex mu;
     std::condition_variable cv;
     std::vector<Ended> ended;
-    size_t next = 0;     // the next step to start
-    size_t running = 0;  // started and not yet ended; `sh` outlives them
+    size_t next = 0;      // the next step to start
+    size_t running = 0;   // started and not yet ended; `sh` outlives them
+    bool orphan = false;  // a step ended without starting the next while some remain
   } sh;
+  const size_t group = std::max<size_t>(1, window / 2);
+  // Whether this thread has something to do now (under sh.mu).
+  auto due = [&] {
+    return sh.ended.size() >= group || sh.running == 0 || (sh.orphan && !stopping());
+  };
   // Nonzero on a thread inside start(): a step that ends there (an adoption, a refusal, a sink
   // that answers before it returns) starts nothing, so starts never nest.
   static thread_local int starting = 0;
   std::function<void(const Step*)> start = [&](const Step* s) {
     ++starting;
-    m_sink.execute_async(*s, [this, &sh, &start, &steps, s](Status st) {
+    m_sink.execute_async(*s, [this, &sh, &start, &steps, &due, s](Status st) {
       const Step* more = nullptr;
       {
         std::lock_guard<std::mutex> lock(sh.mu);
@@ -241,8 +251,10 @@ void Executor::execute_async(const std::vector<const Step*>& steps, int round) {
         if (ok && starting == 0 && sh.next < steps.size() && !stopping()) {
           more = steps[sh.next++];
           ++sh.running;
+        } else if (sh.next < steps.size()) {
+          sh.orphan = true;
         }
-        sh.cv.notify_one();  // under the lock: once it is released, `sh` may be gone
+        if (due()) sh.cv.notify_one();  // under the lock: once it is released, `sh` may be gone
       }
       if (more) start(more);  // `more` is running: `sh` and `start` are still there
     });
@@ -253,6 +265,7 @@ void Executor::execute_async(const std::vector<const Step*>& steps, int round) {
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(sh.mu);
+      sh.orphan = false;
       while (sh.next < steps.size() && sh.running < window && !stopping()) {
         to_start.push_back(steps[sh.next++]);
         ++sh.running;
@@ -266,7 +279,8 @@ void Executor::execute_async(const std::vector<const Step*>& steps, int round) {
         if (sh.next == steps.size() || stopping()) return;
         continue;
       }
-      sh.cv.wait(lock, [&] { return !sh.ended.empty(); });
+      sh.cv.wait_for(lock, k_group_wait, due);
+      if (sh.ended.empty()) continue;
       taken.swap(sh.ended);
     }
     finish(taken, round);
