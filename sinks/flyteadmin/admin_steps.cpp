@@ -202,7 +202,8 @@ void AdminSink::execute_async(const sinks::Step& step, std::function<void(Status
   } else {
     for (OverrideRequest& req : render_override_step(step)) {
       std::string method(rpc_name(req));
-      std::visit([&](const auto& r) { check(method, r); }, req);
+      if (auto why = empty_override_scope(req); why && !refused)
+        refused = Error{ErrorCode::invalid_input, "flyteadmin: " + method + ": not sent: " + *why};
       rpcs.push_back(std::visit(
           [&](auto& r) {
             using R = std::decay_t<decltype(r)>;

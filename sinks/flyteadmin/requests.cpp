@@ -111,4 +111,23 @@ std::optional<std::string> empty_scope(const google::protobuf::Message& req) {
   return std::nullopt;
 }
 
+std::optional<std::string> empty_override_scope(const OverrideRequest& req) {
+  return std::visit(
+      [](const auto& r) -> std::optional<std::string> {
+        // Updates name their scope in `attributes`, deletes in their own fields; project-level
+        // messages have no domain.
+        auto check = [](const auto& m, const char* where) -> std::optional<std::string> {
+          if (m.project().empty()) return std::string("empty ") + where + "project";
+          if constexpr (requires { m.domain(); })
+            if (m.domain().empty()) return std::string("empty ") + where + "domain";
+          return std::nullopt;
+        };
+        if constexpr (requires { r.attributes(); })
+          return check(r.attributes(), "attributes.");
+        else
+          return check(r, "");
+      },
+      req);
+}
+
 }  // namespace flytecd::sinks::flyteadmin

@@ -47,5 +47,8 @@ std::vector<OverrideRequest> render_override_step(const sinks::Step& step);
 // project matches the first row and DeleteProjectAttributes{project: ""} deletes that attribute
 // in every project; flytecd refuses to send such a request at all. Pure.
 std::optional<std::string> empty_scope(const google::protobuf::Message& req);
+// empty_scope of an override request, read from its typed fields (the same answer, without
+// reflection: it runs for every step of an apply).
+std::optional<std::string> empty_override_scope(const OverrideRequest& req);
 
 }  // namespace flytecd::sinks::flyteadmin

@@ -202,4 +202,24 @@ TEST_CASE("admin requests: a request with an empty project or domain is never se
   CHECK_FALSE(empty_scope(admin::ProjectListRequest()));
 }
 
+// The apply's typed check answers as the reflective one, for every override request.
+TEST_CASE("admin requests: the typed override check gives empty_scope's answer",
+          "[admin-requests]") {
+  using sinks::flyteadmin::empty_override_scope;
+  using sinks::flyteadmin::empty_scope;
+  int refused = 0;
+  for (const char* p : {"", "flytesnacks"})
+    for (const char* d : {"", "development"})
+      for (const char* w : {"", "wf"})
+        for (const auto& o : {cluster_override(p, d, w), queue_override(p, d, w)})
+          for (const auto& req : {render_override_update(o), render_override_delete(o)}) {
+            const auto typed = empty_override_scope(req);
+            const auto reflective = std::visit([](const auto& r) { return empty_scope(r); }, req);
+            INFO(p << "/" << d << "/" << w << " " << sinks::flyteadmin::rpc_name(req));
+            CHECK(typed == reflective);
+            refused += typed.has_value();
+          }
+  CHECK(refused == 20);  // of 32: the 16 without a project, the 4 of a workflow without a domain
+}
+
 }  // namespace FLYTECD_UNITY_ID
