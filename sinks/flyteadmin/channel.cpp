@@ -44,6 +44,9 @@ Result<Connection> open_connection(const AdminConfig& cfg, const std::string& wh
                           "' is not supported by flytecd (use ClientSecret, or none)");
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(64 << 20);
+  // flytecd retries itself (Attempts: backoff, refresh-once, counting); gRPC's own retry layer
+  // would only add per-call buffering for the transparent retries flytecd's retry covers.
+  args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);
   out.channel = grpc::CreateCustomChannel(cfg.endpoint, creds, args);
   return out;
 }
