@@ -14,6 +14,17 @@ namespace FLYTECD_UNITY_ID {  // this file's names, apart in a batch (tests/CMak
 
 using namespace flytecd;
 
+namespace {
+// A fresh, empty directory for a file ledger (the test removes it).
+std::filesystem::path scratch_dir(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("flytecd-ledger-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+}  // namespace
+
 TEST_CASE("ledger: record, read back and forget managed objects", "[ledger]") {
   auto l = ledger::Ledger::open(":memory:");
   REQUIRE(l);
@@ -349,10 +360,7 @@ TEST_CASE("ledger: ownership is replaced whole with the converged revision, and 
 
 TEST_CASE("ledger: records that arrive together share one transaction, each returns committed",
           "[ledger]") {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("flytecd-ledger-group-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const auto dir = scratch_dir("group");
   const std::string path = (dir / "ledger.db").string();
   auto l = ledger::Ledger::open(path);
   REQUIRE(l);
@@ -427,10 +435,7 @@ TEST_CASE("ledger: record_all writes its changes in one transaction, forgets amo
 
 TEST_CASE("ledger: a row the database refuses fails its whole group, and the error names its key",
           "[ledger]") {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("flytecd-ledger-refused-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const auto dir = scratch_dir("refused");
   const std::string path = (dir / "ledger.db").string();
   auto l = ledger::Ledger::open(path);
   REQUIRE(l);
