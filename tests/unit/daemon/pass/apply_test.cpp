@@ -2,9 +2,12 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <condition_variable>
+#include <deque>
 #include <functional>
 #include <mutex>
 #include <set>
+#include <thread>
 
 #include "daemon/pass/apply.hpp"
 
@@ -94,6 +97,60 @@ class TogetherSink final : public sinks::Sink {
  private:
   int m_window;
   std::vector<std::pair<const Step*, std::function<void(Status)>>> m_held;
+};
+
+// A sink with asynchronous steps that end on a thread of its own, as gRPC's callbacks do: each
+// step runs there in the order started, then its `done` is called there. Records which thread
+// started each step.
+class ThreadedSink final : public sinks::Sink {
+ public:
+  explicit ThreadedSink(int window) : m_window(window), m_thread([this] { run(); }) {}
+  ~ThreadedSink() override {
+    {
+      std::lock_guard<std::mutex> lock(m_mu);
+      m_stop = true;
+    }
+    m_cv.notify_one();
+    m_thread.join();
+  }
+  ScriptedSink inner;
+  std::atomic<int> started_on_sink_thread{0};
+  std::atomic<int> started_elsewhere{0};
+
+  sinks::Capabilities capabilities() const override { return inner.capabilities(); }
+  Result<State> observe() override { return inner.observe(); }
+  Status execute(const Step& s) override { return inner.execute(s); }
+  std::string describe() const override { return "threaded"; }
+  int async_window() const override { return m_window; }
+  void execute_async(const Step& s, std::function<void(Status)> done) override {
+    ++(std::this_thread::get_id() == m_thread.get_id() ? started_on_sink_thread
+                                                       : started_elsewhere);
+    {
+      std::lock_guard<std::mutex> lock(m_mu);
+      m_queue.emplace_back(&s, std::move(done));
+    }
+    m_cv.notify_one();
+  }
+
+ private:
+  void run() {
+    std::unique_lock<std::mutex> lock(m_mu);
+    for (;;) {
+      m_cv.wait(lock, [&] { return m_stop || !m_queue.empty(); });
+      if (m_queue.empty()) return;
+      auto [step, done] = std::move(m_queue.front());
+      m_queue.pop_front();
+      lock.unlock();
+      done(inner.execute(*step));  // may start the next step, on this thread
+      lock.lock();
+    }
+  }
+  int m_window;
+  std::mutex m_mu;
+  std::condition_variable m_cv;
+  std::deque<std::pair<const Step*, std::function<void(Status)>>> m_queue;
+  bool m_stop = false;
+  std::thread m_thread;  // last: starts once the rest is built
 };
 
 std::unique_ptr<ledger::Ledger> memory_ledger() {
@@ -330,6 +387,43 @@ TEST_CASE("apply: steps of an asynchronous sink that end together are recorded i
   REQUIRE(managed.ok());
   CHECK(managed->size() == 40);
   for (const auto& [k, st] : states(r)) CHECK(st == ObjectState::synced);
+}
+
+TEST_CASE(
+    "apply: a step that succeeds starts the next from its own callback; a failure leaves it "
+    "to the pass, which counts it for the breaker first",
+    "[apply][async][breaker]") {
+  SECTION("successes: only the first window starts on the pass's thread") {
+    ThreadedSink sink(8);
+    auto ledger = memory_ledger();
+    const State desired = desired_of(200);
+    ApplyOptions o;
+    o.revision = "r1";
+    auto r = apply(sink, *ledger, desired, o);
+    INFO(r.error);
+    REQUIRE(r.ok());
+    CHECK(sink.inner.executed.load() == 200);
+    CHECK(sink.started_elsewhere.load() == 8);
+    CHECK(sink.started_on_sink_thread.load() == 192);
+    auto managed = ledger->managed();
+    REQUIRE(managed.ok());
+    CHECK(managed->size() == 200);  // every row recorded, whichever thread started its step
+  }
+  SECTION("failures: the callback starts nothing, and nothing starts once the breaker opens") {
+    ThreadedSink sink(4);
+    sink.inner.writes_before_down = 0;  // every write UNAVAILABLE
+    auto ledger = memory_ledger();
+    const State desired = desired_of(200);
+    ApplyOptions o;
+    o.revision = "r1";
+    auto r = apply(sink, *ledger, desired, o);
+    CHECK_FALSE(r.ok());
+    CHECK(r.target_down());
+    CHECK(sink.started_on_sink_thread.load() == 0);
+    // Opens at the 5th failure; at most a window was in flight when the pass saw it.
+    CHECK(sink.inner.executed.load() <= 5 + 4);
+    CHECK(r.failed == static_cast<size_t>(sink.inner.executed.load()));
+  }
 }
 
 }  // namespace FLYTECD_UNITY_ID
