@@ -390,8 +390,8 @@ TEST_CASE("apply: steps of an asynchronous sink that end together are recorded i
 }
 
 TEST_CASE(
-    "apply: a step that succeeds starts the next from its own callback; a failure leaves it "
-    "to the pass, which counts it for the breaker first",
+    "apply: a step that succeeds starts the next from its own callback, a failure leaves that "
+    "to the pass (which counts it for the breaker first)",
     "[apply][async][breaker]") {
   SECTION("successes: only the first window starts on the pass's thread") {
     ThreadedSink sink(8);
