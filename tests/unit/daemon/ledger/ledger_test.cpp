@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <thread>
 #include <vector>
 
@@ -473,6 +474,49 @@ TEST_CASE("ledger: a row the database refuses fails its whole group, and the err
   REQUIRE(m);
   CHECK(m->size() == 4);
   CHECK_FALSE(m->count("override/kept/TASK_RESOURCE"));
+  l->reset();
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("ledger: managed counts by kind of key equal a GROUP BY over every key", "[ledger]") {
+  const auto dir = scratch_dir("counts");
+  const std::string path = (dir / "ledger.db").string();
+  auto l = ledger::Ledger::open(path);
+  REQUIRE(l);
+  auto& ledger = **l;
+  auto counts = ledger.managed_counts();
+  REQUIRE(counts);
+  CHECK(counts->empty());
+  std::vector<ledger::Ledger::ObjectChange> changes;
+  for (int i = 0; i < 40; ++i)
+    changes.push_back({"override/p" + std::to_string(i) + "/development/TASK_RESOURCE", "override",
+                       "h", "r1", 0, false});
+  for (int i = 0; i < 7; ++i)
+    changes.push_back({"project/p" + std::to_string(i), "project", "h", "r1", 0, false});
+  // Kinds that sort around others, keys without '/' or starting with it, non-ASCII.
+  for (const char* key : {"settings/org/x", "project-x/y", "project.x/y", "project0/y", "project",
+                          "/leading", "no-slash", "zz/\xc3\xa9", "a/b/c/d"})
+    changes.push_back({key, "object", "h", "r1", 0, false});
+  REQUIRE(ledger.record_all(changes));
+  counts = ledger.managed_counts();
+  REQUIRE(counts);
+  std::map<std::string, size_t> grouped;
+  {
+    auto db = sqlite::Database::open(path, "test");
+    REQUIRE(db);
+    auto st = (*db)->prepare(
+        "SELECT substr(key, 1, instr(key, '/') - 1), COUNT(*) FROM managed GROUP BY 1", "count");
+    REQUIRE(st);
+    REQUIRE(st->each([&](const sqlite::Statement& row) {
+      grouped[row.text(0)] = static_cast<size_t>(row.int64(1));
+    }));
+  }
+  CHECK(*counts == grouped);
+  CHECK(counts->at("override") == 40);
+  CHECK(counts->at("project") == 7);
+  CHECK(counts->at("") == 3);  // "project", "no-slash", "/leading"
+  CHECK(counts->at("project-x") == 1);
+  CHECK(counts->at("project0") == 1);
   l->reset();
   std::filesystem::remove_all(dir);
 }
