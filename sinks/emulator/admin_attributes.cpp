@@ -277,21 +277,29 @@ Status Admin::delete_workflow_attributes(const fa::WorkflowAttributesDeleteReque
 Status Admin::list_matchable_attributes(const fa::ListMatchableAttributesRequest& req,
                                         fa::ListMatchableAttributesResponse* out) {
   if (!fa::MatchableResource_IsValid(req.resource_type())) return invalid_value("resource_type");
-  return in_tx(m_store, false, [&](Tx& tx) -> Status {
-    auto rows = tx.list_resources(req.resource_type());
-    if (!rows) return rows.error();
-    for (const auto& r : *rows) {
-      auto parsed = attributes_of(r);
-      if (!parsed) return parsed.error();
-      auto* c = out->add_configurations();
-      *c->mutable_attributes() = std::move(*parsed);
-      c->set_project(r.key.project);
-      c->set_domain(r.key.domain);
-      c->set_workflow(r.key.workflow);
-      c->set_launch_plan(r.key.launch_plan);
-    }
-    return ok_status();
-  });
+  // The rows are read in the transaction, the answer built after it: FlyteAdmin's database serves
+  // other calls while a large list is converted, and the store's one transaction at a time would
+  // otherwise hold every other call for the whole conversion.
+  std::vector<ResourceRow> rows;
+  if (auto st = in_tx(m_store, false, [&](Tx& tx) -> Status {
+        auto read = tx.list_resources(req.resource_type());
+        if (!read) return read.error();
+        rows = std::move(*read);
+        return ok_status();
+      });
+      !st)
+    return st;
+  out->mutable_configurations()->Reserve(static_cast<int>(rows.size()));
+  for (const auto& r : rows) {
+    auto* c = out->add_configurations();
+    if (!parse_blob(c->mutable_attributes(), r.attributes))
+      return internal("emulator: corrupt resource row");
+    c->set_project(r.key.project);
+    c->set_domain(r.key.domain);
+    c->set_workflow(r.key.workflow);
+    c->set_launch_plan(r.key.launch_plan);
+  }
+  return ok_status();
 }
 
 }  // namespace flytecd::sinks::emulator

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <fstream>
 #include <functional>
+#include <future>
 #include <optional>
 #include <random>
 #include <set>
@@ -189,17 +190,52 @@ Result<std::map<std::string, sinks::ProjectState>> AdminSink::Impl::list_project
   return out;
 }
 
-Result<std::vector<sinks::OverrideState>> AdminSink::Impl::list_rows(sinks::AttributeType type) {
-  using Stub = flyteidl::service::AdminService::Stub;
+namespace {
+// ListMatchableAttributes on the wire, its answer read as MatchableAttributesRowList
+// (flytecd_service.proto): each row's attributes stay bytes until a row is wanted.
+class MatchableRowsStub {
+ public:
+  explicit MatchableRowsStub(std::shared_ptr<grpc::Channel> channel)
+      : m_channel(std::move(channel)),
+        m_method("/flyteidl.service.AdminService/ListMatchableAttributes",
+                 grpc::internal::RpcMethod::NORMAL_RPC, m_channel) {}
+  grpc::Status List(grpc::ClientContext* ctx, const admin::ListMatchableAttributesRequest& req,
+                    flyteidl::service::MatchableAttributesRowList* resp) {
+    return grpc::internal::BlockingUnaryCall<
+        admin::ListMatchableAttributesRequest, flyteidl::service::MatchableAttributesRowList,
+        google::protobuf::MessageLite, google::protobuf::MessageLite>(m_channel.get(), m_method,
+                                                                      ctx, req, resp);
+  }
+
+ private:
+  std::shared_ptr<grpc::Channel> m_channel;
+  grpc::internal::RpcMethod m_method;
+};
+}  // namespace
+
+Result<std::vector<sinks::OverrideState>> AdminSink::Impl::list_rows(
+    sinks::AttributeType type, const std::set<std::string>* wanted) {
   admin::ListMatchableAttributesRequest req;
   req.set_resource_type(type);
-  admin::ListMatchableAttributesResponse resp;
-  if (auto s = call("ListMatchableAttributes", req, &resp, &Stub::ListMatchableAttributes); !s)
+  flyteidl::service::MatchableAttributesRowList resp;
+  MatchableRowsStub rows(channel);
+  if (auto s = call_on(&rows, "ListMatchableAttributes", req, &resp, &MatchableRowsStub::List); !s)
     return s.error();
   std::vector<sinks::OverrideState> out;
-  for (const auto& row : resp.configurations()) {
+  for (auto& row : *resp.mutable_configurations()) {
     if (!row.launch_plan().empty()) continue;  // launch-plan level rows are not API-writable
-    out.push_back(parse_row(row, type));
+    sinks::OverrideState o{
+        sinks::Scope{std::move(*row.mutable_project()), std::move(*row.mutable_domain()),
+                     std::move(*row.mutable_workflow())},
+        type,
+        {}};
+    if (wanted && !wanted->count(sinks::override_key(o.scope, type))) continue;
+    if (!o.value.ParseFromString(row.attributes()))
+      return make_error(ErrorCode::internal,
+                        "flyteadmin: ListMatchableAttributes: the attributes of " +
+                            sinks::override_key(o.scope, type) +
+                            " in the answer are not a flyteidl.admin.MatchingAttributes message");
+    out.push_back(std::move(o));
   }
   return out;
 }
@@ -241,6 +277,21 @@ ScopedReads plan_scoped_reads(const std::set<std::string>& keys,
 
 Result<sinks::State> AdminSink::observe_scoped(const ObserveScope& scope) {
   if (scope.everything()) return observe();
+  // Project-level WORKFLOW_EXECUTION_CONFIG rows always come from the List (plan_scoped_reads):
+  // it is sent now, while the projects and the Gets are read, for every key of that type asked
+  // (which the reads below narrow).
+  constexpr auto k_listed_type = admin::WORKFLOW_EXECUTION_CONFIG;
+  std::set<std::string> prefetch;
+  bool prefetch_needed = false;
+  for (const auto& key : scope.override_keys)
+    if (auto k = parse_override_key(key); k && k->type == k_listed_type) {
+      prefetch.insert(key);
+      prefetch_needed = prefetch_needed || k->scope.level() == sinks::Level::project;
+    }
+  std::future<Result<std::vector<sinks::OverrideState>>> prefetched;
+  if (prefetch_needed)
+    prefetched = std::async(std::launch::async,
+                            [&] { return m_impl->list_rows(k_listed_type, &prefetch); });
   sinks::State st;
   auto projects = m_impl->get_projects(scope.projects);
   if (!projects) return projects.error();
@@ -255,7 +306,8 @@ Result<sinks::State> AdminSink::observe_scoped(const ObserveScope& scope) {
   // configured) is answered by the List, which validates nothing.
   for (auto& k : refused) reads.listed[k.type].insert(k.key);
   for (const auto& [type, keys] : reads.listed) {
-    auto rows = m_impl->list_rows(type);
+    auto rows = type == k_listed_type && prefetched.valid() ? prefetched.get()
+                                                            : m_impl->list_rows(type, &keys);
     if (!rows) return rows.error();
     for (auto& o : *rows) {
       std::string key = sinks::override_key(o.scope, o.type);

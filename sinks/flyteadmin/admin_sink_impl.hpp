@@ -105,7 +105,10 @@ struct AdminSink::Impl {
 
   // The reads of observe() and observe_scoped() (defined below them).
   Result<std::map<std::string, sinks::ProjectState>> list_projects();
-  Result<std::vector<sinks::OverrideState>> list_rows(sinks::AttributeType type);
+  // Every row of `type` FlyteAdmin lists (below launch-plan level), or only those whose keys are
+  // in `wanted`: the others' attributes are never parsed.
+  Result<std::vector<sinks::OverrideState>> list_rows(sinks::AttributeType type,
+                                                      const std::set<std::string>* wanted = nullptr);
   Result<std::map<std::string, sinks::ProjectState>> get_projects(const std::set<std::string>& ids);
   Result<std::optional<sinks::OverrideState>> get_row(const RowKey& k);
   Result<std::vector<std::optional<sinks::OverrideState>>> get_rows(const std::vector<RowKey>& ks,

@@ -226,6 +226,31 @@ TEST_CASE("admin sink: a scoped observation lists no rows but WORKFLOW_EXECUTION
   CHECK(calls.count("ListProjects") == 0);
 }
 
+TEST_CASE("admin sink: a scoped observation sends its List while it reads the projects and rows",
+          "[admin-sink][observe-scoped]") {
+  // The project-level WORKFLOW_EXECUTION_CONFIG rows come from a List of every such row; it is
+  // sent first and read while the GetProject and Get*Attributes calls run, not after them. Seen
+  // from the server: when GetProject fails, the List has still been received (sent after the
+  // Gets, as before, it never was).
+  Seeded s = seeded();
+  sinks::emulator::FaultRule broken;
+  broken.method = "GetProject";
+  broken.error_rate = 1;
+  broken.code = "INTERNAL";
+  s.emulator->set_faults({broken});
+  const uint64_t lists = s.emulator->calls("ListMatchableAttributes");
+  auto scoped = s.sink->observe_scoped(ObserveScope{{"alpha", "delta"}, k_keys});
+  REQUIRE_FALSE(scoped.ok());
+  CHECK_THAT(scoped.error().message, Catch::Contains("GetProject"));
+  CHECK(s.emulator->calls("ListMatchableAttributes") == lists + 1);
+  // Without a project-level WORKFLOW_EXECUTION_CONFIG key nothing is listed ahead.
+  std::set<std::string> no_exec_config;
+  for (const auto& k : k_keys)
+    if (k.find("WORKFLOW_EXECUTION_CONFIG") == std::string::npos) no_exec_config.insert(k);
+  REQUIRE_FALSE(s.sink->observe_scoped(ObserveScope{{"alpha"}, no_exec_config}).ok());
+  CHECK(s.emulator->calls("ListMatchableAttributes") == lists + 1);
+}
+
 TEST_CASE("admin sink: a scoped observation returns an archived project and its rows",
           "[admin-sink][observe-scoped]") {
   Seeded s = seeded();
