@@ -281,14 +281,13 @@ Status Admin::list_matchable_attributes(const fa::ListMatchableAttributesRequest
   // other calls while a large list is converted, and the store's one transaction at a time would
   // otherwise hold every other call for the whole conversion.
   std::vector<ResourceRow> rows;
-  if (auto st = in_tx(m_store, false, [&](Tx& tx) -> Status {
-        auto read = tx.list_resources(req.resource_type());
-        if (!read) return read.error();
-        rows = std::move(*read);
-        return ok_status();
-      });
-      !st)
-    return st;
+  auto read = [&](Tx& tx) -> Status {
+    auto listed = tx.list_resources(req.resource_type());
+    if (!listed) return listed.error();
+    rows = std::move(*listed);
+    return ok_status();
+  };
+  if (auto st = in_tx(m_store, false, read); !st) return st;
   out->mutable_configurations()->Reserve(static_cast<int>(rows.size()));
   for (const auto& r : rows) {
     auto* c = out->add_configurations();

@@ -290,8 +290,8 @@ Result<sinks::State> AdminSink::observe_scoped(const ObserveScope& scope) {
     }
   std::future<Result<std::vector<sinks::OverrideState>>> prefetched;
   if (prefetch_needed)
-    prefetched = std::async(std::launch::async,
-                            [&] { return m_impl->list_rows(k_listed_type, &prefetch); });
+    prefetched =
+        std::async(std::launch::async, [&] { return m_impl->list_rows(k_listed_type, &prefetch); });
   sinks::State st;
   auto projects = m_impl->get_projects(scope.projects);
   if (!projects) return projects.error();
