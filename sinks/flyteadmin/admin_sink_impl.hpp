@@ -107,8 +107,8 @@ struct AdminSink::Impl {
   Result<std::map<std::string, sinks::ProjectState>> list_projects();
   // Every row of `type` FlyteAdmin lists (below launch-plan level), or only those whose keys are
   // in `wanted`: the others' attributes are never parsed.
-  Result<std::vector<sinks::OverrideState>> list_rows(sinks::AttributeType type,
-                                                      const std::set<std::string>* wanted = nullptr);
+  Result<std::vector<sinks::OverrideState>> list_rows(
+      sinks::AttributeType type, const std::set<std::string>* wanted = nullptr);
   Result<std::map<std::string, sinks::ProjectState>> get_projects(const std::set<std::string>& ids);
   Result<std::optional<sinks::OverrideState>> get_row(const RowKey& k);
   Result<std::vector<std::optional<sinks::OverrideState>>> get_rows(const std::vector<RowKey>& ks,
