@@ -139,6 +139,12 @@ Result<LoadedPackage> DefaultPackageResolver::load(const model::Registration& r,
   return loaded;
 }
 
+std::string DefaultPackageResolver::identity(const model::Registration& r) const {
+  if (r.verify) return {};
+  auto ref = package_ref_of(r, m_registry);
+  return ref ? ref->to_string() : std::string();
+}
+
 RepoFileReader directory_reader(const std::string& root, uint64_t max_bytes) {
   return [root, max_bytes](const std::string& path) {
     return sources::local::read_repo_file(root, path, max_bytes);

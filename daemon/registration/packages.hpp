@@ -31,6 +31,13 @@ class PackageResolver {
   // whatever sources::PackageSource::load reports. `control.cancel` aborts a transfer in flight.
   virtual Result<LoadedPackage> load(const model::Registration& r, const LoadControl& control) = 0;
   Result<LoadedPackage> load(const model::Registration& r) { return load(r, LoadControl{}); }
+  // What load(r) reads: registrations with the same non-empty identity load the same package
+  // (the same address under the same signature policy), so one plan may load it once for all of
+  // them. Empty (the default): each loads on its own.
+  virtual std::string identity(const model::Registration& r) const {
+    (void)r;
+    return {};
+  }
 };
 
 // OCI and HTTPS packages through the fetcher (content-addressed cache), repository paths through
@@ -55,6 +62,9 @@ class DefaultPackageResolver : public PackageResolver {
                          RepoFileReader read_repo_file, Verification verification = {});
   using PackageResolver::load;
   Result<LoadedPackage> load(const model::Registration& r, const LoadControl& control) override;
+  // The expanded address, when no verify: of its own applies (the default policy then follows
+  // from the address); empty otherwise.
+  std::string identity(const model::Registration& r) const override;
 
  private:
   Result<sources::VerifyPolicy> policy_of(const sources::VerifySpec& spec) const;

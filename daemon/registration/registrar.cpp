@@ -132,13 +132,17 @@ Observation observe(Context& ctx, const std::vector<model::Registration>& desire
 
   std::vector<std::optional<Result<PackageFacts>>> facts(desired.size());
   std::vector<std::optional<Result<std::vector<std::string>>>> missing(desired.size());
-  run_jobs(desired.size(), ctx.packages_in_flight(), [&](size_t i) {
+  // 200 registrations of one package read and hash it once.
+  SharedLoads loads(ctx, desired);
+  run_jobs(desired.size(), ctx.packages_in_flight(), [&](size_t k) {
+    const size_t i = loads.order()[k];
     const model::Registration& r = desired[i];
     facts[i] = [&]() -> Result<PackageFacts> {
       if (auto no = ctx.not_startable()) return *no;
       const auto& scope_live = obs.live.at({r.project, r.domain});
       if (!scope_live) return scope_live.error().wrap("reading active launch plans");
-      auto loaded = ctx.packages.load(r, ctx.load_control());
+      const SharedLoads::Loaded shared = loads.get(i);
+      const Result<LoadedPackage>& loaded = *shared;
       if (!loaded) return loaded.error();
       PackageFacts f = facts_of(*loaded);
       auto prev = obs.records.find(registration_key(r));

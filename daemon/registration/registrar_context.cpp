@@ -1,5 +1,7 @@
 #include "daemon/registration/registrar_context.hpp"
 
+#include <algorithm>
+
 #include "daemon/model/package_ref.hpp"
 
 namespace flytecd::registration::detail {
@@ -23,6 +25,40 @@ fc::Identifier lp_id(const std::string& project, const std::string& domain, cons
   id.set_name(name);
   id.set_version(version);
   return id;
+}
+
+SharedLoads::SharedLoads(Context& ctx, const std::vector<model::Registration>& desired)
+    : m_ctx(ctx), m_desired(desired), m_identity(desired.size()), m_order(desired.size()) {
+  for (size_t i = 0; i < desired.size(); ++i) {
+    m_identity[i] = ctx.packages.identity(desired[i]);
+    if (!m_identity[i].empty()) ++m_users[m_identity[i]];
+    m_order[i] = i;
+  }
+  std::stable_sort(m_order.begin(), m_order.end(),
+                   [&](size_t a, size_t b) { return m_identity[a] < m_identity[b]; });
+}
+
+SharedLoads::Loaded SharedLoads::get(size_t i) {
+  const std::string& id = m_identity[i];
+  auto load = [&] {
+    return std::make_shared<const Result<LoadedPackage>>(
+        m_ctx.packages.load(m_desired[i], m_ctx.load_control()));
+  };
+  if (id.empty()) return load();
+  std::optional<std::promise<Loaded>> first;
+  std::shared_future<Loaded> loaded;
+  {
+    std::lock_guard<std::mutex> lock(m_mu);
+    auto it = m_loads.find(id);
+    if (it == m_loads.end()) {
+      first.emplace();
+      it = m_loads.emplace(id, Entry{first->get_future().share(), m_users.at(id)}).first;
+    }
+    loaded = it->second.loaded;
+    if (--it->second.waiting == 0) m_loads.erase(it);
+  }
+  if (first) first->set_value(load());
+  return loaded.get();
 }
 
 PackageFacts facts_of(const LoadedPackage& loaded) {

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <future>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -155,6 +157,32 @@ void add_facts(const Package& pkg, PackageFacts& f);
 // blobs and manifests are cached by digest; a pinned https package is found in the cache).
 // Repository paths are read from the revision being reconciled, which does not change.
 model::Registration pinned(const model::Registration& r, const PackageFacts& f);
+
+// The packages of one plan, each loaded once however many registrations name it (equal
+// PackageResolver::identity): order() puts the registrations that share a package next to each
+// other, so run in that order its bytes live while they are planned and no longer. Thread-safe.
+class SharedLoads {
+ public:
+  using Loaded = std::shared_ptr<const Result<LoadedPackage>>;
+  SharedLoads(Context& ctx, const std::vector<model::Registration>& desired);
+  // Registration indices, those of one package together.
+  const std::vector<size_t>& order() const { return m_order; }
+  // desired[i]'s package: loaded by its first registration, waited for by the others.
+  Loaded get(size_t i);
+
+ private:
+  struct Entry {
+    std::shared_future<Loaded> loaded;
+    size_t waiting = 0;  // registrations still to get it; the entry goes at 0
+  };
+  Context& m_ctx;
+  const std::vector<model::Registration>& m_desired;
+  std::vector<std::string> m_identity;
+  std::vector<size_t> m_order;
+  std::map<std::string, size_t> m_users;
+  std::mutex m_mu;
+  std::map<std::string, Entry> m_loads;
+};
 
 // A package loaded for execution and decoded; its digest must be the one planned.
 Result<Package> load_planned(Context& ctx, const model::Registration& r, const PackageFacts& f);

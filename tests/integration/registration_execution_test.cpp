@@ -222,6 +222,77 @@ TEST_CASE("plan_registrations writes nothing, execute_registrations carries out 
   CHECK(h.emu->calls("CreateTask") == 39);
 }
 
+namespace {
+// The harness's resolver, counting the loads of each package address.
+class CountingResolver : public registration::PackageResolver {
+ public:
+  explicit CountingResolver(registration::PackageResolver& inner) : m_inner(inner) {}
+  Result<sources::LoadedPackage> load(const model::Registration& r,
+                                      const sources::LoadControl& control) override {
+    {
+      std::lock_guard<std::mutex> lock(m_mu);
+      ++m_loads[r.package];
+    }
+    return m_inner.load(r, control);
+  }
+  std::string identity(const model::Registration& r) const override { return m_inner.identity(r); }
+  std::map<std::string, int> loads() {
+    std::lock_guard<std::mutex> lock(m_mu);
+    return m_loads;
+  }
+
+ private:
+  registration::PackageResolver& m_inner;
+  std::mutex m_mu;
+  std::map<std::string, int> m_loads;
+};
+}  // namespace
+
+TEST_CASE("a plan reads each package once however many registrations name it",
+          "[registration][integration][plan]") {
+  Harness h;
+  // Nine registrations of one package (three names and versions in each domain, none activating:
+  // two would keep one launch plan ACTIVE) and one of another.
+  std::vector<model::Registration> regs;
+  for (const char* domain : {"development", "staging", "production"})
+    for (const std::string name : {"a", "b", "c"})
+      regs.push_back(reg(name, "flytesnacks", domain, "v-" + name, "packages/flytesnacks-core.tgz",
+                         model::Activate::none));
+  regs.push_back(reg("other", "ml", "development", "v1", "packages/valid-register.tgz"));
+  registration::RegistrarOptions o;
+  o.revision = "test";
+  o.parallelism = 8;
+  CountingResolver counting(*h.packages);
+  auto plan = registration::plan_registrations(regs, *h.sink, counting, *h.ledger, o);
+  REQUIRE(plan.ok());
+  CHECK(counting.loads() == std::map<std::string, int>{{"packages/flytesnacks-core.tgz", 1},
+                                                       {"packages/valid-register.tgz", 1}});
+  // Each registration still planned from its package: the same digest and counts as alone.
+  auto alone = registration::plan_registrations({regs[4]}, *h.sink, *h.packages, *h.ledger, o);
+  REQUIRE(alone.ok());
+  REQUIRE(plan->items.size() == regs.size());
+  for (const auto& it : plan->items) {
+    INFO(it.key << ": " << it.message);
+    CHECK(it.state == registration::ItemState::register_);
+    if (it.registration->package != regs[4].package) continue;
+    CHECK(it.package.digest == alone->items.at(0).package.digest);
+    CHECK(it.launch_plans == alone->items.at(0).launch_plans);
+    CHECK(it.count(registration::StepKind::create_tasks) == 1);
+    CHECK(it.steps.at(2).count == 39);
+  }
+
+  // Executed, then planned again: in sync, each package read once more.
+  auto rep = registration::execute_registrations(*plan, *h.sink, counting, *h.ledger, o);
+  REQUIRE(rep.ok());
+  const auto before = counting.loads();
+  auto again = registration::plan_registrations(regs, *h.sink, counting, *h.ledger, o);
+  REQUIRE(again.ok());
+  for (const auto& it : again->items) CHECK(it.state == registration::ItemState::in_sync);
+  auto after = counting.loads();
+  CHECK(after["packages/flytesnacks-core.tgz"] - before.at("packages/flytesnacks-core.tgz") == 1);
+  CHECK(after["packages/valid-register.tgz"] - before.at("packages/valid-register.tgz") == 1);
+}
+
 TEST_CASE("a package that changes between plan and execution is not registered",
           "[registration][integration][plan]") {
   Harness h;
