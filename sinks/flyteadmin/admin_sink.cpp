@@ -191,26 +191,31 @@ Result<std::map<std::string, sinks::ProjectState>> AdminSink::Impl::list_project
 }
 
 namespace {
-// ListMatchableAttributes on the wire, its answer read as MatchableAttributesRowList
-// (flytecd_service.proto): each row's attributes stay bytes until a row is wanted.
-class MatchableRowsStub {
+// An AdminService method with a lighter answer type than the generated stub's
+// (flytecd_service.proto: the same field numbers, the parts not needed left as bytes or out),
+// called as the generated stub calls it.
+template <typename Req, typename Resp>
+class LightStub {
  public:
-  explicit MatchableRowsStub(std::shared_ptr<grpc::Channel> channel)
+  LightStub(std::shared_ptr<grpc::Channel> channel, const char* path)
       : m_channel(std::move(channel)),
-        m_method("/flyteidl.service.AdminService/ListMatchableAttributes",
-                 grpc::internal::RpcMethod::NORMAL_RPC, m_channel) {}
-  grpc::Status List(grpc::ClientContext* ctx, const admin::ListMatchableAttributesRequest& req,
-                    flyteidl::service::MatchableAttributesRowList* resp) {
-    return grpc::internal::BlockingUnaryCall<
-        admin::ListMatchableAttributesRequest, flyteidl::service::MatchableAttributesRowList,
-        google::protobuf::MessageLite, google::protobuf::MessageLite>(m_channel.get(), m_method,
-                                                                      ctx, req, resp);
+        m_method(path, grpc::internal::RpcMethod::NORMAL_RPC, m_channel) {}
+  grpc::Status Call(grpc::ClientContext* ctx, const Req& req, Resp* resp) {
+    return grpc::internal::BlockingUnaryCall<Req, Resp, google::protobuf::MessageLite,
+                                             google::protobuf::MessageLite>(
+        m_channel.get(), m_method, ctx, req, resp);
   }
 
  private:
   std::shared_ptr<grpc::Channel> m_channel;
   grpc::internal::RpcMethod m_method;
 };
+// ListMatchableAttributes's answer with each row's attributes as bytes until a row is wanted.
+using MatchableRowsStub =
+    LightStub<admin::ListMatchableAttributesRequest, flyteidl::service::MatchableAttributesRowList>;
+// ListLaunchPlans's answer read for identifiers only.
+using LaunchPlanIdentifierStub =
+    LightStub<admin::ResourceListRequest, flyteidl::service::LaunchPlanIdentifierList>;
 }  // namespace
 
 Result<std::vector<sinks::OverrideState>> AdminSink::Impl::list_rows(
@@ -218,8 +223,8 @@ Result<std::vector<sinks::OverrideState>> AdminSink::Impl::list_rows(
   admin::ListMatchableAttributesRequest req;
   req.set_resource_type(type);
   flyteidl::service::MatchableAttributesRowList resp;
-  MatchableRowsStub rows(channel);
-  if (auto s = call_on(&rows, "ListMatchableAttributes", req, &resp, &MatchableRowsStub::List); !s)
+  MatchableRowsStub rows(channel, "/flyteidl.service.AdminService/ListMatchableAttributes");
+  if (auto s = call_on(&rows, "ListMatchableAttributes", req, &resp, &MatchableRowsStub::Call); !s)
     return s.error();
   std::vector<sinks::OverrideState> out;
   for (auto& row : *resp.mutable_configurations()) {
@@ -508,29 +513,6 @@ Result<bool> AdminSink::launch_plan_interface(const flyteidl::core::Identifier& 
   return true;
 }
 
-namespace {
-// ListLaunchPlans on the wire, its answer read as LaunchPlanIdentifierList (flytecd_service.proto):
-// the generated stub's call with a lighter answer type.
-class LaunchPlanIdentifierStub {
- public:
-  explicit LaunchPlanIdentifierStub(std::shared_ptr<grpc::Channel> channel)
-      : m_channel(std::move(channel)),
-        m_method("/flyteidl.service.AdminService/ListLaunchPlans",
-                 grpc::internal::RpcMethod::NORMAL_RPC, m_channel) {}
-  grpc::Status List(grpc::ClientContext* ctx, const admin::ResourceListRequest& req,
-                    flyteidl::service::LaunchPlanIdentifierList* resp) {
-    return grpc::internal::BlockingUnaryCall<
-        admin::ResourceListRequest, flyteidl::service::LaunchPlanIdentifierList,
-        google::protobuf::MessageLite, google::protobuf::MessageLite>(m_channel.get(), m_method,
-                                                                      ctx, req, resp);
-  }
-
- private:
-  std::shared_ptr<grpc::Channel> m_channel;
-  grpc::internal::RpcMethod m_method;
-};
-}  // namespace
-
 Result<EntitySink::VersionedLaunchPlans> AdminSink::launch_plans_at(
     const std::string& project, const std::string& domain,
     const std::vector<std::string>& versions) {
@@ -552,7 +534,7 @@ Result<EntitySink::VersionedLaunchPlans> AdminSink::launch_plans_at(
   }
   filter += ')';
   const std::set<std::string> wanted(versions.begin(), versions.end());
-  LaunchPlanIdentifierStub ids(m_impl->channel);
+  LaunchPlanIdentifierStub ids(m_impl->channel, "/flyteidl.service.AdminService/ListLaunchPlans");
   std::string token;
   do {
     admin::ResourceListRequest req;
@@ -563,7 +545,7 @@ Result<EntitySink::VersionedLaunchPlans> AdminSink::launch_plans_at(
     req.set_token(token);
     flyteidl::service::LaunchPlanIdentifierList resp;
     if (auto s =
-            m_impl->call_on(&ids, "ListLaunchPlans", req, &resp, &LaunchPlanIdentifierStub::List);
+            m_impl->call_on(&ids, "ListLaunchPlans", req, &resp, &LaunchPlanIdentifierStub::Call);
         !s)
       return s.error();
     for (const auto& lp : resp.launch_plans())
