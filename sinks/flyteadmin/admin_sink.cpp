@@ -324,25 +324,39 @@ Result<sinks::State> AdminSink::observe_scoped(const ObserveScope& scope) {
   return st;
 }
 
+Result<std::optional<sinks::ProjectState>> AdminSink::Impl::get_project(const std::string& id) {
+  if (id.empty()) return std::optional<sinks::ProjectState>();  // FlyteAdmin would refuse it
+  admin::ProjectGetRequest req;
+  req.set_id(id);
+  admin::Project resp;
+  grpc::StatusCode code = grpc::StatusCode::OK;
+  auto s = call_on(stub.get(), "GetProject", req, &resp,
+                   &flyteidl::service::AdminService::Stub::GetProject, &code);
+  if (s) return std::optional<sinks::ProjectState>(parse_project(resp));
+  if (code == grpc::StatusCode::UNIMPLEMENTED) no_get_project = true;
+  if (code == grpc::StatusCode::UNIMPLEMENTED || s.error().code == ErrorCode::not_found)
+    return std::optional<sinks::ProjectState>();
+  return s.error();
+}
+
 Result<std::map<std::string, sinks::ProjectState>> AdminSink::Impl::get_projects(
     const std::set<std::string>& ids) {
   std::map<std::string, sinks::ProjectState> out;
-  for (const auto& id : ids) {
-    if (no_get_project) break;
-    if (id.empty()) continue;  // no project; FlyteAdmin would refuse the request
-    admin::ProjectGetRequest req;
-    req.set_id(id);
-    admin::Project resp;
-    grpc::StatusCode code = grpc::StatusCode::OK;
-    auto s = call_on(stub.get(), "GetProject", req, &resp,
-                     &flyteidl::service::AdminService::Stub::GetProject, &code);
-    if (s) {
-      out[id] = parse_project(resp);
-    } else if (code == grpc::StatusCode::UNIMPLEMENTED) {
-      no_get_project = true;
-    } else if (s.error().code != ErrorCode::not_found) {
-      return s.error();
-    }
+  // Several at a time, as the rows (get_rows); the first error in the projects' order is the
+  // answer, as when they were asked one by one.
+  const std::vector<std::string> asked(ids.begin(), ids.end());
+  std::vector<std::optional<Result<std::optional<sinks::ProjectState>>>> got(asked.size());
+  std::atomic<bool> failed{false};
+  run_parallel(asked.size(), static_cast<size_t>(std::clamp(cfg.max_in_flight, 1, 8)),
+               [&](size_t i) {
+                 if (no_get_project || failed) return;
+                 got[i] = get_project(asked[i]);
+                 if (!*got[i]) failed = true;
+               });
+  for (size_t i = 0; i < asked.size() && !no_get_project; ++i) {
+    if (!got[i]) continue;
+    if (!*got[i]) return got[i]->error();
+    if (got[i]->value()) out.emplace(asked[i], std::move(*got[i]->value()));
   }
   if (!no_get_project) return out;
   // A FlyteAdmin older than GetProject (1.11.1): list every project and keep the scope's.

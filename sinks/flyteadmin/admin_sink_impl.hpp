@@ -109,6 +109,8 @@ struct AdminSink::Impl {
   // in `wanted`: the others' attributes are never parsed.
   Result<std::vector<sinks::OverrideState>> list_rows(
       sinks::AttributeType type, const std::set<std::string>* wanted = nullptr);
+  // One project; nullopt when FlyteAdmin has none, or has no GetProject (then no_get_project).
+  Result<std::optional<sinks::ProjectState>> get_project(const std::string& id);
   Result<std::map<std::string, sinks::ProjectState>> get_projects(const std::set<std::string>& ids);
   Result<std::optional<sinks::OverrideState>> get_row(const RowKey& k);
   Result<std::vector<std::optional<sinks::OverrideState>>> get_rows(const std::vector<RowKey>& ks,
