@@ -132,14 +132,10 @@ Result<std::optional<ResourceRow>> Tx::most_specific_resource(int type, const st
                                                               const std::string& workflow) {
   // FlyteAdmin: resource_type = T AND domain IN ('', d) AND project IN ('', p)
   //   AND workflow IN ('', wf) AND launch_plan IN ('') ORDER BY priority DESC LIMIT 1
-  // "+resource_type" keeps SQLite on the (project, domain, ...) unique index: the type's own
-  // index (resources_by_type, for lists) has the ORDER BY's order, and without it SQLite walks
-  // every row of the type to find the first that matches.
-  const auto q =
-      sql("SELECT ", k_resource_cols,
-          " FROM resources WHERE +resource_type = ? AND domain IN ('', ?) AND project IN "
-          "('', ?) AND workflow IN ('', ?) AND launch_plan = '' "
-          "ORDER BY priority DESC, seq LIMIT 1");
+  const auto q = sql("SELECT ", k_resource_cols,
+                     " FROM resources WHERE resource_type = ? AND domain IN ('', ?) AND project IN "
+                     "('', ?) AND workflow IN ('', ?) AND launch_plan = '' "
+                     "ORDER BY priority DESC, seq LIMIT 1");
   auto st = m_store->m_db->prepare(q.c_str(), "get resource");
   if (!st) return st.error();
   st->bind(type).bind(domain).bind(project).bind(workflow);
