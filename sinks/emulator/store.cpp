@@ -18,7 +18,9 @@ namespace {
 thread_local DeferredAck* t_deferred = nullptr;  // the handler's, while it runs
 
 // 1: FlyteAdmin's tables; 2: and Flyte 2's settings; 3: and Flyte 2's projects (each added by
-// CREATE TABLE IF NOT EXISTS, so an older file opens as it is and is upgraded in place).
+// CREATE TABLE IF NOT EXISTS, so an older file opens as it is and is upgraded in place; indexes
+// the same way: resources_by_type serves ListMatchableAttributes, and the lookups by project
+// write "+resource_type" so that they never take it).
 constexpr int k_schema_version = 3;
 
 constexpr const char* k_schema = R"sql(
@@ -33,6 +35,7 @@ CREATE TABLE IF NOT EXISTS resources(
   launch_plan TEXT NOT NULL, resource_type INTEGER NOT NULL,
   priority INTEGER NOT NULL, attributes BLOB NOT NULL,
   UNIQUE(project, domain, workflow, launch_plan, resource_type));
+CREATE INDEX IF NOT EXISTS resources_by_type ON resources(resource_type, priority DESC, seq);
 CREATE TABLE IF NOT EXISTS entities(
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
   kind INTEGER NOT NULL, project TEXT NOT NULL, domain TEXT NOT NULL,

@@ -108,7 +108,10 @@ Result<std::optional<ResourceRow>> Tx::first_resource_like(const ResourceKey& k)
   // Only the set fields go into the WHERE clause, as GORM builds it; that also lets SQLite use
   // the (project, domain, ...) unique index ("? = '' OR project = ?" scanned the whole table on
   // every plugin-override update: 36k rows each at 2,000 projects).
-  std::string where = "resource_type = ?";
+  // "+resource_type": the type's own index (resources_by_type, for lists) never serves a lookup
+  // by project; without the + SQLite took it for (project, domain) and walked every row of the
+  // type on each project-domain PLUGIN_OVERRIDE write.
+  std::string where = "+resource_type = ?";
   std::vector<const std::string*> values;
   for (auto [column, value] :
        {std::pair{" AND project = ?", &k.project}, std::pair{" AND domain = ?", &k.domain},
@@ -132,10 +135,14 @@ Result<std::optional<ResourceRow>> Tx::most_specific_resource(int type, const st
                                                               const std::string& workflow) {
   // FlyteAdmin: resource_type = T AND domain IN ('', d) AND project IN ('', p)
   //   AND workflow IN ('', wf) AND launch_plan IN ('') ORDER BY priority DESC LIMIT 1
-  const auto q = sql("SELECT ", k_resource_cols,
-                     " FROM resources WHERE resource_type = ? AND domain IN ('', ?) AND project IN "
-                     "('', ?) AND workflow IN ('', ?) AND launch_plan = '' "
-                     "ORDER BY priority DESC, seq LIMIT 1");
+  // "+resource_type" keeps SQLite on the (project, domain, ...) unique index (as in
+  // first_resource_like): resources_by_type has the ORDER BY's order, and with it SQLite walks
+  // every row of the type to find the first that matches.
+  const auto q =
+      sql("SELECT ", k_resource_cols,
+          " FROM resources WHERE +resource_type = ? AND domain IN ('', ?) AND project IN "
+          "('', ?) AND workflow IN ('', ?) AND launch_plan = '' "
+          "ORDER BY priority DESC, seq LIMIT 1");
   auto st = m_store->m_db->prepare(q.c_str(), "get resource");
   if (!st) return st.error();
   st->bind(type).bind(domain).bind(project).bind(workflow);

@@ -2,6 +2,8 @@
 // transactions, and a write is acknowledged (Tx::commit returns) only once it is on disk.
 #include "sinks/emulator/store.hpp"
 
+#include "daemon/common/sqlite.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
@@ -219,6 +221,87 @@ TEST_CASE(
     REQUIRE(tx->commit());
   }
   CHECK(resources_after_reopen(db.path()) == static_cast<size_t>(writes + 1));
+}
+
+namespace {
+// How SQLite runs `query` on the file at `path` (EXPLAIN QUERY PLAN's details), its `params` ?s
+// bound to 2.
+std::string plan_of(const std::string& path, const std::string& query, int params) {
+  auto db = flytecd::sqlite::Database::open(path, "test");
+  REQUIRE(db);
+  auto st = (*db)->prepare("EXPLAIN QUERY PLAN " + query, "explain");
+  REQUIRE(st);
+  for (int i = 0; i < params; ++i) st->bind(2);
+  std::string plan;
+  for (auto row = st->step(); row && *row; row = st->step()) plan += st->text(3) + "\n";
+  return plan;
+}
+// Tx::list_resources' query and Tx::most_specific_resource's (store_rows.cpp).
+std::string list_resources_plan(const std::string& path) {
+  return plan_of(path,
+                 "SELECT * FROM resources WHERE resource_type = ? ORDER BY priority DESC, seq", 1);
+}
+// Tx::first_resource_like's at project-domain scope (a project-domain PLUGIN_OVERRIDE write).
+std::string first_like_plan(const std::string& path) {
+  return plan_of(path,
+                 "SELECT * FROM resources WHERE +resource_type = ? AND project = ? AND domain = ? "
+                 "ORDER BY seq LIMIT 1",
+                 3);
+}
+std::string most_specific_plan(const std::string& path) {
+  return plan_of(path,
+                 "SELECT * FROM resources WHERE +resource_type = ? AND domain IN ('', ?) AND "
+                 "project IN ('', ?) AND workflow IN ('', ?) AND launch_plan = '' ORDER BY "
+                 "priority DESC, seq LIMIT 1",
+                 4);
+}
+}  // namespace
+
+TEST_CASE(
+    "emulator store: one type's rows are listed through its index, by priority then insertion",
+    "[emulator][store]") {
+  TempDb db;
+  {
+    auto store = Store::open(db.path());
+    REQUIRE(store);
+    auto tx = (*store)->begin(true);
+    REQUIRE(tx);
+    // Types 1-3 interleaved; type 2 at priorities 1, 3, 3, 2 in that order of insertion.
+    int n = 0;
+    for (int prio : {1, 3, 3, 2})
+      for (int type : {1, 2, 3}) {
+        ResourceKey key{"p" + std::to_string(n++), "development", "", "", type};
+        REQUIRE(tx->upsert_resource(ResourceRow{key, prio, "attrs"}));
+      }
+    REQUIRE(tx->commit());
+    auto read = (*store)->begin(false);
+    REQUIRE(read);
+    auto rows = read->list_resources(2);
+    REQUIRE(rows);
+    std::vector<std::string> got;
+    for (const auto& r : *rows) got.push_back(r.key.project + "@" + std::to_string(r.priority));
+    CHECK(got == std::vector<std::string>{"p4@3", "p7@3", "p10@2", "p1@1"});
+  }
+  // Read through resources_by_type: no scan of the other types' rows, no sort.
+  std::string plan = list_resources_plan(db.path());
+  INFO(plan);
+  CHECK(plan.find("resources_by_type") != std::string::npos);
+  CHECK(plan.find("TEMP B-TREE") == std::string::npos);
+  // A Get of the most specific row stays on the (project, domain, ...) index: on the type's it
+  // would walk every row of the type.
+  CHECK(most_specific_plan(db.path()).find("sqlite_autoindex_resources_1") != std::string::npos);
+  // So does a project-domain PLUGIN_OVERRIDE write's lookup of the oldest row (without the +,
+  // SQLite took the type's index and a cold apply ran at half the raw rate).
+  CHECK(first_like_plan(db.path()).find("sqlite_autoindex_resources_1") != std::string::npos);
+  // A file from before the index gets it when opened.
+  {
+    auto raw = flytecd::sqlite::Database::open(db.path(), "test");
+    REQUIRE(raw);
+    REQUIRE((*raw)->exec("DROP INDEX resources_by_type", "drop"));
+  }
+  CHECK(list_resources_plan(db.path()).find("resources_by_type") == std::string::npos);
+  REQUIRE(Store::open(db.path()));
+  CHECK(list_resources_plan(db.path()).find("resources_by_type") != std::string::npos);
 }
 
 }  // namespace FLYTECD_UNITY_ID
