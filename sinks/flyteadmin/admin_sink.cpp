@@ -191,13 +191,13 @@ Result<std::map<std::string, sinks::ProjectState>> AdminSink::Impl::list_project
 }
 
 namespace {
-// An AdminService method with a lighter answer type than the generated stub's
+// One AdminService method called with a lighter answer type than the generated code's
 // (flytecd_service.proto: the same field numbers, the parts not needed left as bytes or out),
-// called as the generated stub calls it.
+// through gRPC's BlockingUnaryCall as the generated code calls it.
 template <typename Req, typename Resp>
-class LightStub {
+class LighterAnswerCall {
  public:
-  LightStub(std::shared_ptr<grpc::Channel> channel, const char* path)
+  LighterAnswerCall(std::shared_ptr<grpc::Channel> channel, const char* path)
       : m_channel(std::move(channel)),
         m_method(path, grpc::internal::RpcMethod::NORMAL_RPC, m_channel) {}
   grpc::Status Call(grpc::ClientContext* ctx, const Req& req, Resp* resp) {
@@ -211,11 +211,11 @@ class LightStub {
   grpc::internal::RpcMethod m_method;
 };
 // ListMatchableAttributes's answer with each row's attributes as bytes until a row is wanted.
-using MatchableRowsStub =
-    LightStub<admin::ListMatchableAttributesRequest, flyteidl::service::MatchableAttributesRowList>;
+using MatchableRowsCall = LighterAnswerCall<admin::ListMatchableAttributesRequest,
+                                            flyteidl::service::MatchableAttributesRowList>;
 // ListLaunchPlans's answer read for identifiers only.
-using LaunchPlanIdentifierStub =
-    LightStub<admin::ResourceListRequest, flyteidl::service::LaunchPlanIdentifierList>;
+using LaunchPlanIdentifiersCall =
+    LighterAnswerCall<admin::ResourceListRequest, flyteidl::service::LaunchPlanIdentifierList>;
 }  // namespace
 
 Result<std::vector<sinks::OverrideState>> AdminSink::Impl::list_rows(
@@ -223,8 +223,8 @@ Result<std::vector<sinks::OverrideState>> AdminSink::Impl::list_rows(
   admin::ListMatchableAttributesRequest req;
   req.set_resource_type(type);
   flyteidl::service::MatchableAttributesRowList resp;
-  MatchableRowsStub rows(channel, "/flyteidl.service.AdminService/ListMatchableAttributes");
-  if (auto s = call_on(&rows, "ListMatchableAttributes", req, &resp, &MatchableRowsStub::Call); !s)
+  MatchableRowsCall rows(channel, "/flyteidl.service.AdminService/ListMatchableAttributes");
+  if (auto s = call_on(&rows, "ListMatchableAttributes", req, &resp, &MatchableRowsCall::Call); !s)
     return s.error();
   std::vector<sinks::OverrideState> out;
   for (auto& row : *resp.mutable_configurations()) {
@@ -548,7 +548,7 @@ Result<EntitySink::VersionedLaunchPlans> AdminSink::launch_plans_at(
   }
   filter += ')';
   const std::set<std::string> wanted(versions.begin(), versions.end());
-  LaunchPlanIdentifierStub ids(m_impl->channel, "/flyteidl.service.AdminService/ListLaunchPlans");
+  LaunchPlanIdentifiersCall ids(m_impl->channel, "/flyteidl.service.AdminService/ListLaunchPlans");
   std::string token;
   do {
     admin::ResourceListRequest req;
@@ -559,7 +559,7 @@ Result<EntitySink::VersionedLaunchPlans> AdminSink::launch_plans_at(
     req.set_token(token);
     flyteidl::service::LaunchPlanIdentifierList resp;
     if (auto s =
-            m_impl->call_on(&ids, "ListLaunchPlans", req, &resp, &LaunchPlanIdentifierStub::Call);
+            m_impl->call_on(&ids, "ListLaunchPlans", req, &resp, &LaunchPlanIdentifiersCall::Call);
         !s)
       return s.error();
     for (const auto& lp : resp.launch_plans())
