@@ -123,7 +123,9 @@ class Admin {
   Status get_active_launch_plan(const fa::ActiveLaunchPlanRequest& req, fa::LaunchPlan* out);
   Status list_active_launch_plans(const fa::ActiveLaunchPlanListRequest& req,
                                   fa::LaunchPlanList* out);
-  Status list_launch_plans(const fa::ResourceListRequest& req, fa::LaunchPlanList* out);
+  // ListLaunchPlans's answer as the bytes of an admin.LaunchPlanList: the list that decoding each
+  // row would give, written from the stored rows (sinks/emulator/wire.hpp).
+  Status list_launch_plans(const fa::ResourceListRequest& req, std::string* wire);
   Status list_launch_plan_ids(const fa::NamedEntityIdentifierListRequest& req,
                               fa::NamedEntityIdentifierList* out);
 

@@ -5,6 +5,7 @@
 #include "sinks/emulator/admin_common.hpp"
 #include "sinks/emulator/cron.hpp"
 #include "sinks/emulator/literal_types.hpp"
+#include "sinks/emulator/wire.hpp"
 
 namespace flytecd::sinks::emulator {
 namespace {
@@ -412,14 +413,22 @@ Status Admin::list_active_launch_plans(const fa::ActiveLaunchPlanListRequest& re
   });
 }
 
-Status Admin::list_launch_plans(const fa::ResourceListRequest& req, fa::LaunchPlanList* out) {
-  auto rows = list_entity_rows(EntityKind::launch_plan, req, out->mutable_token());
+Status Admin::list_launch_plans(const fa::ResourceListRequest& req, std::string* wire) {
+  std::string token;
+  auto rows = list_entity_rows(EntityKind::launch_plan, req, &token);
   if (!rows) return rows.error();
+  wire->clear();
+  // LaunchPlanList: launch_plans = 1, token = 2.
   for (const auto& r : *rows) {
-    auto lp = decode(r);
-    if (!lp) return lp.error();
-    *out->add_launch_plans() = std::move(*lp);
+    auto lp = launch_plan_with_state(r.blob, r.state, r.updated_at_ms);
+    if (!lp) {  // not the shape protobuf writes: decode it the long way
+      auto decoded = decode(r);
+      if (!decoded) return decoded.error();
+      lp = decoded->SerializeAsString();
+    }
+    append_length_delimited(wire, 1, *lp);
   }
+  if (!token.empty()) append_length_delimited(wire, 2, token);
   return ok_status();
 }
 

@@ -35,10 +35,14 @@ constexpr uint64_t k_max_decoded_request_bytes = 256ull << 20;
 // (CallGate::finish_write). With synchronous handlers every write held a thread asleep until its
 // group's fdatasync; the server's thread pool then woke and parked threads around each call, and
 // groups stayed small.
+//
+// ListLaunchPlans answers with bytes too: the store's serialized launch plans are written into
+// the answer as they are (Admin::list_launch_plans), not decoded and encoded again.
 using AdminServiceBase = fs::AdminService::WithRawCallbackMethod_CreateTask<
     fs::AdminService::WithRawCallbackMethod_CreateWorkflow<
         fs::AdminService::WithRawCallbackMethod_CreateLaunchPlan<
-            fs::AdminService::CallbackService>>>;
+            fs::AdminService::WithRawCallbackMethod_ListLaunchPlans<
+                fs::AdminService::CallbackService>>>>;
 
 class AdminServiceImpl final : public AdminServiceBase {
  public:
@@ -105,8 +109,6 @@ class AdminServiceImpl final : public AdminServiceBase {
                        list_active_launch_plans)
   FLYTECD_EMULATOR_RPC(ListLaunchPlanIds, fa::NamedEntityIdentifierListRequest,
                        fa::NamedEntityIdentifierList, list_launch_plan_ids)
-  FLYTECD_EMULATOR_RPC(ListLaunchPlans, fa::ResourceListRequest, fa::LaunchPlanList,
-                       list_launch_plans)
 #define FLYTECD_EMULATOR_WRITE_RPC(Method, Request, Response, call)                               \
   grpc::ServerUnaryReactor* Method(grpc::CallbackServerContext* ctx, const Request* req,          \
                                    Response* resp) override {                                     \
@@ -150,14 +152,30 @@ class AdminServiceImpl final : public AdminServiceBase {
 #undef FLYTECD_EMULATOR_RPC
 #undef FLYTECD_EMULATOR_WRITE_RPC
 
+  grpc::ServerUnaryReactor* ListLaunchPlans(grpc::CallbackServerContext* ctx,
+                                            const grpc::ByteBuffer* req,
+                                            grpc::ByteBuffer* resp) override {
+    std::shared_ptr<fa::ResourceListRequest> request;
+    if (auto refused = decode_request(ctx, "ListLaunchPlans", *req, &request)) return refused;
+    return m_gate.finish(ctx, "ListLaunchPlans", [this, request, resp] {
+      std::string wire;
+      Status st = m_admin.list_launch_plans(*request, &wire);
+      if (st) {
+        grpc::Slice out(std::move(wire));
+        *resp = grpc::ByteBuffer(&out, 1);
+      }
+      return st;
+    });
+  }
+
  private:
-  // Decodes `req` as Request within the bound (a request that is not is refused before the
-  // gate: not counted, no fault), then writes as CallGate::finish_write: `call` (request, response,
-  // error detail, fault) and the encoded response.
-  template <typename Request, typename Response, typename Call>
-  grpc::ServerUnaryReactor* raw_unary(grpc::CallbackServerContext* ctx, const char* method,
-                                      const grpc::ByteBuffer& req, grpc::ByteBuffer* resp,
-                                      Call call) {
+  // Decodes a raw method's request into `out` once the wire format's estimate is within bounds;
+  // otherwise finishes the call (INVALID_ARGUMENT: before the gate, so not counted, no fault)
+  // and returns its reactor.
+  template <typename Request>
+  grpc::ServerUnaryReactor* decode_request(grpc::CallbackServerContext* ctx, const char* method,
+                                           const grpc::ByteBuffer& req,
+                                           std::shared_ptr<Request>* out) {
     auto refuse = [ctx](GStatus st) {
       auto* reactor = ctx->DefaultReactor();
       reactor->Finish(std::move(st));
@@ -185,7 +203,18 @@ class AdminServiceImpl final : public AdminServiceBase {
     if (!request->ParseFromString(wire))
       return refuse(
           GStatus(grpc::StatusCode::INVALID_ARGUMENT, what + ": cannot be decoded as " + type));
-    std::string().swap(wire);
+    *out = std::move(request);
+    return nullptr;
+  }
+
+  // Decodes `req` as above, then writes as CallGate::finish_write: `call` (request, response,
+  // error detail, fault) and the encoded response.
+  template <typename Request, typename Response, typename Call>
+  grpc::ServerUnaryReactor* raw_unary(grpc::CallbackServerContext* ctx, const char* method,
+                                      const grpc::ByteBuffer& req, grpc::ByteBuffer* resp,
+                                      Call call) {
+    std::shared_ptr<Request> request;
+    if (auto refused = decode_request(ctx, method, req, &request)) return refused;
     return m_gate.finish_write(ctx, method, [request, resp, call](const FaultDecision& fault) {
       Response response;
       google::protobuf::Any detail;

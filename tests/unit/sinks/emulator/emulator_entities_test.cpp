@@ -1,6 +1,7 @@
 // The FlyteAdmin emulator over real gRPC: tasks, workflows and launch plans, lists, and
 // persistence across a restart.
 
+#include <google/protobuf/util/message_differencer.h>
 #include <catch2/catch.hpp>
 
 #include "tests/unit/sinks/emulator/emulator_test_support.hpp"
@@ -240,6 +241,79 @@ TEST_CASE("emulator: activating a launch plan version deactivates the previous o
   untyped.set_state(
       fa::ACTIVE);  // ACTIVE does not re-validate the identifier (flytectl relies on it)
   CHECK(peer.rpc(&S::UpdateLaunchPlan, untyped).ok());
+}
+
+// ListLaunchPlans writes the stored launch plans into its answer without decoding them
+// (sinks/emulator/wire.hpp): each entry must be the launch plan GetLaunchPlan answers, state and
+// update time included, page by page and with a version filter.
+TEST_CASE("emulator: ListLaunchPlans answers each launch plan as GetLaunchPlan does",
+          "[emulator]") {
+  Seeded peer;
+  const auto wf_id = ident(fc::WORKFLOW, "wf", "v1");
+  REQUIRE(peer.rpc(&S::CreateWorkflow, workflow("wf", "v1", {})).ok());
+  for (const char* name : {"b", "a", "c"})
+    for (const char* version : {"v1", "v2"}) {
+      auto req = launch_plan(name, version, wf_id);
+      (*req.mutable_spec()->mutable_labels()->mutable_values())["team"] = name;
+      REQUIRE(peer.rpc(&S::CreateLaunchPlan, req).ok());
+    }
+  auto set_state = [&](const char* name, const char* version, fa::LaunchPlanState state) {
+    fa::LaunchPlanUpdateRequest req;
+    *req.mutable_id() = ident(fc::LAUNCH_PLAN, name, version);
+    req.set_state(state);
+    REQUIRE(peer.rpc(&S::UpdateLaunchPlan, req).ok());
+  };
+  set_state("a", "v2", fa::ACTIVE);
+  set_state("c", "v1", fa::ACTIVE);
+  set_state("c", "v1", fa::INACTIVE);
+
+  auto all_pages = [&](const std::string& filters) {
+    fa::ResourceListRequest req;
+    req.mutable_id()->set_project("flytesnacks");
+    req.mutable_id()->set_domain("development");
+    req.set_limit(4);
+    req.set_filters(filters);
+    std::vector<fa::LaunchPlan> out;
+    std::vector<std::string> tokens;
+    do {
+      fa::LaunchPlanList page;
+      REQUIRE(peer.rpc(&S::ListLaunchPlans, req, &page).ok());
+      for (const auto& lp : page.launch_plans()) out.push_back(lp);
+      tokens.push_back(page.token());
+      req.set_token(page.token());
+    } while (!req.token().empty());
+    return std::make_pair(out, tokens);
+  };
+  const auto [every, tokens] = all_pages("");
+  CHECK(tokens == std::vector<std::string>{"4", ""});
+  REQUIRE(every.size() == 6);
+  int active = 0;
+  for (const auto& lp : every) {
+    CAPTURE(lp.id().name(), lp.id().version());
+    fa::ObjectGetRequest get;
+    *get.mutable_id() = lp.id();
+    fa::LaunchPlan one;
+    REQUIRE(peer.rpc(&S::GetLaunchPlan, get, &one).ok());
+    CHECK(google::protobuf::util::MessageDifferencer::Equals(lp, one));
+    CHECK(lp.spec().labels().values().at("team") == lp.id().name());
+    CHECK(lp.closure().has_updated_at());
+    if (lp.closure().state() == fa::ACTIVE) {
+      ++active;
+      CHECK(lp.id().name() == "a");
+      CHECK(lp.id().version() == "v2");
+    }
+  }
+  CHECK(active == 1);
+  const auto [at_v2, v2_tokens] = all_pages("eq(version,v2)");
+  REQUIRE(at_v2.size() == 3);
+  for (const auto& lp : at_v2) CHECK(lp.id().version() == "v2");
+
+  fa::ResourceListRequest no_limit;
+  no_limit.mutable_id()->set_project("flytesnacks");
+  no_limit.mutable_id()->set_domain("development");
+  fa::LaunchPlanList none;
+  CHECK(peer.rpc(&S::ListLaunchPlans, no_limit, &none).error_message() ==
+        "invalid value for limit");
 }
 
 TEST_CASE("emulator: lists page with limit and token and need a limit", "[emulator]") {
