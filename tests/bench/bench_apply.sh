@@ -55,20 +55,24 @@ figure "emulator raw write rate, 1 thread" "$rate" "calls/s" "UpdateWorkflowAttr
 # client (as many calls of a kind as the apply made): the projects it registered, and its
 # override writes by scope (project, project-domain, workflow). Time = the sum of each kind's
 # calls over its rate; rate = the writes over that time.
-mix_s=0 mix_n=0
-for kind in register-project project project-domain workflow; do
-  n=$(awk -v k="$kind" '
-    /^\+ create project / { if (k == "register-project") c++; next }
-    /^[+~] (create|update) override / { s = split($4, a, "/");
-      if ((s == 1 && k == "project") || (s == 2 && k == "project-domain") || (s == 3 && k == "workflow")) c++ }
-    END { print c + 0 }' "$work/out.cold")
-  [[ $n -gt 0 ]] || continue
-  "$rpc_client" "127.0.0.1:$port" --calls "$n" --in-flight 64 --rpc "$kind" > "$work/rpc"
-  grep 'in flight' "$work/rpc"
-  r=$(grep 'in flight' "$work/rpc" | sed -n "s/.* \([0-9]*\) calls\/s.*/\1/p")
-  mix_s=$(awk -v t="$mix_s" -v n="$n" -v r="$r" 'BEGIN { printf "%.6f", t + (r > 0 ? n / r : 0) }')
-  mix_n=$((mix_n + n))
-done
+mix_rate() {  # COLD_OUTPUT [quiet] -> sets $mix_n, $mix_s
+  mix_s=0 mix_n=0
+  local kind n r
+  for kind in register-project project project-domain workflow; do
+    n=$(awk -v k="$kind" '
+      /^\+ create project / { if (k == "register-project") c++; next }
+      /^[+~] (create|update) override / { s = split($4, a, "/");
+        if ((s == 1 && k == "project") || (s == 2 && k == "project-domain") || (s == 3 && k == "workflow")) c++ }
+      END { print c + 0 }' "$1")
+    [[ $n -gt 0 ]] || continue
+    "$rpc_client" "127.0.0.1:$port" --calls "$n" --in-flight 64 --rpc "$kind" > "$work/rpc"
+    [[ -n "${2:-}" ]] || grep 'in flight' "$work/rpc"
+    r=$(grep 'in flight' "$work/rpc" | sed -n "s/.* \([0-9]*\) calls\/s.*/\1/p")
+    mix_s=$(awk -v t="$mix_s" -v n="$n" -v r="$r" 'BEGIN { printf "%.6f", t + (r > 0 ? n / r : 0) }')
+    mix_n=$((mix_n + n))
+  done
+}
+mix_rate "$work/out.cold"
 raw_mix=$(awk -v n="$mix_n" -v t="$mix_s" 'BEGIN { printf "%.0f", (t > 0 ? n / t : 0) }')
 echo "raw, the apply's mix of $mix_n writes at 64 in flight: ${mix_s} s, ${raw_mix} calls/s"
 figure "emulator raw write rate, the apply's mix, 64 in flight" "$raw_mix" "calls/s" "$mix_n writes: projects registered, overrides by scope, each kind at its own rate"
@@ -79,4 +83,31 @@ if [[ -n "$write_s" ]]; then
   # The same writes over the time the apply spent running steps (its `running steps` figure).
   step_rate=$(awk -v w="$writes" -v s="$write_s" 'BEGIN { printf "%.0f", (s > 0 ? w / s : 0) }')
   figure "cold apply write rate, running steps" "$step_rate" "calls/s" "${write_s} s of steps: $(ratio "$step_rate" "$raw64") raw at 64 in flight, $(ratio "$step_rate" "$raw_mix") raw of the same mix"
+fi
+# One pair (a cold apply, then the raw client on its mix) swings with the machine: on a busy
+# 2-core host the same tree's ratio ranged 0.6-1.3 within minutes. So the ratio is also taken
+# over FLYTECD_BENCH_PAIRS pairs (default 3: the run above and two more), each on a fresh
+# emulator and state, the apply and its raw peer back to back; the figure is their median, with
+# every pair's ratio beside it.
+pairs="${FLYTECD_BENCH_PAIRS:-3}"
+if [[ -n "$write_s" && "$pairs" -gt 1 ]]; then
+  ratios=$(awk -v a="$step_rate" -v b="$raw_mix" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
+  for _ in $(seq 2 "$pairs"); do
+    kill "$emu_pid" 2>/dev/null || true
+    wait "$emu_pid" 2>/dev/null || true
+    rm -rf "$work/state" "$work"/admin.db*
+    bench_emulator "$build/flytecd"
+    args=(apply --repo "$work/repo" --state-dir "$work/state" --admin-endpoint "127.0.0.1:$port" --insecure --log-level warn)
+    "$build/flytecd" "${args[@]}" > "$work/out.pair" 2>&1 || { cat "$work/out.pair"; exit 1; }
+    pair_s=$(sed -n 's/.*(running steps \([0-9.e+-]*\) s).*/\1/p' "$work/out.pair" | tail -1)
+    pair_w=$(grep -c '  ok$' "$work/out.pair" || true)
+    mix_rate "$work/out.pair" quiet
+    r=$(awk -v w="$pair_w" -v s="$pair_s" -v n="$mix_n" -v t="$mix_s" \
+      'BEGIN { printf "%.3f", (s > 0 && n > 0 ? (w / s) / (n / t) : 0) }')
+    echo "pair: flytecd $pair_w writes in ${pair_s} s of steps, raw mix $mix_n in ${mix_s} s: ${r}x"
+    ratios="$ratios $r"
+  done
+  median=$(tr ' ' '\n' <<< "$ratios" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+  echo "running steps vs raw of the same mix, $pairs pairs: $ratios (median $median)"
+  figure "running steps vs raw mix, median of pairs" "$median" "x" "$pairs pairs of (cold apply, raw mix) on fresh emulators: $ratios"
 fi
