@@ -108,6 +108,15 @@ struct Flyte2ProjectRow {
 
 class Store;
 
+// The SQL of the store's reads of matchable-attribute rows (store_rows.cpp), given here so that
+// a test can ask SQLite which index it picks for exactly the statements the store runs. Each has
+// its values as `?`, in the order Tx binds them.
+namespace resource_sql {
+std::string list_of_type();                    // resource_type
+std::string first_like(const ResourceKey& k);  // resource_type, then each non-empty field of k
+std::string most_specific();                   // resource_type, domain, project, workflow
+}  // namespace resource_sql
+
 // One SQLite transaction holding the store's lock. Rolls back on destruction unless
 // commit() succeeded. Not thread-safe itself; use from one thread.
 class Tx {

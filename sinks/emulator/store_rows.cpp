@@ -63,6 +63,41 @@ std::string sql(const char* head, const char* cols, const char* tail) {
 
 }  // namespace
 
+std::string resource_sql::list_of_type() {
+  // Through resources_by_type (resource_type, priority DESC, seq): no scan, no sort.
+  return sql("SELECT ", k_resource_cols,
+             " FROM resources WHERE resource_type = ? ORDER BY priority DESC, seq");
+}
+
+std::string resource_sql::first_like(const ResourceKey& k) {
+  // Only the set fields go into the WHERE clause, as GORM builds it; that also lets SQLite use
+  // the (project, domain, ...) unique index ("? = '' OR project = ?" scanned the whole table on
+  // every plugin-override update: 36k rows each at 2,000 projects).
+  // "+resource_type": the type's own index (resources_by_type, for lists) never serves a lookup
+  // by project; without the + SQLite took it for (project, domain) and walked every row of the
+  // type on each project-domain PLUGIN_OVERRIDE write.
+  std::string where = "+resource_type = ?";
+  for (auto [column, value] :
+       {std::pair{" AND project = ?", &k.project}, std::pair{" AND domain = ?", &k.domain},
+        std::pair{" AND workflow = ?", &k.workflow},
+        std::pair{" AND launch_plan = ?", &k.launch_plan}})
+    if (!value->empty()) where += column;
+  const std::string tail = " FROM resources WHERE " + where + " ORDER BY seq LIMIT 1";
+  return sql("SELECT ", k_resource_cols, tail.c_str());
+}
+
+std::string resource_sql::most_specific() {
+  // FlyteAdmin: resource_type = T AND domain IN ('', d) AND project IN ('', p)
+  //   AND workflow IN ('', wf) AND launch_plan IN ('') ORDER BY priority DESC LIMIT 1
+  // "+resource_type" keeps SQLite on the (project, domain, ...) unique index (as in
+  // first_like): resources_by_type has the ORDER BY's order, and with it SQLite walks every row
+  // of the type to find the first that matches.
+  return sql("SELECT ", k_resource_cols,
+             " FROM resources WHERE +resource_type = ? AND domain IN ('', ?) AND project IN "
+             "('', ?) AND workflow IN ('', ?) AND launch_plan = '' "
+             "ORDER BY priority DESC, seq LIMIT 1");
+}
+
 Result<std::optional<ProjectRow>> Tx::get_project(const std::string& id) {
   auto st = m_store->m_db->prepare("SELECT id, blob, state, seq FROM projects WHERE id = ?",
                                    "get project");
@@ -105,45 +140,18 @@ Result<std::optional<ResourceRow>> Tx::get_resource(const ResourceKey& k) {
 }
 
 Result<std::optional<ResourceRow>> Tx::first_resource_like(const ResourceKey& k) {
-  // Only the set fields go into the WHERE clause, as GORM builds it; that also lets SQLite use
-  // the (project, domain, ...) unique index ("? = '' OR project = ?" scanned the whole table on
-  // every plugin-override update: 36k rows each at 2,000 projects).
-  // "+resource_type": the type's own index (resources_by_type, for lists) never serves a lookup
-  // by project; without the + SQLite took it for (project, domain) and walked every row of the
-  // type on each project-domain PLUGIN_OVERRIDE write.
-  std::string where = "+resource_type = ?";
-  std::vector<const std::string*> values;
-  for (auto [column, value] :
-       {std::pair{" AND project = ?", &k.project}, std::pair{" AND domain = ?", &k.domain},
-        std::pair{" AND workflow = ?", &k.workflow},
-        std::pair{" AND launch_plan = ?", &k.launch_plan}})
-    if (!value->empty()) {
-      where += column;
-      values.push_back(value);
-    }
-  const std::string tail = " FROM resources WHERE " + where + " ORDER BY seq LIMIT 1";
-  const auto q = sql("SELECT ", k_resource_cols, tail.c_str());
-  auto st = m_store->m_db->prepare(q.c_str(), "get raw resource");
+  auto st = m_store->m_db->prepare(resource_sql::first_like(k).c_str(), "get raw resource");
   if (!st) return st.error();
   st->bind(k.resource_type);
-  for (const auto* v : values) st->bind(*v);
+  for (const auto* v : {&k.project, &k.domain, &k.workflow, &k.launch_plan})
+    if (!v->empty()) st->bind(*v);
   return first<ResourceRow>(*st, read_resource);
 }
 
 Result<std::optional<ResourceRow>> Tx::most_specific_resource(int type, const std::string& project,
                                                               const std::string& domain,
                                                               const std::string& workflow) {
-  // FlyteAdmin: resource_type = T AND domain IN ('', d) AND project IN ('', p)
-  //   AND workflow IN ('', wf) AND launch_plan IN ('') ORDER BY priority DESC LIMIT 1
-  // "+resource_type" keeps SQLite on the (project, domain, ...) unique index (as in
-  // first_resource_like): resources_by_type has the ORDER BY's order, and with it SQLite walks
-  // every row of the type to find the first that matches.
-  const auto q =
-      sql("SELECT ", k_resource_cols,
-          " FROM resources WHERE +resource_type = ? AND domain IN ('', ?) AND project IN "
-          "('', ?) AND workflow IN ('', ?) AND launch_plan = '' "
-          "ORDER BY priority DESC, seq LIMIT 1");
-  auto st = m_store->m_db->prepare(q.c_str(), "get resource");
+  auto st = m_store->m_db->prepare(resource_sql::most_specific().c_str(), "get resource");
   if (!st) return st.error();
   st->bind(type).bind(domain).bind(project).bind(workflow);
   return first<ResourceRow>(*st, read_resource);
@@ -177,9 +185,7 @@ Result<int64_t> Tx::delete_resources(int type, const std::string& project,
 }
 
 Result<std::vector<ResourceRow>> Tx::list_resources(int type) {
-  const auto q = sql("SELECT ", k_resource_cols,
-                     " FROM resources WHERE resource_type = ? ORDER BY priority DESC, seq");
-  auto st = m_store->m_db->prepare(q.c_str(), "list resources");
+  auto st = m_store->m_db->prepare(resource_sql::list_of_type().c_str(), "list resources");
   if (!st) return st.error();
   st->bind(type);
   return collect<ResourceRow>(*st, read_resource);

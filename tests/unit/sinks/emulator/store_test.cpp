@@ -25,6 +25,7 @@ using flytecd::sinks::emulator::ResourceKey;
 using flytecd::sinks::emulator::ResourceRow;
 using flytecd::sinks::emulator::Store;
 using flytecd::sinks::emulator::Tx;
+namespace resource_sql = flytecd::sinks::emulator::resource_sql;
 
 struct TempDb {
   fs::path dir;
@@ -236,24 +237,19 @@ std::string plan_of(const std::string& path, const std::string& query, int param
   for (auto row = st->step(); row && *row; row = st->step()) plan += st->text(3) + "\n";
   return plan;
 }
-// Tx::list_resources' query and Tx::most_specific_resource's (store_rows.cpp).
-std::string list_resources_plan(const std::string& path) {
-  return plan_of(path,
-                 "SELECT * FROM resources WHERE resource_type = ? ORDER BY priority DESC, seq", 1);
+// The plans of the store's own statements (resource_sql, store.hpp), each ? bound to 2.
+std::string plan_of(const std::string& path, const std::string& query) {
+  return plan_of(path, query, static_cast<int>(std::count(query.begin(), query.end(), '?')));
 }
-// Tx::first_resource_like's at project-domain scope (a project-domain PLUGIN_OVERRIDE write).
+std::string list_resources_plan(const std::string& path) {
+  return plan_of(path, resource_sql::list_of_type());
+}
+// At project-domain scope: a project-domain PLUGIN_OVERRIDE write's lookup.
 std::string first_like_plan(const std::string& path) {
-  return plan_of(path,
-                 "SELECT * FROM resources WHERE +resource_type = ? AND project = ? AND domain = ? "
-                 "ORDER BY seq LIMIT 1",
-                 3);
+  return plan_of(path, resource_sql::first_like(ResourceKey{"p", "development", "", "", 2}));
 }
 std::string most_specific_plan(const std::string& path) {
-  return plan_of(path,
-                 "SELECT * FROM resources WHERE +resource_type = ? AND domain IN ('', ?) AND "
-                 "project IN ('', ?) AND workflow IN ('', ?) AND launch_plan = '' ORDER BY "
-                 "priority DESC, seq LIMIT 1",
-                 4);
+  return plan_of(path, resource_sql::most_specific());
 }
 }  // namespace
 
