@@ -138,9 +138,15 @@ Observation observe(Context& ctx, const std::vector<model::Registration>& desire
     const size_t i = loads.order()[k];
     const model::Registration& r = desired[i];
     facts[i] = [&]() -> Result<PackageFacts> {
-      if (auto no = ctx.not_startable()) return *no;
+      if (auto no = ctx.not_startable()) {
+        loads.skip(i);
+        return *no;
+      }
       const auto& scope_live = obs.live.at({r.project, r.domain});
-      if (!scope_live) return scope_live.error().wrap("reading active launch plans");
+      if (!scope_live) {
+        loads.skip(i);
+        return scope_live.error().wrap("reading active launch plans");
+      }
       const SharedLoads::Loaded shared = loads.get(i);
       const Result<LoadedPackage>& loaded = *shared;
       if (!loaded) return loaded.error();

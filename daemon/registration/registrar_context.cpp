@@ -61,6 +61,23 @@ SharedLoads::Loaded SharedLoads::get(size_t i) {
   return loaded.get();
 }
 
+void SharedLoads::skip(size_t i) {
+  const std::string& id = m_identity[i];
+  if (id.empty()) return;
+  std::lock_guard<std::mutex> lock(m_mu);
+  auto it = m_loads.find(id);
+  if (it == m_loads.end()) {
+    --m_users.at(id);  // not loaded yet: its first loader waits for one registration fewer
+    return;
+  }
+  if (--it->second.waiting == 0) m_loads.erase(it);
+}
+
+size_t SharedLoads::held() const {
+  std::lock_guard<std::mutex> lock(m_mu);
+  return m_loads.size();
+}
+
 PackageFacts facts_of(const LoadedPackage& loaded) {
   PackageFacts f;
   f.reference = loaded.reference;

@@ -169,6 +169,12 @@ class SharedLoads {
   const std::vector<size_t>& order() const { return m_order; }
   // desired[i]'s package: loaded by its first registration, waited for by the others.
   Loaded get(size_t i);
+  // desired[i] will not ask for its package (skipped before reading it): its share is released,
+  // so the package's bytes go with the last registration that does ask. Call at most once, and
+  // never for an i that called get().
+  void skip(size_t i);
+  // Packages loaded and still held for registrations that have not asked yet.
+  size_t held() const;
 
  private:
   struct Entry {
@@ -180,7 +186,7 @@ class SharedLoads {
   std::vector<std::string> m_identity;
   std::vector<size_t> m_order;
   std::map<std::string, size_t> m_users;
-  std::mutex m_mu;
+  mutable std::mutex m_mu;
   std::map<std::string, Entry> m_loads;
 };
 

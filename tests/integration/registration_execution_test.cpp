@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "daemon/registration/registrar_context.hpp"
 #include "tests/integration/registration_harness.hpp"
 #include "tests/oci/oci_test_support.hpp"
 #include "tests/support/tools.hpp"
@@ -291,6 +292,46 @@ TEST_CASE("a plan reads each package once however many registrations name it",
   auto after = counting.loads();
   CHECK(after["packages/flytesnacks-core.tgz"] - before.at("packages/flytesnacks-core.tgz") == 1);
   CHECK(after["packages/valid-register.tgz"] - before.at("packages/valid-register.tgz") == 1);
+}
+
+// A registration skipped before it reads its package (cancelled, FlyteAdmin unreachable, its
+// scope's launch plans unreadable) gives up its share: the bytes are not held for it until the
+// plan's observation ends.
+TEST_CASE("a registration skipped before reading its package does not keep the package held",
+          "[registration][integration][plan]") {
+  Harness h;
+  std::vector<model::Registration> regs;
+  for (const std::string name : {"a", "b", "c"})
+    regs.push_back(reg(name, "flytesnacks", "development", "v-" + name,
+                       "packages/flytesnacks-core.tgz", model::Activate::none));
+  registration::RegistrarOptions o;
+  registration::MemoryBudget memory(1ull << 30);
+  CircuitBreaker breaker;
+  registration::detail::Context ctx(*h.sink, *h.packages, *h.ledger, o, memory, breaker);
+  {
+    // Skipped before anyone loaded it.
+    registration::detail::SharedLoads loads(ctx, regs);
+    const auto& order = loads.order();
+    loads.skip(order[0]);
+    auto first = loads.get(order[1]);
+    REQUIRE(*first);
+    CHECK(loads.held() == 1);  // the third still asks
+    auto last = loads.get(order[2]);
+    CHECK(last == first);
+    CHECK(loads.held() == 0);
+  }
+  {
+    // Skipped after the first loaded it.
+    registration::detail::SharedLoads loads(ctx, regs);
+    const auto& order = loads.order();
+    auto first = loads.get(order[0]);
+    REQUIRE(*first);
+    CHECK(loads.held() == 1);
+    loads.skip(order[1]);
+    CHECK(loads.held() == 1);
+    loads.skip(order[2]);
+    CHECK(loads.held() == 0);
+  }
 }
 
 TEST_CASE("a package that changes between plan and execution is not registered",
