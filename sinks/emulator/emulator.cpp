@@ -196,8 +196,12 @@ void Emulator::shutdown() {
   m_impl->uploads.reset();
   m_impl->admin.reset();
   m_impl->settings.reset();
+  const GroupCommitStats groups =
+      m_impl->store ? m_impl->store->group_commit_stats() : GroupCommitStats{};
   m_impl->store.reset();  // closes the database (the WAL is checkpointed on close)
-  if (m_impl->log) m_impl->log->info("emulator on {} stopped", m_impl->address);
+  if (m_impl->log)
+    m_impl->log->info("emulator on {} stopped ({} writes acknowledged in {} commits)",
+                      m_impl->address, groups.writes, groups.commits);
 }
 
 uint64_t Emulator::calls(const std::string& method) const {

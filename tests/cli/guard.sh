@@ -103,4 +103,12 @@ kill "$daemon"; wait "$daemon" 2>/dev/null
 out="$("$bin" apply --repo "$tmp/empty" --state-dir "$tmp/state" --allow-empty --allow-mass-prune "${target[@]}" 2>&1)"; rc=$?
 [[ $rc -eq 0 ]] && ok "--allow-empty --allow-mass-prune proceeds" || bad "allowed removal: exit $rc: $(tail -5 <<<"$out")"
 grep -q 'deactivated' <<<"$out" && ok "launch plans deactivated when allowed" || bad "nothing deactivated when allowed: $(tail -12 <<<"$out")"
+
+# Stopped, the standalone emulator says how many writes it acknowledged and in how many commits
+# (its group commit, for benchmarks): every write above, in at least one commit, no more commits
+# than writes.
+kill "${pids[0]}"; wait "${pids[0]}" 2>/dev/null
+line="$(grep -Eo 'stopped \([0-9]+ writes acknowledged in [0-9]+ commits\)' "$tmp/emulator.log")"
+read -r w c < <(sed -E 's/stopped \(([0-9]+) writes acknowledged in ([0-9]+) commits\)/\1 \2/' <<<"$line")
+[[ -n "$line" && $w -gt 100 && $c -ge 1 && $c -le $w ]] && ok "the emulator's stop line counts its writes and commits ($w in $c)" || bad "emulator stop line: '$line'"
 exit $fail
