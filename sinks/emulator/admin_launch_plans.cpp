@@ -418,7 +418,6 @@ Status Admin::list_launch_plans(const fa::ResourceListRequest& req, std::string*
   auto rows = list_entity_rows(EntityKind::launch_plan, req, &token);
   if (!rows) return rows.error();
   wire->clear();
-  // LaunchPlanList: launch_plans = 1, token = 2.
   for (const auto& r : *rows) {
     auto lp = launch_plan_with_state(r.blob, r.state, r.updated_at_ms);
     if (!lp) {  // not the shape protobuf writes: decode it the long way
@@ -426,9 +425,9 @@ Status Admin::list_launch_plans(const fa::ResourceListRequest& req, std::string*
       if (!decoded) return decoded.error();
       lp = decoded->SerializeAsString();
     }
-    append_length_delimited(wire, 1, *lp);
+    append_length_delimited(wire, fa::LaunchPlanList::kLaunchPlansFieldNumber, *lp);
   }
-  if (!token.empty()) append_length_delimited(wire, 2, token);
+  if (!token.empty()) append_length_delimited(wire, fa::LaunchPlanList::kTokenFieldNumber, token);
   return ok_status();
 }
 

@@ -1,14 +1,13 @@
 #include "sinks/emulator/wire.hpp"
 
+#include "sinks/emulator/admin_common.hpp"
+
 namespace flytecd::sinks::emulator {
 namespace {
 
-// flyteidl.admin.LaunchPlan and LaunchPlanClosure field numbers; google.protobuf.Timestamp's.
-constexpr uint32_t k_plan_closure = 3;
-constexpr uint32_t k_closure_state = 1;
-constexpr uint32_t k_closure_updated_at = 5;
-constexpr uint32_t k_timestamp_seconds = 1;
-constexpr uint32_t k_timestamp_nanos = 2;
+constexpr uint32_t k_plan_closure = fa::LaunchPlan::kClosureFieldNumber;
+constexpr uint32_t k_closure_state = fa::LaunchPlanClosure::kStateFieldNumber;
+constexpr uint32_t k_closure_updated_at = fa::LaunchPlanClosure::kUpdatedAtFieldNumber;
 
 enum WireType : uint32_t { varint = 0, fixed64 = 1, length_delimited = 2, fixed32 = 5 };
 
@@ -79,7 +78,7 @@ bool next_field(std::string_view s, size_t& i, Field& f) {
   return true;
 }
 
-// An int64 or int32 field as protobuf writes it (negative values as ten-byte varints); nothing
+// An int32 or enum field as protobuf writes it (negative values as ten-byte varints); nothing
 // for zero (proto3 implicit presence).
 void put_int(std::string* out, uint32_t number, int64_t v) {
   if (v == 0) return;
@@ -87,12 +86,11 @@ void put_int(std::string* out, uint32_t number, int64_t v) {
   put_varint(out, static_cast<uint64_t>(v));
 }
 
-// google.protobuf.Timestamp as set_timestamp (admin_common.cpp) fills it from milliseconds.
+// closure.updated_at as decode() sets it: set_timestamp's seconds and nanos, encoded by protobuf.
 std::string timestamp_of(int64_t ms) {
-  std::string ts;
-  put_int(&ts, k_timestamp_seconds, ms / 1000);
-  put_int(&ts, k_timestamp_nanos, static_cast<int32_t>((ms % 1000) * 1'000'000));
-  return ts;
+  google::protobuf::Timestamp ts;
+  detail::set_timestamp(&ts, ms);
+  return ts.SerializeAsString();
 }
 
 // The closure's bytes with state and updated_at replaced; fields stay in ascending order.
